@@ -1,0 +1,137 @@
+// Device-side building blocks shared by the kernels: type conversion, 16-byte packs, warp and block
+// reductions and Welford statistics. Device code only.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace jk {
+
+// ---- conversion to and from the float32 compute type ------------------------------------------
+__device__ __forceinline__ float ToFloat(float v) { return v; }
+__device__ __forceinline__ float ToFloat(__half v) { return __half2float(v); }
+__device__ __forceinline__ float ToFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float v);
+template <>
+__device__ __forceinline__ float FromFloat<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half FromFloat<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// ---- vector packs ------------------------------------------------------------------------------
+// N elements of T moved as one aligned access (16 bytes when sizeof(T) * N == 16).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Pack {
+  T v[N];
+};
+
+// Elements per 16-byte access.
+template <typename T>
+constexpr int kVec16 = 16 / static_cast<int>(sizeof(T));
+
+__host__ __device__ __forceinline__ bool IsAligned(const void* p, int bytes) {
+  return (reinterpret_cast<uintptr_t>(p) % bytes) == 0;
+}
+
+// ---- reductions ---------------------------------------------------------------------------------
+struct SumOp {
+  __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+};
+struct MaxOp {
+  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+// All-reduce across groups of `Width` lanes (Width a power of two <= 32); every lane gets the result.
+template <int Width, typename Op>
+__device__ __forceinline__ float WarpAllReduce(float v, Op op) {
+#pragma unroll
+  for (int m = Width / 2; m > 0; m /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, m, Width));
+  return v;
+}
+
+// All-reduce across the block; `scratch` holds at least 32 floats. Every thread gets the result.
+template <typename Op>
+__device__ __forceinline__ float BlockAllReduce(float v, Op op, float* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+  v = WarpAllReduce<32>(v, op);
+  __syncthreads();  // scratch may still be read by a previous call
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = scratch[0];
+  for (int w = 1; w < warps; ++w) v = op(v, scratch[w]);
+  return v;
+}
+
+// ---- Welford statistics ------------------------------------------------------------------------
+// Running (count, mean, M2). Merging uses Chan et al.'s parallel update, which stays accurate where the
+// naive sum of squares cancels catastrophically (large mean, small variance).
+struct Welford {
+  float count = 0.f, mean = 0.f, m2 = 0.f;
+
+  __device__ __forceinline__ void Push(float x) {
+    count += 1.f;
+    float d = x - mean;
+    mean += d / count;
+    m2 += d * (x - mean);
+  }
+  __device__ __forceinline__ void Merge(const Welford& o) {
+    if (o.count == 0.f) return;
+    float n = count + o.count;
+    float d = o.mean - mean;
+    float w = o.count / n;
+    mean += d * w;
+    m2 += o.m2 + d * d * count * w;
+    count = n;
+  }
+};
+
+template <int Width>
+__device__ __forceinline__ Welford WarpAllReduceWelford(Welford w) {
+#pragma unroll
+  for (int m = Width / 2; m > 0; m /= 2) {
+    Welford o;
+    o.count = __shfl_xor_sync(0xffffffffu, w.count, m, Width);
+    o.mean = __shfl_xor_sync(0xffffffffu, w.mean, m, Width);
+    o.m2 = __shfl_xor_sync(0xffffffffu, w.m2, m, Width);
+    w.Merge(o);
+  }
+  return w;
+}
+
+// `scratch` holds at least 3 * 32 floats.
+__device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+  w = WarpAllReduceWelford<32>(w);
+  __syncthreads();
+  if (lane == 0) {
+    scratch[warp] = w.count;
+    scratch[32 + warp] = w.mean;
+    scratch[64 + warp] = w.m2;
+  }
+  __syncthreads();
+  Welford r;
+  for (int i = 0; i < warps; ++i) {
+    Welford o;
+    o.count = scratch[i];
+    o.mean = scratch[32 + i];
+    o.m2 = scratch[64 + i];
+    r.Merge(o);
+  }
+  return r;
+}
+
+}  // namespace jk
+
+// Bounds assertions, compiled in only with -DJK_DEBUG_BOUNDS=ON (used by the compute-sanitizer run).
+#ifdef JK_DEBUG_BOUNDS
+#include <cassert>
+#define JK_DEVICE_ASSERT(cond) assert(cond)
+#else
+#define JK_DEVICE_ASSERT(cond) ((void)0)
+#endif

@@ -1,0 +1,116 @@
+// Helpers shared by the FFI handlers: dtype mapping, shape strings and error messages that name the op,
+// the argument, what was expected and what arrived.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "common/dtype.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace jk {
+namespace ffi = xla::ffi;
+
+inline std::string ShapeString(ffi::Span<const int64_t> dims) {
+  std::ostringstream s;
+  s << "(";
+  for (size_t i = 0; i < dims.size(); ++i) s << (i ? ", " : "") << dims[i];
+  s << (dims.size() == 1 ? ",)" : ")");
+  return s.str();
+}
+
+inline const char* DataTypeName(ffi::DataType t) {
+  switch (t) {
+    case ffi::DataType::PRED: return "bool";
+    case ffi::DataType::S8: return "int8";
+    case ffi::DataType::S16: return "int16";
+    case ffi::DataType::S32: return "int32";
+    case ffi::DataType::S64: return "int64";
+    case ffi::DataType::U8: return "uint8";
+    case ffi::DataType::U16: return "uint16";
+    case ffi::DataType::U32: return "uint32";
+    case ffi::DataType::U64: return "uint64";
+    case ffi::DataType::F16: return "float16";
+    case ffi::DataType::BF16: return "bfloat16";
+    case ffi::DataType::F32: return "float32";
+    case ffi::DataType::F64: return "float64";
+    case ffi::DataType::C64: return "complex64";
+    case ffi::DataType::C128: return "complex128";
+    default: return "an unsupported type";
+  }
+}
+
+// "jk_layer_norm: argument 'scale': expected shape (512,), got (3, 4)"
+inline ffi::Error ArgError(std::string_view op, std::string_view arg, std::string_view expected,
+                           std::string_view actual) {
+  std::ostringstream s;
+  s << op << ": argument '" << arg << "': expected " << expected << ", got " << actual;
+  return ffi::Error::InvalidArgument(s.str());
+}
+
+inline ffi::ErrorOr<DType> FloatDType(ffi::DataType t, std::string_view op, std::string_view arg) {
+  switch (t) {
+    case ffi::DataType::F32: return DType::kF32;
+    case ffi::DataType::BF16: return DType::kBF16;
+    case ffi::DataType::F16: return DType::kF16;
+    default:
+      return ffi::Unexpected<ffi::Error>(
+          ArgError(op, arg, "dtype float32, bfloat16 or float16", DataTypeName(t)));
+  }
+}
+
+inline ffi::Error ExpectDType(ffi::DataType actual, ffi::DataType expected, std::string_view op,
+                              std::string_view arg) {
+  if (actual == expected) return ffi::Error::Success();
+  return ArgError(op, arg, std::string("dtype ") + DataTypeName(expected), DataTypeName(actual));
+}
+
+inline ffi::Error ExpectShape(ffi::Span<const int64_t> actual, ffi::Span<const int64_t> expected,
+                              std::string_view op, std::string_view arg) {
+  if (actual == expected) return ffi::Error::Success();
+  return ArgError(op, arg, "shape " + ShapeString(expected), ShapeString(actual));
+}
+
+inline int64_t Product(ffi::Span<const int64_t> dims, size_t begin = 0,
+                       size_t end = std::numeric_limits<size_t>::max()) {
+  int64_t p = 1;
+  for (size_t i = begin; i < dims.size() && i < end; ++i) p *= dims[i];
+  return p;
+}
+
+// Resolves a possibly negative axis against `rank`, or returns an error naming the op.
+inline ffi::ErrorOr<int64_t> NormalizeAxis(int64_t axis, size_t rank, std::string_view op) {
+  int64_t r = static_cast<int64_t>(rank);
+  int64_t a = axis < 0 ? axis + r : axis;
+  if (a < 0 || a >= r) {
+    return ffi::Unexpected<ffi::Error>(ArgError(
+        op, "axis", "an axis in [-" + std::to_string(r) + ", " + std::to_string(r) + ")",
+        std::to_string(axis)));
+  }
+  return a;
+}
+
+}  // namespace jk
+
+// Early return for the ffi::Error-valued checks above.
+#define JK_RETURN_IF_ERROR(expr)                  \
+  do {                                            \
+    ::xla::ffi::Error jk_err_ = (expr);           \
+    if (jk_err_.failure()) return jk_err_;        \
+  } while (0)
+
+#ifdef JK_WITH_CUDA
+#include <cuda_runtime_api.h>
+namespace jk {
+// Turns a launcher's cudaError_t into an ffi::Error. cudaGetLastError inside a launcher may also report
+// an earlier asynchronous failure of other work on the device; the message says which op noticed it.
+inline ffi::Error CudaStatus(cudaError_t e, std::string_view op) {
+  if (e == cudaSuccess) return ffi::Error::Success();
+  std::ostringstream s;
+  s << op << ": CUDA error " << cudaGetErrorName(e) << ": " << cudaGetErrorString(e);
+  return ffi::Error::Internal(s.str());
+}
+}  // namespace jk
+#endif

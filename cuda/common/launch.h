@@ -1,0 +1,31 @@
+// Host-side launch helpers shared by the launchers (.cu files). Plain C++ plus the CUDA runtime API.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace jk {
+
+// Multiprocessor count of the current device, queried once per device: launchers size persistent grids
+// from it. A host-side attribute query: safe during CUDA-graph capture.
+inline int NumSMs() {
+  constexpr int kMaxDevices = 64;
+  static int cache[kMaxDevices] = {0};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 132;
+  int v = cache[dev];  // benign race: every writer stores the same value
+  if (v == 0) {
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) v = 132;
+    cache[dev] = v;
+  }
+  return v;
+}
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by
+// earlier asynchronous work; the caller's message names the op that noticed it.
+inline cudaError_t LastLaunchError() { return cudaGetLastError(); }
+
+}  // namespace jk
