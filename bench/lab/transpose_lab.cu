@@ -114,6 +114,15 @@ __global__ void Verify(const float* x, const float* y, int rows, int cols, unsig
   }
 }
 
+template <typename T>
+__global__ void VerifyT(const T* x, const T* y, int rows, int cols, unsigned long long* bad) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < int64_t(rows) * cols;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = i / cols, c = i % cols;
+    if (y[c * rows + r] != x[i]) atomicAdd(bad, 1ull);
+  }
+}
+
 // ---- harness ------------------------------------------------------------------------------------
 template <typename F>
 float MedianMs(F&& launch, int iters = 20) {
@@ -149,6 +158,106 @@ bool MakeMap(CUtensorMap* map, void* base, int rows, int cols) {
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, estr,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// ---- tuning sweep: the production kernels' tile/block choices, per element size -------------
+template <typename T>
+struct SweepCase {
+  int rows, cols;
+  T *x, *y;
+  unsigned long long* bad;
+  int sms;
+  float copy_ms;
+
+  template <typename Launch>
+  void Run(const char* name, Launch&& launch) {
+    const double gb = 2.0 * double(rows) * cols * sizeof(T) / 1e9;
+    CHECK(cudaMemset(y, 0, size_t(rows) * cols * sizeof(T)));
+    const float ms = MedianMs(launch, 10);
+    CHECK(cudaMemset(bad, 0, 8));
+    VerifyT<T><<<sms * 8, 256>>>(x, y, rows, cols, bad);
+    unsigned long long nbad = 0;
+    CHECK(cudaMemcpy(&nbad, bad, 8, cudaMemcpyDeviceToHost));
+    std::printf("  %-40s %8.3f ms %7.0f GB/s %6.1f%% of copy %s\n", name, ms, gb / (ms * 1e-3),
+                100.0 * copy_ms / ms, nbad ? "WRONG" : "ok");
+  }
+  jk::transpose::TiledArgs Args(int tile) const {
+    jk::transpose::TiledArgs a{};
+    a.x = reinterpret_cast<const unsigned char*>(x);
+    a.y = reinterpret_cast<unsigned char*>(y);
+    a.na = cols, a.nb = rows;
+    a.a.n = 1, a.a.dim[0] = cols, a.a.in[0] = 1, a.a.out[0] = rows;
+    a.b.n = 1, a.b.dim[0] = rows, a.b.in[0] = cols, a.b.out[0] = 1;
+    a.tiles_a = (cols + tile - 1) / tile, a.tiles_b = (rows + tile - 1) / tile, a.tiles = a.tiles_a * a.tiles_b;
+    return a;
+  }
+  template <int kE, int kTile, int kThreads>
+  void Vec() {
+    char name[64];
+    std::snprintf(name, sizeof name, "vec16 E=%d tile %d threads %d", kE, kTile, kThreads);
+    const auto a = Args(kTile);
+    Run(name, [&] { jk::transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<int(a.tiles), kThreads>>>(a); });
+  }
+  template <int kTile, int kRows>
+  void Padded() {
+    char name[64];
+    std::snprintf(name, sizeof name, "padded E=%d tile %d rows/thread %d", int(sizeof(T)), kTile, kRows);
+    const auto a = Args(kTile);
+    constexpr int kThreads = jk::transpose::PaddedTile<kTile, kRows>::kThreads;
+    Run(name, [&] { jk::transpose::TiledScalarPadded<T, kTile, kRows><<<int(a.tiles), kThreads>>>(a); });
+  }
+};
+
+template <typename T>
+SweepCase<T> MakeCase(int rows, int cols, int sms, unsigned long long* bad) {
+  SweepCase<T> c{rows, cols, nullptr, nullptr, bad, sms, 0.f};
+  const size_t bytes = size_t(rows) * cols * sizeof(T);
+  CHECK(cudaMalloc(&c.x, bytes));
+  CHECK(cudaMalloc(&c.y, bytes));
+  std::vector<uint32_t> h((bytes + 3) / 4);
+  uint32_t s = 777;
+  for (auto& v : h) s = s * 1664525u + 1013904223u, v = s;
+  CHECK(cudaMemcpy(c.x, h.data(), bytes, cudaMemcpyHostToDevice));
+  c.copy_ms = MedianMs([&] { CopyVec<<<sms * 16, 256>>>((const float4*)c.x, (float4*)c.y, int64_t(bytes / 16)); }, 10);
+  std::printf("sweep: %dx%d, %d-byte elements, copy %.0f GB/s\n", rows, cols, int(sizeof(T)),
+              2.0 * bytes / 1e9 / (c.copy_ms * 1e-3));
+  return c;
+}
+template <typename T>
+void FreeCase(SweepCase<T>& c) {
+  CHECK(cudaFree(c.x));
+  CHECK(cudaFree(c.y));
+}
+
+void Sweep(int sms) {
+  unsigned long long* bad;
+  CHECK(cudaMalloc(&bad, 8));
+  {
+    auto c = MakeCase<uint32_t>(8192, 8192, sms, bad);
+    c.Vec<4, 32, 128>(); c.Vec<4, 32, 256>(); c.Vec<4, 64, 128>(); c.Vec<4, 64, 256>(); c.Vec<4, 64, 512>();
+    c.Vec<4, 96, 256>();
+    FreeCase(c);
+  }
+  {
+    auto c = MakeCase<uint32_t>(4097, 1023, sms, bad);  // odd: the scalar tier (L2-resident size)
+    c.Padded<32, 4>(); c.Padded<32, 8>(); c.Padded<64, 8>(); c.Padded<64, 16>();
+    FreeCase(c);
+  }
+  {
+    auto c = MakeCase<uint16_t>(16384, 16384, sms, bad);
+    c.Vec<2, 64, 128>(); c.Vec<2, 64, 256>(); c.Vec<2, 128, 256>(); c.Vec<2, 128, 512>();
+    FreeCase(c);
+  }
+  {
+    auto c = MakeCase<uint8_t>(16384, 16384, sms, bad);
+    c.Vec<1, 128, 64>(); c.Vec<1, 128, 128>(); c.Vec<1, 128, 256>();
+    FreeCase(c);
+  }
+  {
+    auto c = MakeCase<uint64_t>(8192, 8192, sms, bad);
+    c.Vec<8, 32, 256>(); c.Vec<8, 32, 128>(); c.Vec<8, 64, 256>();
+    FreeCase(c);
+  }
 }
 
 int main(int argc, char** argv) {
@@ -212,10 +321,15 @@ int main(int argc, char** argv) {
              copy_ms);
   }
   CUtensorMap in_map, out_map;
-  if (MakeMap(&in_map, x, rows, cols) && MakeMap(&out_map, y, cols, rows)) {
+  const bool tma_ok = MakeMap(&in_map, x, rows, cols) && MakeMap(&out_map, y, cols, rows);
+  if (tma_ok) {
     report("5 tma 32x32 swizzle128", MedianMs([&] { Tma<<<tile_grid, 128>>>(in_map, out_map); }), true, copy_ms);
   } else {
     std::printf("5 tma: cuTensorMapEncodeTiled unavailable\n");
   }
+  CHECK(cudaFree(x));
+  CHECK(cudaFree(y));
+  if (argc > 3 || argc == 2) return 0;  // "lab rows cols nosweep" or "lab nosweep": skip the sweep
+  Sweep(sms);
   return 0;
 }
