@@ -37,3 +37,29 @@ def partitioned_lowering(kernel, partitioning, multiple_results: bool):
         return mlir.lower_fun(fn, multiple_results=multiple_results)(ctx, *args)
 
     return rule
+
+
+# ---- helpers shared by the ops' partitioning objects ------------------------------------------------
+
+def spec_list(arg_shape) -> list:
+    """The operand's PartitionSpec as a list with one entry (mesh axis name(s) or None) per dim."""
+    rank = len(arg_shape.shape)
+    sharding = getattr(arg_shape, "sharding", None)
+    spec = list(getattr(sharding, "spec", ()) or ())
+    return (spec + [None] * rank)[:rank]
+
+
+def axes_of(entry) -> tuple:
+    """Mesh axis names in one spec entry (None, a name, or a tuple of names)."""
+    if entry is None:
+        return ()
+    return tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
+
+
+def named(mesh, spec):
+    from jax.sharding import NamedSharding, PartitionSpec
+    return NamedSharding(mesh, PartitionSpec(*spec))
+
+
+def factor_names(rank: int, prefix: str = "d") -> list[str]:
+    return [f"{prefix}{i}" for i in range(rank)]
