@@ -63,3 +63,91 @@ def named(mesh, spec):
 
 def factor_names(rank: int, prefix: str = "d") -> list[str]:
     return [f"{prefix}{i}" for i in range(rank)]
+
+
+def _is_empty_operand(t) -> bool:
+    """The (0,) 'absent' marker of optional buffers."""
+    return len(t.shape) == 1 and t.shape[0] == 0
+
+
+def _mesh_size(mesh, axes) -> int:
+    size = 1
+    for a in axes:
+        size *= mesh.shape[a]
+    return size
+
+
+# ---- LayerNorm / RMSNorm -----------------------------------------------------------------------------
+
+class NormPartitioning:
+    """Rows sharded: each device normalises its rows, no collective. Normalised axis sharded: each device
+    computes per-row partial statistics of its slice (LayerNorm: Welford mean and M2; RMSNorm: mean of
+    squares), an all-reduce combines those (a few floats per row, never the row itself), and each device
+    normalises its slice with the global statistics. Operands: x, then (G, n) parameters or (0,) markers.
+    """
+
+    def __init__(self, kind: str):
+        self.kind = kind  # "layer" or "rms"
+
+    def rule(self, params, mesh, operand_types, result_types):
+        axis = params["axis"]
+        xf = factor_names(len(operand_types[0].shape))
+        xf[axis] = "n"
+        stats = " ".join(f for i, f in enumerate(xf) if i != axis) or "s"
+        ops = [" ".join(xf)] + ["e" if _is_empty_operand(t) else "g n" for t in operand_types[1:]]
+        if self.kind == "rms":
+            res = [" ".join(xf)]
+        else:
+            res = [" ".join(xf)] + ["z" if _is_empty_operand(t) else stats for t in result_types[1:]]
+        return ", ".join(ops) + " -> " + ", ".join(res)
+
+    def partition(self, params, local, mesh, arg_shapes, result_shape):
+        axis = params["axis"]
+        xs = spec_list(arg_shapes[0])
+        grouped = any(not _is_empty_operand(a) and a.shape[0] > 1 for a in arg_shapes[1:])
+        if grouped:
+            # vmapped parameters: a parameter row serves a block of outer rows, counted globally, so the
+            # dims before the axis stay whole on every device.
+            xs[:axis] = [None] * axis
+        param_spec = lambda a: [None] if _is_empty_operand(a) else [None, xs[axis]]
+        arg_shardings = (named(mesh, xs),) + tuple(named(mesh, param_spec(a)) for a in arg_shapes[1:])
+        y_sharding = named(mesh, xs)
+        if self.kind == "rms":
+            result_shardings = y_sharding
+        else:
+            stat_spec = [s for i, s in enumerate(xs) if i != axis]
+            # A list: the output tree of a multiple-results primitive's bind.
+            result_shardings = [y_sharding] + [
+                named(mesh, [None] if _is_empty_operand(r) else stat_spec) for r in result_shape[1:]]
+        n_axes = axes_of(xs[axis])
+        if not n_axes:
+            return mesh, local, result_shardings, arg_shardings
+        fn = self._distributed(params, n_axes, _mesh_size(mesh, n_axes))
+        return mesh, fn, result_shardings, arg_shardings
+
+    def _distributed(self, params, n_axes, shards):
+        import jax.numpy as jnp
+        from jax import lax
+
+        from . import norms
+        axis, eps = params["axis"], params["epsilon"]
+
+        if self.kind == "rms":
+            def rms(x, scale):
+                ms = lax.pmean(norms._rms_stats_p.bind(x, axis=axis, outputs=1)[0], n_axes)
+                return norms._rms_apply_p.bind(x, lax.rsqrt(ms + eps), scale, axis=axis)
+            return rms
+
+        def layer(x, scale, bias):
+            mean_l, m2_l = norms._ln_stats_p.bind(x, axis=axis, outputs=2)
+            n_local = x.shape[axis]
+            # Chan's merge of equal-count partials: exact, no sum-of-squares cancellation.
+            mean = lax.pmean(mean_l, n_axes)
+            m2 = lax.psum(m2_l + n_local * jnp.square(mean_l - mean), n_axes)
+            rstd = lax.rsqrt(m2 / (n_local * shards) + eps)
+            y = norms._ln_apply_p.bind(x, mean, rstd, scale, bias, axis=axis)
+            if params["return_stats"]:
+                return [y, mean, rstd]
+            empty = jnp.zeros((0,), jnp.float32)
+            return [y, empty, empty]
+        return layer

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _checks
 from ._primitive import define_primitive
+from ._sharding import NormPartitioning
 
 _F32 = np.dtype(np.float32)
 
@@ -127,6 +128,7 @@ def _ln_batch(args, dims, *, axis, epsilon, return_stats):
 
 _ln_p = define_primitive(
     "jk_layer_norm", abstract_eval=_ln_abstract, batch_rule=_ln_batch, multiple_results=True,
+    partitioning=NormPartitioning("layer"),
     attrs=lambda p: dict(epsilon=np.float32(p["epsilon"]), axis=np.int64(p["axis"])))
 
 
@@ -143,7 +145,7 @@ def _rms_batch(args, dims, *, axis, epsilon):
 
 
 _rms_p = define_primitive(
-    "jk_rms_norm", abstract_eval=_rms_abstract, batch_rule=_rms_batch,
+    "jk_rms_norm", abstract_eval=_rms_abstract, batch_rule=_rms_batch, partitioning=NormPartitioning("rms"),
     attrs=lambda p: dict(epsilon=np.float32(p["epsilon"]), axis=np.int64(p["axis"])))
 
 
