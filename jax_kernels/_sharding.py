@@ -6,6 +6,7 @@ callback picks operand shardings and builds the per-device program around the lo
 """
 from __future__ import annotations
 
+import importlib
 from functools import lru_cache
 
 from jax.experimental.custom_partitioning import custom_partitioning
@@ -151,3 +152,127 @@ class NormPartitioning:
             empty = jnp.zeros((0,), jnp.float32)
             return [y, empty, empty]
         return layer
+
+
+# ---- transpose -----------------------------------------------------------------------------------------
+
+class TransposePartitioning:
+    """The output's sharding is the permuted input sharding: each device transposes its shard."""
+
+    def rule(self, params, mesh, operand_types, result_types):
+        perm = params["permutation"]
+        f = factor_names(len(perm))
+        return " ".join(f) + " -> " + " ".join(f[p] for p in perm)
+
+    def partition(self, params, local, mesh, arg_shapes, result_shape):
+        s = spec_list(arg_shapes[0])
+        out = [s[p] for p in params["permutation"]]
+        return mesh, local, named(mesh, out), (named(mesh, s),)
+
+
+# ---- matmul / linear -----------------------------------------------------------------------------------
+
+class MatmulPartitioning:
+    """Batch, M and N shardings stay local (each device multiplies its blocks). A sharded contraction
+    dim K: each device multiplies its K slice and the partial products are summed with one all-reduce
+    of the output; `linear`'s epilogue (bias, activation, residual) then runs once, after the sum,
+    as XLA elementwise ops (it cannot run per shard: gelu(a + b) != gelu(a) + gelu(b)).
+    Operands: a (..., M, K), b (..., K, N) [, bias (..., 1, N) or (0,), residual (..., M, N) or (0,)],
+    all of one rank with broadcast (size-1) batch dims.
+    """
+
+    def __init__(self, linear: bool):
+        self.linear = linear
+
+    @staticmethod
+    def _out_shape(operand_shapes):
+        r = len(operand_shapes[0])
+        batch = [max(s[i] for s in operand_shapes if len(s) == r) for i in range(r - 2)]
+        return batch + [operand_shapes[0][r - 2], operand_shapes[1][r - 1]]
+
+    _ROLES = (("m", "k"), ("k", "n"), ("m", "n"), ("m", "n"))  # a, b, bias, residual
+
+    @classmethod
+    def _dims(cls, j, shape, out):
+        """(role, is_full) per dim of operand j; a size-1 dim broadcasting against the output is not."""
+        r = len(out)
+        sizes = {"m": out[r - 2], "n": out[r - 1]}
+        dims = [(f"b{i}", shape[i] == out[i]) for i in range(r - 2)]
+        dims += [(role, role == "k" or size == sizes[role]) for role, size in zip(cls._ROLES[j], shape[r - 2:])]
+        return dims
+
+    def rule(self, params, mesh, operand_types, result_types):
+        shapes = [tuple(t.shape) for t in operand_types]
+        out = self._out_shape(shapes)
+        ops = []
+        for j, s in enumerate(shapes):
+            if len(s) != len(out):  # the (0,) marker of an absent bias/residual
+                ops.append(f"e{j}")
+                continue
+            ops.append(" ".join(name if full else f"u{j}{name}" for name, full in self._dims(j, s, out)))
+        res = " ".join([f"b{i}" for i in range(len(out) - 2)] + ["m", "n"])
+        return ", ".join(ops) + " -> " + res, {"reduction_factors": ("k",)}
+
+    def partition(self, params, local, mesh, arg_shapes, result_shape):
+        shapes = [tuple(a.shape) for a in arg_shapes]
+        specs = [spec_list(a) for a in arg_shapes]
+        out = self._out_shape(shapes)
+        r = len(out)
+        used: set = set()
+
+        def take(entry):
+            axes = axes_of(entry)
+            if not axes or used & set(axes):
+                return None
+            used.update(axes)
+            return entry
+
+        a_s, b_s = specs[0], specs[1]
+        batch = []
+        for i in range(r - 2):
+            cand = a_s[i] if shapes[0][i] == out[i] else None
+            if cand is None and shapes[1][i] == out[i]:
+                cand = b_s[i]
+            batch.append(take(cand))
+        m = take(a_s[r - 2])
+        n = take(b_s[r - 1])
+        k = take(a_s[r - 1] if a_s[r - 1] is not None else b_s[r - 2])
+        chosen = {"m": m, "n": n, "k": k, **{f"b{i}": e for i, e in enumerate(batch)}}
+        arg_shardings = []
+        for j, s in enumerate(shapes):
+            dims = self._dims(j, s, out) if len(s) == r else []
+            arg_shardings.append(named(mesh, [chosen[name] if full else None for name, full in dims] or [None]))
+        out_sharding = named(mesh, batch + [m, n])
+        k_axes = axes_of(k)
+        if not k_axes:
+            return mesh, local, out_sharding, tuple(arg_shardings)
+        return mesh, self._k_sharded(params, k_axes), out_sharding, tuple(arg_shardings)
+
+    def _k_sharded(self, params, k_axes):
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        # The package attribute `matmul` is the public function; fetch the module itself.
+        mm = importlib.import_module(f"{__package__}.matmul")
+        plain = mm._matmul_p.kernel
+
+        def matmul(a, b):
+            return lax.psum(plain.bind(a, b, precision=params["precision"]), k_axes)
+
+        if not self.linear:
+            return matmul
+
+        act = {code: name for name, code in mm.ACTIVATIONS.items()}[params["activation"]]
+
+        def linear(a, b, bias, residual):
+            y = matmul(a, b).astype(jnp.float32)
+            if bias.size:
+                y = y + bias.astype(jnp.float32)
+            y = {None: lambda v: v, "relu": jax.nn.relu, "silu": jax.nn.silu,
+                 "gelu": lambda v: jax.nn.gelu(v, approximate=False),
+                 "gelu_tanh": lambda v: jax.nn.gelu(v, approximate=True)}[act](y)
+            if residual.size:
+                y = y + residual.astype(jnp.float32)
+            return y.astype(a.dtype)
+        return linear

@@ -18,6 +18,7 @@ from jax import lax
 
 from . import _checks
 from ._primitive import define_primitive
+from ._sharding import MatmulPartitioning
 
 # Same codes as cuda/matmul/matmul_problem.h (enum class Activation).
 ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
@@ -107,9 +108,11 @@ def _batch_rule(get_prim):
 
 _matmul_p = define_primitive(
     "jk_matmul", abstract_eval=_matmul_abstract, batch_rule=_batch_rule(lambda: _matmul_p),
+    partitioning=MatmulPartitioning(linear=False),
     attrs=lambda p: dict(precision=np.int32(p["precision"])))
 _linear_p = define_primitive(
     "jk_linear", abstract_eval=_linear_abstract, batch_rule=_batch_rule(lambda: _linear_p),
+    partitioning=MatmulPartitioning(linear=True),
     attrs=lambda p: dict(precision=np.int32(p["precision"]), activation=np.int32(p["activation"])))
 
 

@@ -14,6 +14,7 @@ from jax import dtypes
 
 from . import _checks
 from ._primitive import define_primitive
+from ._sharding import TransposePartitioning
 
 _OP = "transpose"
 
@@ -31,6 +32,7 @@ def _transpose_batch(args, dims, *, permutation):
 
 _transpose_p = define_primitive(
     "jk_transpose", abstract_eval=_transpose_abstract, batch_rule=_transpose_batch,
+    partitioning=TransposePartitioning(),
     attrs=lambda p: dict(permutation=np.asarray(p["permutation"], np.int64)))
 
 
