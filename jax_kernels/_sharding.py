@@ -276,3 +276,53 @@ class MatmulPartitioning:
                 y = y + residual.astype(jnp.float32)
             return y.astype(a.dtype)
         return linear
+
+
+# ---- softmax / log_softmax -----------------------------------------------------------------------------
+
+class SoftmaxPartitioning:
+    """Rows sharded: each device runs the kernel on its rows, no collective. Softmax axis sharded: each
+    device computes its slice's per-row (max, sum of exp(x - max)), two all-reduces of those (max, then
+    the rescaled sums) give the row's statistics, and each device writes its slice from them. The mask
+    follows x's sharding on the dims it does not broadcast along."""
+
+    def __init__(self, log: bool):
+        self.log = log
+
+    def rule(self, params, mesh, operand_types, result_types):
+        x, mask = (tuple(t.shape) for t in operand_types)
+        xf = factor_names(len(x))
+        xf[params["axis"]] = "n"
+        if len(mask) != len(x):
+            m = "e"
+        else:
+            m = " ".join(f if ms == xs else f"u{i}" for i, (f, ms, xs) in enumerate(zip(xf, mask, x)))
+        return f"{' '.join(xf)}, {m} -> {' '.join(xf)}"
+
+    def partition(self, params, local, mesh, arg_shapes, result_shape):
+        axis = params["axis"]
+        x, mask = arg_shapes
+        xs = spec_list(x)
+        if len(mask.shape) == len(x.shape):
+            ms = [s if m == d else None for s, m, d in zip(xs, mask.shape, x.shape)]
+        else:
+            ms = [None]
+        shardings = (named(mesh, xs), named(mesh, ms))
+        n_axes = axes_of(xs[axis])
+        fn = self._distributed(axis, n_axes) if n_axes else local
+        return mesh, fn, named(mesh, xs), shardings
+
+    def _distributed(self, axis, n_axes):
+        import jax.numpy as jnp
+        from jax import lax
+
+        sm = importlib.import_module(f"{__package__}.softmax")
+        apply = sm._log_apply_p if self.log else sm._apply_p
+
+        def fn(x, mask):
+            m_local, s_local = sm._stats_p.bind(x, mask, axis=axis)
+            m = lax.pmax(m_local, n_axes)
+            # A slice with no live entry has m_local = -inf and contributes nothing (not exp(nan)).
+            s = lax.psum(jnp.where(m_local == -jnp.inf, 0.0, s_local * jnp.exp(m_local - m)), n_axes)
+            return apply.bind(x, mask, m, s, axis=axis)
+        return fn

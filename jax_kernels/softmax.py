@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _checks
 from ._primitive import define_primitive
+from ._sharding import SoftmaxPartitioning
 
 # The kernels' mask index map merges dims into at most 8 per side of the axis, which every array of rank
 # <= 9 satisfies; a mask for a higher-rank x is expanded to x's shape (bool, rare).
@@ -109,8 +110,10 @@ def _stats_abstract(x, mask, *, axis):
 
 # The rules name their primitive at call time (the primitives below exist by then).
 _softmax_p = define_primitive("jk_softmax", abstract_eval=_same_as_x, attrs=_attrs,
+                              partitioning=SoftmaxPartitioning(log=False),
                               batch_rule=lambda a, d, **p: _softmax_batch(_softmax_p, a, d, **p))
 _log_softmax_p = define_primitive("jk_log_softmax", abstract_eval=_same_as_x, attrs=_attrs,
+                                  partitioning=SoftmaxPartitioning(log=True),
                                   batch_rule=lambda a, d, **p: _softmax_batch(_log_softmax_p, a, d, **p))
 _stats_p = define_primitive("jk_softmax_stats", abstract_eval=_stats_abstract, batch_rule=_stats_batch,
                             attrs=_attrs, multiple_results=True)

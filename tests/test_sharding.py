@@ -147,3 +147,23 @@ def test_explicit_mesh(mesh):
         y = jax.jit(lambda x: jk.rms_norm(jk.transpose(jk.transpose(x, (1, 0)), (1, 0))))(x)
     np.testing.assert_allclose(y, ref.rms_norm(np.asarray(x)), rtol=1e-5, atol=1e-5)
     assert spec_of(y) == ("b", None)
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("spec,reduces", NORM_CASES, ids=str)
+def test_softmax(mesh, spec, reduces, log):
+    x = rand((16, 64)) * 3
+    mask = jnp.asarray(np.random.default_rng(5).random((1, 64)) > 0.3)
+    ours, theirs = (jk.log_softmax, ref.log_softmax) if log else (jk.softmax, ref.softmax)
+    y, coll = run(mesh, lambda x, m: ours(x, where=m), (x, mask), (spec, P(None, spec[1])))
+    np.testing.assert_allclose(y, theirs(x, where=mask), rtol=1e-5, atol=1e-6)
+    assert spec_of(y) == tuple(spec)
+    assert coll == dict.fromkeys(COLLECTIVES, 0) | {"all-reduce": reduces}
+
+
+def test_causal_softmax_fully_masked_slices(mesh):
+    """Causal rows whose whole slice on a device is masked: that slice contributes nothing."""
+    x = rand((2, 16, 64))
+    mask = jnp.tril(jnp.ones((16, 64), bool))
+    y, _ = run(mesh, lambda x, m: jk.softmax(x, where=m), (x, mask), (P("b", None, "h"), P(None, "h")))
+    np.testing.assert_allclose(y, ref.softmax(x, where=mask), rtol=1e-5, atol=1e-6)
