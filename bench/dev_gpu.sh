@@ -7,19 +7,20 @@ cd "$(dirname "$0")/.."
 REPO=$(pwd)
 OUT=${OUT:-/tmp/jk_out}
 mkdir -p "$OUT"
+PY=${PYTHON:-python3}  # a bare `pip` may belong to another Python than the one with jax
 export JK_CUDA=ON JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
 echo "== build"; start=$(date +%s)
-if ! pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then
+if ! $PY -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then
   tail -60 "$OUT/build.log"; exit 1
 fi
 echo "built in $(( $(date +%s) - start ))s"
 cd /tmp   # import the installed package, not the source tree
 if [ -n "${1:-}" ]; then
   echo "== tests"
-  pytest -q -x -p no:cacheprovider $(for t in $1; do echo "$REPO/$t"; done) 2>&1 | tee "$OUT/tests.log" | tail -40
+  $PY -m pytest -q -x -p no:cacheprovider $(for t in $1; do echo "$REPO/$t"; done) 2>&1 | tee "$OUT/tests.log" | tail -40
 fi
 if [ -n "${2:-}" ]; then
   echo "== script"
   # shellcheck disable=SC2086
-  python "$REPO"/$2 2>&1 | tee "$OUT/script.log"
+  $PY "$REPO"/$2 2>&1 | tee "$OUT/script.log"
 fi

@@ -14,6 +14,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$REPO/gpu_out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 JK_CUDA=ON
+# The interpreter that has jax (on the GPU machine a bare `pip`/`pytest` belong to another Python).
+PY=${PYTHON:-python3}
 [ -d "$REPO/.ffi_headers/xla" ] && export XLA_FFI_INCLUDE_DIR="$REPO/.ffi_headers"
 stages=${*:-build test bench model}
 status=0
@@ -25,7 +27,7 @@ if [[ " $stages " == *" build "* ]]; then
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit \
     --format=csv | tee "$OUT/gpu.txt"
   start=$(date +%s)
-  if pip install --no-build-isolation --no-deps -v "$REPO" >"$OUT/build.log" 2>&1; then
+  if $PY -m pip install --no-build-isolation --no-deps -v "$REPO" >"$OUT/build.log" 2>&1; then
     echo "build ok in $(( $(date +%s) - start ))s"
   else
     tail -80 "$OUT/build.log"; exit 1
@@ -36,9 +38,9 @@ cd /tmp   # import the installed package, not the source tree
 
 if [[ " $stages " == *" test "* ]]; then
   stage test
-  python -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
+  $PY -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
   JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} timeout "${JK_TEST_TIMEOUT:-480}" \
-    pytest -q -p no:cacheprovider -o addopts="" "$REPO/tests" >"$OUT/tests.log" 2>&1
+    $PY -m pytest -q -p no:cacheprovider -o addopts="" "$REPO/tests" >"$OUT/tests.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -40
   tail -3 "$OUT/tests.log"
@@ -47,7 +49,7 @@ fi
 if [[ " $stages " == *" bench "* ]]; then
   stage bench
   rm -rf /tmp/jk_plots
-  timeout "${JK_BENCH_TIMEOUT:-420}" python -m jax_kernels.bench --json "$OUT/results.json" \
+  timeout "${JK_BENCH_TIMEOUT:-420}" $PY -m jax_kernels.bench --json "$OUT/results.json" \
     --plot-dir /tmp/jk_plots ${JK_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   [ -d /tmp/jk_plots ] && tar -C /tmp -cf "$OUT/plots.tar" jk_plots
@@ -56,7 +58,7 @@ fi
 
 if [[ " $stages " == *" model "* ]]; then
   stage model
-  timeout 240 python -m jax_kernels.bench --model --json "$OUT/model.json" >"$OUT/model.log" 2>&1
+  timeout 240 $PY -m jax_kernels.bench --model --json "$OUT/model.json" >"$OUT/model.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   tail -20 "$OUT/model.log"
 fi
