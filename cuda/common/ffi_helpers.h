@@ -3,7 +3,6 @@
 #pragma once
 #include <cstdint>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -13,12 +12,14 @@
 namespace jk {
 namespace ffi = xla::ffi;
 
+// Messages are built with std::string and std::to_string only, never iostreams: inside a jaxlib 0.11.2
+// CUDA process, inserting an integer into a std::ostringstream from this module segfaulted in libstdc++
+// (ostream::_M_insert<long> reaching a num_put facet that was not there), turning every error message
+// into a crash.
 inline std::string ShapeString(ffi::Span<const int64_t> dims) {
-  std::ostringstream s;
-  s << "(";
-  for (size_t i = 0; i < dims.size(); ++i) s << (i ? ", " : "") << dims[i];
-  s << (dims.size() == 1 ? ",)" : ")");
-  return s.str();
+  std::string s = "(";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + (dims.size() == 1 ? ",)" : ")");
 }
 
 inline const char* DataTypeName(ffi::DataType t) {
@@ -45,9 +46,9 @@ inline const char* DataTypeName(ffi::DataType t) {
 // "jk_layer_norm: argument 'scale': expected shape (512,), got (3, 4)"
 inline ffi::Error ArgError(std::string_view op, std::string_view arg, std::string_view expected,
                            std::string_view actual) {
-  std::ostringstream s;
-  s << op << ": argument '" << arg << "': expected " << expected << ", got " << actual;
-  return ffi::Error::InvalidArgument(s.str());
+  std::string s(op);
+  s.append(": argument '").append(arg).append("': expected ").append(expected).append(", got ").append(actual);
+  return ffi::Error::InvalidArgument(s);
 }
 
 inline ffi::ErrorOr<DType> FloatDType(ffi::DataType t, std::string_view op, std::string_view arg) {
@@ -108,9 +109,9 @@ namespace jk {
 // an earlier asynchronous failure of other work on the device; the message says which op noticed it.
 inline ffi::Error CudaStatus(cudaError_t e, std::string_view op) {
   if (e == cudaSuccess) return ffi::Error::Success();
-  std::ostringstream s;
-  s << op << ": CUDA error " << cudaGetErrorName(e) << ": " << cudaGetErrorString(e);
-  return ffi::Error::Internal(s.str());
+  std::string s(op);
+  s.append(": CUDA error ").append(cudaGetErrorName(e)).append(": ").append(cudaGetErrorString(e));
+  return ffi::Error::Internal(s);
 }
 }  // namespace jk
 #endif
