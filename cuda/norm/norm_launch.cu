@@ -160,9 +160,10 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (packs <= 32 * kGroupMaxPacksPerLane<T>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
-  // Block per row: a CTA holds up to 4096 packs (64 KiB) with C = 8 packs per thread and 512 threads;
-  // longer rows are spread over a cluster so each SM keeps several rows in flight.
-  const int cluster = std::min<int64_t>(kBlockMaxCluster, NextPow2(CeilDiv(packs, 4096)));
+  // Block per row: a CTA holds up to 2048 packs (32 KiB) with C = 8 packs per thread and 256 threads, so
+  // two or more CTAs share an SM (one loads while the other reduces or stores); longer rows are spread
+  // over a cluster of up to 8 CTAs.
+  const int cluster = std::min<int64_t>(kBlockMaxCluster, NextPow2(CeilDiv(packs, 2048)));
   const int64_t per_cta = CeilDiv(packs, cluster);
   const int c = per_cta >= 2048 ? 8 : 4;
   const int64_t threads = CeilDiv(CeilDiv(per_cta, c), 32) * 32;
