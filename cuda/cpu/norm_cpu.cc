@@ -18,13 +18,15 @@ enum class Mode { kNormalize, kStatsOnly, kApply };
 
 constexpr int kLanes = 16;
 
-float SumLanes(const float* v, int64_t n) {
+// sum(v - shift). LayerNorm shifts by the row's first element: the partial sums then grow with the
+// row's spread, not its mean, so a large mean with a small variance keeps its accuracy in float32.
+float SumLanes(const float* v, int64_t n, float shift) {
   float acc[kLanes] = {0.f};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += v[j + k];
+    for (int k = 0; k < kLanes; ++k) acc[k] += v[j + k] - shift;
   float s = 0.f;
-  for (; j < n; ++j) s += v[j];
+  for (; j < n; ++j) s += v[j] - shift;
   for (int k = 0; k < kLanes; ++k) s += acc[k];
   return s;
 }
@@ -101,9 +103,9 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
         rstd[i] = stat_rstd[i];
       }
     } else if (inner == 1) {
-      const float sum = SumLanes(xf.data(), n);
       if (K == Kind::kLayerNorm) {
-        mean[0] = sum * inv_n;
+        const float shift = n > 0 ? xf[0] : 0.f;
+        mean[0] = shift + SumLanes(xf.data(), n, shift) * inv_n;
         acc[0] = SumSquaresLanes(xf.data(), n, mean[0]);  // M2
       } else {
         mean[0] = 0.f;
@@ -112,9 +114,10 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
     } else {
       std::fill(acc.begin(), acc.end(), 0.f);
       if (K == Kind::kLayerNorm) {
+        // Shifted by row j = 0 (see SumLanes), which exists whenever the loop runs.
         for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i];
-        for (int64_t i = 0; i < inner; ++i) mean[i] = acc[i] * inv_n;
+          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i] - xf[i];
+        for (int64_t i = 0; i < inner; ++i) mean[i] = (n > 0 ? xf[i] : 0.f) + acc[i] * inv_n;
         std::fill(acc.begin(), acc.end(), 0.f);
       } else {
         std::fill(mean.begin(), mean.end(), 0.f);
