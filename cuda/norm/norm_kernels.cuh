@@ -286,31 +286,72 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 }
 
 // ---- tier 3: a block per row reading x twice (any length, any alignment) --------------------------
-// Pass 1 merges per-pack statistics (exact two-pass over the P elements in registers, then Chan's
-// merge), pass 2 re-reads x and writes y. With stats_only the kernel writes (mean, M2) for LayerNorm or
-// the mean of squares for RMSNorm instead of y (the sharded-axis entry points).
+// Pass 1 loads kTwoReadsUnroll packs per thread at once (more bytes in flight per thread), reduces them
+// exactly in registers (two passes over at most U * P values) and merges that chunk into the thread's
+// Welford state (one division per chunk); pass 2 re-reads the row, which the first pass just brought
+// into L2, with an evict-first load (its last use) and writes y with streaming stores, so y does not push
+// other rows' x out of L2 before their second read. With stats_only the kernel writes (mean, M2) for
+// LayerNorm or the mean of squares for RMSNorm instead of y (the sharded-axis entry points).
+// Packs per thread per step, and the CTAs per SM the register budget must allow: 4 float32 packs (64
+// bytes in flight per thread) at 2 CTAs of 512 threads; one bf16/f16 pack at 3 CTAs (4 half packs, 32
+// values, took 119 registers: one CTA per SM).
+template <typename T>
+constexpr int kTwoReadsUnroll = sizeof(T) == 4 ? 4 : 1;
+template <typename T>
+constexpr int kTwoReadsMinBlocks = sizeof(T) == 4 ? 2 : 3;
+constexpr int kTwoReadsMaxThreads = 512;
+
+template <typename T, int P>
+__device__ __forceinline__ void StorePackStreaming(T* p, const Pack<T, P>& v) {
+  if constexpr (sizeof(Pack<T, P>) == 16) {
+    __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&v));
+  } else {
+    StorePack<T, P>(p, v);
+  }
+}
+
 template <typename T, Kind K, int P>
-__global__ void __launch_bounds__(512) BlockPerRowTwoReads(Params<T> p, bool stats_only) {
+__global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) BlockPerRowTwoReads(Params<T> p, bool stats_only) {
+  constexpr int U = kTwoReadsUnroll<T>;
   __shared__ float scratch[3 * 32];
   const int64_t rows = p.outer, n = p.n;
   const int64_t packs = n / P;  // the launcher guarantees n % P == 0
+  const int64_t step = blockDim.x;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* x = p.x + row * n;
     Welford w;
-    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) {
-      const Pack<T, P> v = LoadPack<T, P>(x + i * P);
-      Welford pw;
-      pw.count = static_cast<float>(P);
+    for (int64_t base = threadIdx.x; base < packs; base += U * step) {
+      Pack<T, P> v[U];
+      int valid = 0;  // packs base, base + step, ... that exist: a prefix of v, at least one
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (base + u * step < packs) {
+          v[u] = LoadPack<T, P>(x + (base + u * step) * P);
+          ++valid;
+        }
+      }
       float s = 0.f;
 #pragma unroll
-      for (int e = 0; e < P; ++e) s += ToFloat(v.v[e]);
-      pw.mean = s / P;
+      for (int u = 0; u < U; ++u) {
+        if (u < valid) {
 #pragma unroll
-      for (int e = 0; e < P; ++e) {
-        const float d = ToFloat(v.v[e]) - pw.mean;
-        pw.m2 += d * d;
+          for (int e = 0; e < P; ++e) s += ToFloat(v[u].v[e]);
+        }
       }
-      w.Merge(pw);
+      Welford cw;
+      cw.count = static_cast<float>(valid * P);
+      cw.mean = s / cw.count;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u < valid) {
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            const float d = ToFloat(v[u].v[e]) - cw.mean;
+            cw.m2 += d * d;
+          }
+        }
+      }
+      w.Merge(cw);
     }
     w = BlockAllReduceWelford(w, scratch);
     const float var = w.m2 / static_cast<float>(n);
@@ -329,8 +370,17 @@ __global__ void __launch_bounds__(512) BlockPerRowTwoReads(Params<T> p, bool sta
     const T* scale = ScaleRow(p, row);
     const T* bias = BiasRow(p, row);
     T* y = p.y + row * n;
-    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) {
-      StorePack<T, P>(y + i * P, NormalizePack<K, T, P>(LoadPack<T, P>(x + i * P), mean, rstd, scale, bias, i * P));
+    for (int64_t base = threadIdx.x; base < packs; base += U * step) {
+      Pack<T, P> v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (base + u * step < packs) v[u] = LoadPackStreaming<T, P>(x + (base + u * step) * P);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t i = base + u * step;
+        if (i < packs) StorePackStreaming<T, P>(y + i * P, NormalizePack<K, T, P>(v[u], mean, rstd, scale, bias, i * P));
+      }
     }
     if (threadIdx.x == 0 && p.mean != nullptr) {
       p.mean[row] = mean;

@@ -30,12 +30,12 @@ constexpr int kGroupBlockThreads = 128;
 // Packs per lane in the group tier: 16 of float32 (rows up to 2048) or 4 of bf16/f16 (rows up to 1024).
 // The compiler keeps half rows converted to float32 plus the scale/bias packs of the output pass; 8 half
 // packs per lane took 225 registers (2 CTAs per SM), so longer half rows go to the block tier.
+template <typename T>
 constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : 4;
 // From this row length on, the two-read kernel wins: measured on H200 at 16384-65536 columns, 2.4-2.9 TB/s
 // against 1.4-2.3 for a row held in registers by one CTA or by a cluster of 2-8 CTAs (DSMEM exchange):
 // 512 light threads per CTA keep more rows in flight per SM, and the second read of a row comes from L2.
 constexpr int64_t kTwoReadsMinColumns = 16384;
-constexpr int kTwoReadsThreads = 512;
 // Grids beyond this many blocks loop (grid-stride) instead: keeps gridDim.x far from its 2^31 - 1 limit.
 constexpr int64_t kMaxBlocks = int64_t{1} << 20;
 
@@ -72,7 +72,7 @@ Forced ForcedTier() {
       b % 32 == 0 && (cl == 1 || cl == 2 || cl == 4 || cl == 8)) {
     f = {Forced::kBlock, c, b, cl};
   } else if (std::string_view(name) == "tworeads") {
-    f = {Forced::kTwoReads, 0, c >= 32 && c <= 1024 ? c : kTwoReadsThreads, 1};
+    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
   }
   return f;
 }
@@ -137,7 +137,7 @@ cudaError_t LaunchBlockPerRow(const Params<T>& p, cudaStream_t stream, int c, in
 template <typename T, Kind K, int P>
 cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_only, int threads = 0) {
   const int64_t packs = p.n / P;
-  if (threads == 0) threads = static_cast<int>(std::min<int64_t>(kTwoReadsThreads, CeilDiv(packs, 32) * 32));
+  if (threads == 0) threads = static_cast<int>(std::min<int64_t>(norm::kTwoReadsMaxThreads, CeilDiv(packs, 32) * 32));
   const int64_t blocks = std::min(p.outer, kMaxBlocks);
   norm::BlockPerRowTwoReads<T, K, P><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, stats_only);
   return LastLaunchError();
