@@ -1,7 +1,7 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kGroupPerRowRegisters  n <= 2048 (f32) / 1024 (bf16, f16): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
+//   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
 //   kBlockPerRowRegisters  up to n < 16384: a CTA per row, the row in registers, block reductions
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
@@ -27,11 +27,12 @@ using norm::Kind;
 using norm::Params;
 
 constexpr int kGroupBlockThreads = 128;
-// Packs per lane in the group tier: 16 of float32 (rows up to 2048) or 4 of bf16/f16 (rows up to 1024).
-// The compiler keeps half rows converted to float32 plus the scale/bias packs of the output pass; 8 half
-// packs per lane took 225 registers (2 CTAs per SM), so longer half rows go to the block tier.
-template <typename T>
-constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : 4;
+// Packs per lane in the group tier: 16 of float32 (rows up to 2048), 8 of bf16/f16 for RMSNorm (2048;
+// measured 3.6-3.9 TB/s) and 4 for LayerNorm (1024): the compiler keeps half rows converted to float32
+// plus the scale and bias packs of the output pass, and 8 half packs per lane took 225 registers (2 CTAs
+// per SM), so longer half LayerNorm rows go to the block tier.
+template <typename T, Kind K>
+constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : K == Kind::kRmsNorm ? 8 : 4;
 // From this row length on, the two-read kernel wins: measured on H200 at 16384-65536 columns, 2.4-2.9 TB/s
 // against 1.4-2.3 for a row held in registers by one CTA or by a cluster of 2-8 CTAs (DSMEM exchange):
 // 512 light threads per CTA keep more rows in flight per SM, and the second read of a row comes from L2.
@@ -104,7 +105,8 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
             <<<static_cast<unsigned>(blocks), kGroupBlockThreads, 0, stream>>>(p);
         return LastLaunchError();
       };
-      if constexpr (kW == 32 && sizeof(T) == 4) return WithConstant<1, 2, 4, 8, 16>(c, launch);
+      if constexpr (kW == 32 && kGroupMaxPacksPerLane<T, K> == 16) return WithConstant<1, 2, 4, 8, 16>(c, launch);
+      else if constexpr (kW == 32 && kGroupMaxPacksPerLane<T, K> == 8) return WithConstant<1, 2, 4, 8>(c, launch);
       else if constexpr (kW == 32) return WithConstant<1, 2, 4>(c, launch);
       else return launch(std::integral_constant<int, 1>{});
     }
@@ -163,7 +165,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
   const Forced forced = ForcedTier();
   if (!Vectorizable(p)) {
-    if (p.n <= 32 * kGroupMaxPacksPerLane<T>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
+    if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
   }
   constexpr int P = kVec16<T>;
@@ -171,7 +173,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kBlock && int64_t{forced.c} * forced.b * forced.cluster >= packs)
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
-  if (packs <= 32 * kGroupMaxPacksPerLane<T>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
+  if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   if (p.n < kTwoReadsMinColumns) {
     // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
     // 4096 and 8192 columns (C = 4 with 128-256 threads, C = 8 with 256 threads). RMSNorm on bf16/f16
