@@ -1,10 +1,7 @@
 // CPU LayerNorm / RMSNorm. Rows are converted to a float32 buffer and reduced with two passes (mean,
 // then the sum of squared deviations) in loops the compiler vectorises: the last-axis case keeps 16
 // independent partial sums per row (a plain float reduction is not reassociated without -ffast-math),
-// the strided case reduces whole (n, inner) slabs with the inner index innermost. Sums accumulate in
-// double: a float32 running sum of 10^5 values near 1e4 loses the mean to ~1e-3 of the value, which is
-// the whole signal when the variance is small (the GPU kernels get the same effect from their tree
-// reductions and Welford merges).
+// the strided case reduces whole (n, inner) slabs with the inner index innermost.
 #include "cpu/norm_cpu.h"
 
 #include <algorithm>
@@ -21,26 +18,28 @@ enum class Mode { kNormalize, kStatsOnly, kApply };
 
 constexpr int kLanes = 16;
 
-double SumLanes(const float* v, int64_t n) {
-  double acc[kLanes] = {0.0};
+// sum(v - shift). LayerNorm shifts by the row's first element: the partial sums then grow with the
+// row's spread, not its mean, so a large mean with a small variance keeps its accuracy in float32.
+float SumLanes(const float* v, int64_t n, float shift) {
+  float acc[kLanes] = {0.f};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += v[j + k];
-  double s = 0.0;
-  for (; j < n; ++j) s += v[j];
+    for (int k = 0; k < kLanes; ++k) acc[k] += v[j + k] - shift;
+  float s = 0.f;
+  for (; j < n; ++j) s += v[j] - shift;
   for (int k = 0; k < kLanes; ++k) s += acc[k];
   return s;
 }
 
-double SumSquaresLanes(const float* v, int64_t n, float center) {
-  double acc[kLanes] = {0.0};
+float SumSquaresLanes(const float* v, int64_t n, float center) {
+  float acc[kLanes] = {0.f};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
     for (int k = 0; k < kLanes; ++k) {
       const float d = v[j + k] - center;
-      acc[k] += static_cast<double>(d) * d;
+      acc[k] += d * d;
     }
-  double s = 0.0;
+  float s = 0.f;
   for (; j < n; ++j) s += (v[j] - center) * (v[j] - center);
   for (int k = 0; k < kLanes; ++k) s += acc[k];
   return s;
@@ -92,8 +91,7 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
   const T* scale = static_cast<const T*>(ptr.scale);
   const T* bias = static_cast<const T*>(ptr.bias);
   std::vector<float> xf(static_cast<size_t>(slab)), mean(static_cast<size_t>(inner)),
-      rstd(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner));
-  std::vector<double> acc(static_cast<size_t>(inner));
+      rstd(static_cast<size_t>(inner)), acc(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner));
   const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
   for (int64_t o = 0; o < s.outer; ++o) {
     ToFloatRow(x + o * slab, slab, xf.data());
@@ -105,28 +103,29 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
         rstd[i] = stat_rstd[i];
       }
     } else if (inner == 1) {
-      const double sum = SumLanes(xf.data(), n);
       if (K == Kind::kLayerNorm) {
-        mean[0] = static_cast<float>(sum * inv_n);
+        const float shift = n > 0 ? xf[0] : 0.f;
+        mean[0] = shift + SumLanes(xf.data(), n, shift) * inv_n;
         acc[0] = SumSquaresLanes(xf.data(), n, mean[0]);  // M2
       } else {
         mean[0] = 0.f;
         acc[0] = SumSquaresLanes(xf.data(), n, 0.f);  // sum of squares
       }
     } else {
-      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(acc.begin(), acc.end(), 0.f);
       if (K == Kind::kLayerNorm) {
+        // Shifted by row j = 0 (see SumLanes), which exists whenever the loop runs.
         for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i];
-        for (int64_t i = 0; i < inner; ++i) mean[i] = static_cast<float>(acc[i] * inv_n);
-        std::fill(acc.begin(), acc.end(), 0.0);
+          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i] - xf[i];
+        for (int64_t i = 0; i < inner; ++i) mean[i] = (n > 0 ? xf[i] : 0.f) + acc[i] * inv_n;
+        std::fill(acc.begin(), acc.end(), 0.f);
       } else {
         std::fill(mean.begin(), mean.end(), 0.f);
       }
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < inner; ++i) {
           const float d = xf[j * inner + i] - mean[i];
-          acc[i] += static_cast<double>(d) * d;
+          acc[i] += d * d;
         }
     }
     if constexpr (M == Mode::kStatsOnly) {

@@ -34,7 +34,10 @@ template <typename T, int P>
 __device__ __forceinline__ Pack<T, P> LoadPack(const T* p) {
   return *reinterpret_cast<const Pack<T, P>*>(p);
 }
-// Streaming load for x: each element is read once, so keep it out of L1 and mark it evict-first in L2.
+// Evict-first load, for the last read of data that no later kernel reads here (the two-read kernel's
+// second pass). The single-read tiers use plain loads, as XLA does: at L2-resident sizes (x < 50 MB) jnp
+// ran up to 2x faster than our first version, whose evict-first loads of x are one suspect (x leaves L2
+// before the next call reads it).
 template <typename T, int P>
 __device__ __forceinline__ Pack<T, P> LoadPackStreaming(const T* p) {
   if constexpr (sizeof(Pack<T, P>) == 16) {
@@ -59,14 +62,41 @@ __device__ __forceinline__ float Normalize(float v, float mean, float rstd, cons
   return r;
 }
 
-// Affine rows of a given output row (null when absent).
+// Affine rows of a given output row (null when absent). The common single-group case skips the 64-bit
+// division (a few dozen instructions, paid per row: significant for short rows).
+template <typename T>
+__device__ __forceinline__ const T* GroupRow(const T* base, int64_t row, int64_t rows_per_group,
+                                             const Params<T>& p) {
+  if (base == nullptr || rows_per_group >= p.outer) return base;
+  return base + (row / rows_per_group) * p.n;
+}
 template <typename T>
 __device__ __forceinline__ const T* ScaleRow(const Params<T>& p, int64_t row) {
-  return p.scale == nullptr ? nullptr : p.scale + (row / p.scale_rows_per_group) * p.n;
+  return GroupRow(p.scale, row, p.scale_rows_per_group, p);
 }
 template <typename T>
 __device__ __forceinline__ const T* BiasRow(const Params<T>& p, int64_t row) {
-  return p.bias == nullptr ? nullptr : p.bias + (row / p.bias_rows_per_group) * p.n;
+  return GroupRow(p.bias, row, p.bias_rows_per_group, p);
+}
+
+// A pack of outputs at column `col` (a multiple of P, so the parameter packs are aligned whenever x's
+// are: the launcher checks). Loading scale/bias one pack at a time rather than one element at a time
+// cuts the load instructions of LayerNorm's output pass by up to 2 * P per pack (with per-element loads,
+// LayerNorm measured 10-40% below RMSNorm at the same shape; RMSNorm loads half as many parameters).
+template <Kind K, typename T, int P>
+__device__ __forceinline__ Pack<T, P> NormalizePack(const Pack<T, P>& v, float mean, float rstd,
+                                                    const T* scale, const T* bias, int64_t col) {
+  Pack<T, P> g, b, out;
+  if (scale != nullptr) g = LoadPack<T, P>(scale + col);
+  if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, P>(bias + col);
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    float r = (K == Kind::kLayerNorm ? ToFloat(v.v[e]) - mean : ToFloat(v.v[e])) * rstd;
+    if (scale != nullptr) r *= ToFloat(g.v[e]);
+    if (K == Kind::kLayerNorm && bias != nullptr) r += ToFloat(b.v[e]);
+    out.v[e] = FromFloat<T>(r);
+  }
+  return out;
 }
 
 __device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(var + eps); }
@@ -75,8 +105,8 @@ __device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(
 // W in {1, 2, 4, ..., 32}; each lane holds C packs of P elements per row, so rows of up to W * C * P
 // elements. Short rows (W < 32) take R = 2 rows per lane so tiny rows still keep two independent loads
 // in flight per lane. Loop bounds are uniform per warp (the shuffles use the full mask): rows past the
-// end are computed on zeros and never stored. The packs stay in their storage type to halve the register
-// footprint of bf16/f16 rows.
+// end are computed on zeros and never stored. The packs are kept in their storage type (the compiler
+// may still keep them converted to float32: the launcher caps C for bf16/f16 accordingly).
 template <typename T, Kind K, int P, int C, int W, int R>
 __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
   static_assert(32 % W == 0, "a thread group is a power-of-two fraction of a warp");
@@ -99,7 +129,7 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
       for (int c = 0; c < C; ++c) {
         const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
         if (row < rows && col < n) {
-          v[r][c] = LoadPackStreaming<T, P>(p.x + row * n + col);
+          v[r][c] = LoadPack<T, P>(p.x + row * n + col);
         } else {
 #pragma unroll
           for (int e = 0; e < P; ++e) v[r][c].v[e] = FromFloat<T>(0.f);
@@ -152,12 +182,7 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
       for (int c = 0; c < C; ++c) {
         const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
         if (col >= n) continue;
-        Pack<T, P> out;
-#pragma unroll
-        for (int e = 0; e < P; ++e) {
-          out.v[e] = FromFloat<T>(Normalize<K>(ToFloat(v[r][c].v[e]), mean[r], rstd[r], scale, bias, col + e));
-        }
-        StorePack<T, P>(p.y + row * n + col, out);
+        StorePack<T, P>(p.y + row * n + col, NormalizePack<K, T, P>(v[r][c], mean[r], rstd[r], scale, bias, col));
       }
       if (lane == 0 && p.mean != nullptr) {
         p.mean[row] = mean[r];
@@ -170,8 +195,8 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
 // ---- tier 2: a block (or a thread-block cluster) per row, the row in registers --------------------
 // The row is split into `cluster` contiguous chunks of blockDim.x * C * P elements, one per CTA of the
 // cluster; each thread holds C packs. Block partial sums are exchanged through distributed shared
-// memory, so a 64K-element row is spread over several SMs' registers and each SM keeps several rows in
-// flight (a single CTA per SM would idle between its load and store phases).
+// memory, so a 64K-element row can be spread over several SMs' registers (measured slower than the
+// two-read kernel for long rows; the launcher uses cluster == 1).
 __device__ __forceinline__ void ClusterArriveWait() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
   asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
@@ -213,7 +238,7 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     for (int c = 0; c < C; ++c) {
       const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
       if (col < limit) {
-        v[c] = LoadPackStreaming<T, P>(x + col);
+        v[c] = LoadPack<T, P>(x + col);
       } else {
 #pragma unroll
         for (int e = 0; e < P; ++e) v[c].v[e] = FromFloat<T>(0.f);
@@ -252,12 +277,7 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     for (int c = 0; c < C; ++c) {
       const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
       if (col >= limit) continue;
-      Pack<T, P> out;
-#pragma unroll
-      for (int e = 0; e < P; ++e) {
-        out.v[e] = FromFloat<T>(Normalize<K>(ToFloat(v[c].v[e]), mean, rstd, scale, bias, offset + col + e));
-      }
-      StorePack<T, P>(y + col, out);
+      StorePack<T, P>(y + col, NormalizePack<K, T, P>(v[c], mean, rstd, scale, bias, offset + col));
     }
     if (rank == 0 && threadIdx.x == 0 && p.mean != nullptr) {
       p.mean[row] = mean;
@@ -269,31 +289,72 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 }
 
 // ---- tier 3: a block per row reading x twice (any length, any alignment) --------------------------
-// Pass 1 merges per-pack statistics (exact two-pass over the P elements in registers, then Chan's
-// merge), pass 2 re-reads x and writes y. With stats_only the kernel writes (mean, M2) for LayerNorm or
-// the mean of squares for RMSNorm instead of y (the sharded-axis entry points).
+// Pass 1 loads kTwoReadsUnroll packs per thread at once (more bytes in flight per thread), reduces them
+// exactly in registers (two passes over at most U * P values) and merges that chunk into the thread's
+// Welford state (one division per chunk); pass 2 re-reads the row, which the first pass just brought
+// into L2, with an evict-first load (its last use) and writes y with streaming stores, so y does not push
+// other rows' x out of L2 before their second read. With stats_only the kernel writes (mean, M2) for
+// LayerNorm or the mean of squares for RMSNorm instead of y (the sharded-axis entry points).
+// Packs per thread per step, and the CTAs per SM the register budget must allow: 4 float32 packs (64
+// bytes in flight per thread) at 2 CTAs of 512 threads; one bf16/f16 pack at 3 CTAs (4 half packs, 32
+// values, took 119 registers: one CTA per SM).
+template <typename T>
+constexpr int kTwoReadsUnroll = sizeof(T) == 4 ? 4 : 1;
+template <typename T>
+constexpr int kTwoReadsMinBlocks = sizeof(T) == 4 ? 2 : 3;
+constexpr int kTwoReadsMaxThreads = 512;
+
+template <typename T, int P>
+__device__ __forceinline__ void StorePackStreaming(T* p, const Pack<T, P>& v) {
+  if constexpr (sizeof(Pack<T, P>) == 16) {
+    __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&v));
+  } else {
+    StorePack<T, P>(p, v);
+  }
+}
+
 template <typename T, Kind K, int P>
-__global__ void __launch_bounds__(512) BlockPerRowTwoReads(Params<T> p, bool stats_only) {
+__global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) BlockPerRowTwoReads(Params<T> p, bool stats_only) {
+  constexpr int U = kTwoReadsUnroll<T>;
   __shared__ float scratch[3 * 32];
   const int64_t rows = p.outer, n = p.n;
   const int64_t packs = n / P;  // the launcher guarantees n % P == 0
+  const int64_t step = blockDim.x;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* x = p.x + row * n;
     Welford w;
-    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) {
-      const Pack<T, P> v = LoadPack<T, P>(x + i * P);
-      Welford pw;
-      pw.count = static_cast<float>(P);
+    for (int64_t base = threadIdx.x; base < packs; base += U * step) {
+      Pack<T, P> v[U];
+      int valid = 0;  // packs base, base + step, ... that exist: a prefix of v, at least one
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (base + u * step < packs) {
+          v[u] = LoadPack<T, P>(x + (base + u * step) * P);
+          ++valid;
+        }
+      }
       float s = 0.f;
 #pragma unroll
-      for (int e = 0; e < P; ++e) s += ToFloat(v.v[e]);
-      pw.mean = s / P;
+      for (int u = 0; u < U; ++u) {
+        if (u < valid) {
 #pragma unroll
-      for (int e = 0; e < P; ++e) {
-        const float d = ToFloat(v.v[e]) - pw.mean;
-        pw.m2 += d * d;
+          for (int e = 0; e < P; ++e) s += ToFloat(v[u].v[e]);
+        }
       }
-      w.Merge(pw);
+      Welford cw;
+      cw.count = static_cast<float>(valid * P);
+      cw.mean = s / cw.count;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u < valid) {
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            const float d = ToFloat(v[u].v[e]) - cw.mean;
+            cw.m2 += d * d;
+          }
+        }
+      }
+      w.Merge(cw);
     }
     w = BlockAllReduceWelford(w, scratch);
     const float var = w.m2 / static_cast<float>(n);
@@ -312,14 +373,17 @@ __global__ void __launch_bounds__(512) BlockPerRowTwoReads(Params<T> p, bool sta
     const T* scale = ScaleRow(p, row);
     const T* bias = BiasRow(p, row);
     T* y = p.y + row * n;
-    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) {
-      const Pack<T, P> v = LoadPack<T, P>(x + i * P);
-      Pack<T, P> out;
+    for (int64_t base = threadIdx.x; base < packs; base += U * step) {
+      Pack<T, P> v[U];
 #pragma unroll
-      for (int e = 0; e < P; ++e) {
-        out.v[e] = FromFloat<T>(Normalize<K>(ToFloat(v.v[e]), mean, rstd, scale, bias, i * P + e));
+      for (int u = 0; u < U; ++u) {
+        if (base + u * step < packs) v[u] = LoadPackStreaming<T, P>(x + (base + u * step) * P);
       }
-      StorePack<T, P>(y + i * P, out);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t i = base + u * step;
+        if (i < packs) StorePackStreaming<T, P>(y + i * P, NormalizePack<K, T, P>(v[u], mean, rstd, scale, bias, i * P));
+      }
     }
     if (threadIdx.x == 0 && p.mean != nullptr) {
       p.mean[row] = mean;
@@ -330,24 +394,28 @@ __global__ void __launch_bounds__(512) BlockPerRowTwoReads(Params<T> p, bool sta
 }
 
 // ---- tier 4: normalising a non-last axis (inner > 1) ----------------------------------------------
-// A block of 32 x kStridedSlices threads covers 32 consecutive inner positions of one outer index; lanes
-// read consecutive addresses (coalesced), the slices split the n strided elements. Each thread merges
-// chunks of 8 elements (exact two-pass in registers, one division per chunk), the slices are merged
-// through shared memory, then x is read again to write y (the second read often hits L2).
-constexpr int kStridedSlices = 8;
+// Columns are the outer * inner (o, i) pairs, flattened so that a warp's 32 lanes take 32 consecutive
+// columns: consecutive addresses within an outer index, whole 32-byte sectors across outer indices even
+// when inner is small (measured: one outer index per block left half the lanes idle at inner = 16). The
+// blockDim.y slices split the n strided elements of each column (the launcher uses up to 32 slices, so
+// short grids of long columns still fill the GPU); each thread merges chunks of 8 elements (exact
+// two-pass in registers, one division per chunk), the slices merge through shared memory, and x is read
+// again to write y.
+constexpr int kStridedMaxSlices = 32;
 
 template <typename T, Kind K>
-__global__ void __launch_bounds__(32 * kStridedSlices) StridedTwoReads(Params<T> p, bool stats_only) {
-  __shared__ float sm[3][kStridedSlices][33];
-  const int64_t n = p.n, inner = p.inner;
-  const int64_t tiles = (inner + 31) / 32;
-  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
-  for (int64_t t = blockIdx.x; t < p.outer * tiles; t += gridDim.x) {
-    const int64_t o = t / tiles, i = (t % tiles) * 32 + tx;
-    const bool live = i < inner;
+__global__ void __launch_bounds__(32 * kStridedMaxSlices) StridedTwoReads(Params<T> p, bool stats_only) {
+  __shared__ float sm[3][kStridedMaxSlices][33];
+  const int64_t n = p.n, inner = p.inner, columns = p.outer * p.inner;
+  const int64_t tiles = (columns + 31) / 32;
+  const int tx = threadIdx.x, ty = threadIdx.y, slices = blockDim.y;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t c = t * 32 + tx;
+    const bool live = c < columns;
+    const int64_t o = live ? c / inner : 0, i = live ? c % inner : 0;
     const T* x = p.x + o * n * inner + i;
     Welford w;
-    for (int64_t j0 = ty * 8; j0 < n; j0 += 8 * kStridedSlices) {
+    for (int64_t j0 = static_cast<int64_t>(ty) * 8; j0 < n; j0 += 8 * slices) {
       float v[8];
       int cnt = 0;
       float s = 0.f;
@@ -374,7 +442,7 @@ __global__ void __launch_bounds__(32 * kStridedSlices) StridedTwoReads(Params<T>
     sm[2][ty][tx] = w.m2;
     __syncthreads();
     Welford r;
-    for (int s = 0; s < kStridedSlices; ++s) {
+    for (int s = 0; s < slices; ++s) {
       Welford o2;
       o2.count = sm[0][s][tx];
       o2.mean = sm[1][s][tx];
@@ -386,23 +454,22 @@ __global__ void __launch_bounds__(32 * kStridedSlices) StridedTwoReads(Params<T>
     const float ms = var + r.mean * r.mean;
     const float mean = K == Kind::kLayerNorm ? r.mean : 0.f;
     const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : ms, p.epsilon);
-    const int64_t stat = o * inner + i;
     if (stats_only) {
       if (live && ty == 0) {
-        p.mean[stat] = K == Kind::kLayerNorm ? r.mean : ms;
-        if (K == Kind::kLayerNorm) p.rstd[stat] = r.m2;
+        p.mean[c] = K == Kind::kLayerNorm ? r.mean : ms;
+        if (K == Kind::kLayerNorm) p.rstd[c] = r.m2;
       }
       continue;
     }
-    if (live && ty == 0 && p.mean != nullptr) {
-      p.mean[stat] = mean;
-      p.rstd[stat] = rstd;
-    }
     if (!live) continue;
+    if (ty == 0 && p.mean != nullptr) {
+      p.mean[c] = mean;
+      p.rstd[c] = rstd;
+    }
     const T* scale = ScaleRow(p, o);
     const T* bias = BiasRow(p, o);
     T* y = p.y + o * n * inner + i;
-    for (int64_t j = ty; j < n; j += kStridedSlices) {
+    for (int64_t j = ty; j < n; j += slices) {
       y[j * inner] = FromFloat<T>(Normalize<K>(ToFloat(x[j * inner]), mean, rstd, scale, bias, j));
     }
   }

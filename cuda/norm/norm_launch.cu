@@ -1,12 +1,16 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kGroupPerRowRegisters  n <= 2048: a group of 1..32 lanes per row, the row in registers
-//   kBlockPerRowRegisters  packs <= 8 * 4096: a block per row (a thread-block cluster of up to 8 CTAs sharing
-//                          the row through distributed shared memory for the longest rows), row in registers
-//   kBlockPerRowTwoReads   anything else (and long misaligned rows): Welford pass, then a normalising pass
+//   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
+//                          the row in registers, warp-shuffle reductions
+//   kBlockPerRowRegisters  up to n < 16384: a CTA per row, the row in registers, block reductions
+//   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
+//                          then a normalising pass that re-reads the row (from L2)
 //   kStridedTwoReads       a non-last axis (inner > 1)
-// None uses dynamic shared memory, so no launch needs a cudaFuncSetAttribute opt-in.
+// BlockPerRowRegisters can also spread a row over a thread-block cluster (DSMEM reductions); every
+// measured cluster configuration (2-8 CTAs, 2048-65536 columns) was slower than one CTA per row or the
+// two-read kernel, so only the JK_NORM_TIER lab hook launches clusters.
+// No kernel uses dynamic shared memory, so no launch needs a cudaFuncSetAttribute opt-in.
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -23,12 +27,16 @@ using norm::Kind;
 using norm::Params;
 
 constexpr int kGroupBlockThreads = 128;
-// Packs per lane in the group tier: 16 packs of float32 or 8 of bf16/f16 (64 values, which the compiler
-// keeps converted to float32); more spills. Rows of up to 2048 elements either way.
-template <typename T>
-constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : 8;
-constexpr int kBlockMaxCluster = 8;
-constexpr int kTwoReadsThreads = 512;
+// Packs per lane in the group tier: 16 of float32 (rows up to 2048), 8 of bf16/f16 for RMSNorm (2048;
+// measured 3.6-3.9 TB/s) and 4 for LayerNorm (1024): the compiler keeps half rows converted to float32
+// plus the scale and bias packs of the output pass, and 8 half packs per lane took 225 registers (2 CTAs
+// per SM), so longer half LayerNorm rows go to the block tier.
+template <typename T, Kind K>
+constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : K == Kind::kRmsNorm ? 8 : 4;
+// From this row length on, the two-read kernel wins: measured on H200 at 16384-65536 columns, 2.4-2.9 TB/s
+// against 1.4-2.3 for a row held in registers by one CTA or by a cluster of 2-8 CTAs (DSMEM exchange):
+// 512 light threads per CTA keep more rows in flight per SM, and the second read of a row comes from L2.
+constexpr int64_t kTwoReadsMinColumns = 16384;
 // Grids beyond this many blocks loop (grid-stride) instead: keeps gridDim.x far from its 2^31 - 1 limit.
 constexpr int64_t kMaxBlocks = int64_t{1} << 20;
 
@@ -65,7 +73,7 @@ Forced ForcedTier() {
       b % 32 == 0 && (cl == 1 || cl == 2 || cl == 4 || cl == 8)) {
     f = {Forced::kBlock, c, b, cl};
   } else if (std::string_view(name) == "tworeads") {
-    f = {Forced::kTwoReads, 0, c >= 32 && c <= 1024 ? c : kTwoReadsThreads, 1};
+    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
   }
   return f;
 }
@@ -97,8 +105,9 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
             <<<static_cast<unsigned>(blocks), kGroupBlockThreads, 0, stream>>>(p);
         return LastLaunchError();
       };
-      if constexpr (kW == 32 && sizeof(T) == 4) return WithConstant<1, 2, 4, 8, 16>(c, launch);
-      else if constexpr (kW == 32) return WithConstant<1, 2, 4, 8>(c, launch);
+      if constexpr (kW == 32 && kGroupMaxPacksPerLane<T, K> == 16) return WithConstant<1, 2, 4, 8, 16>(c, launch);
+      else if constexpr (kW == 32 && kGroupMaxPacksPerLane<T, K> == 8) return WithConstant<1, 2, 4, 8>(c, launch);
+      else if constexpr (kW == 32) return WithConstant<1, 2, 4>(c, launch);
       else return launch(std::integral_constant<int, 1>{});
     }
   });
@@ -130,7 +139,7 @@ cudaError_t LaunchBlockPerRow(const Params<T>& p, cudaStream_t stream, int c, in
 template <typename T, Kind K, int P>
 cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_only, int threads = 0) {
   const int64_t packs = p.n / P;
-  if (threads == 0) threads = static_cast<int>(std::min<int64_t>(kTwoReadsThreads, CeilDiv(packs, 32) * 32));
+  if (threads == 0) threads = static_cast<int>(std::min<int64_t>(norm::kTwoReadsMaxThreads, CeilDiv(packs, 32) * 32));
   const int64_t blocks = std::min(p.outer, kMaxBlocks);
   norm::BlockPerRowTwoReads<T, K, P><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, stats_only);
   return LastLaunchError();
@@ -138,9 +147,14 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
 
 template <typename T, Kind K>
 cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only) {
-  const int64_t blocks = std::min(p.outer * CeilDiv(p.inner, 32), kMaxBlocks);
-  norm::StridedTwoReads<T, K><<<static_cast<unsigned>(blocks), 32 * norm::kStridedSlices, 0, stream>>>(
-      p, stats_only);
+  const int64_t tiles = CeilDiv(p.outer * p.inner, 32);
+  // Slices of n per column: enough threads for ~2048 per SM, at least 8 elements per slice.
+  const int64_t want = CeilDiv(int64_t{NumSMs()} * 64, tiles);
+  // At least 4 slices: a 32-thread block would hit the 32-blocks-per-SM limit at half occupancy.
+  const int slices = static_cast<int>(
+      std::clamp<int64_t>(std::min(want, CeilDiv(p.n, 8)), 4, norm::kStridedMaxSlices));
+  const int64_t blocks = std::min(tiles, kMaxBlocks);
+  norm::StridedTwoReads<T, K><<<static_cast<unsigned>(blocks), dim3(32, slices), 0, stream>>>(p, stats_only);
   return LastLaunchError();
 }
 
@@ -151,7 +165,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
   const Forced forced = ForcedTier();
   if (!Vectorizable(p)) {
-    if (p.n <= 32 * kGroupMaxPacksPerLane<T>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
+    if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
   }
   constexpr int P = kVec16<T>;
@@ -159,14 +173,16 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kBlock && int64_t{forced.c} * forced.b * forced.cluster >= packs)
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
-  if (packs <= 32 * kGroupMaxPacksPerLane<T>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
-  // Block per row: a CTA holds up to 4096 packs (64 KiB) with C = 8 packs per thread and 512 threads;
-  // longer rows are spread over a cluster so each SM keeps several rows in flight.
-  const int cluster = std::min<int64_t>(kBlockMaxCluster, NextPow2(CeilDiv(packs, 4096)));
-  const int64_t per_cta = CeilDiv(packs, cluster);
-  const int c = per_cta >= 2048 ? 8 : 4;
-  const int64_t threads = CeilDiv(CeilDiv(per_cta, c), 32) * 32;
-  if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), cluster);
+  if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
+  if (p.n < kTwoReadsMinColumns) {
+    // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
+    // 4096 and 8192 columns (C = 4 with 128-256 threads, C = 8 with 256 threads). RMSNorm on bf16/f16
+    // with C = 4 measured at 1.6 TB/s (C = 8: 3.0 TB/s at 16384 columns), so it always takes C = 8.
+    const bool half_rms = K == Kind::kRmsNorm && sizeof(T) == 2;
+    const int c = packs >= 2048 || half_rms ? 8 : 4;
+    const int64_t threads = CeilDiv(CeilDiv(packs, c), 32) * 32;
+    if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), 1);
+  }
   return LaunchTwoReads<T, K, P>(p, stream, false);
 }
 
