@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One device call: build, the whole matmul test file (no -x: every failure listed), the issue's cases,
 # then a short compute-sanitizer memcheck over every tier. Usage (repo root): bash bench/lab/matmul_gpu_run.sh
+# Uses python3 -m pip / pytest: the bare `pip` on the GPU machine belongs to another interpreter.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
@@ -8,12 +9,12 @@ OUT=${OUT:-/tmp/jk_out}
 mkdir -p "$OUT"
 export JK_CUDA=ON JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1 JK_LARGE_TESTS=1
 start=$(date +%s)
-if ! pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then tail -60 "$OUT/build.log"; exit 1; fi
+if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then tail -60 "$OUT/build.log"; exit 1; fi
 echo "== built in $(( $(date +%s) - start ))s"
 cd /tmp
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-timeout 200 pytest -q -p no:cacheprovider --tb=line -rf "$REPO/tests/test_matmul.py" 2>&1 | tee "$OUT/tests.log" | grep -vE "^\.|^$" | tail -45
+timeout 200 python3 -m pytest -q -p no:cacheprovider --tb=line -rf "$REPO/tests/test_matmul.py" 2>&1 | tee "$OUT/tests.log" | grep -vE "^\.|^$" | tail -45
 echo "== tests done at $(( $(date +%s) - start ))s"
-timeout 150 python "$REPO/bench/lab/matmul_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -16
+timeout 150 python3 "$REPO/bench/lab/matmul_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -16
 echo "== cases done at $(( $(date +%s) - start ))s"
-timeout 60 compute-sanitizer --tool memcheck --print-limit 5 python "$REPO/bench/lab/matmul_tiers_smoke.py" 2>&1 | tail -8
+timeout 60 compute-sanitizer --tool memcheck --print-limit 5 python3 "$REPO/bench/lab/matmul_tiers_smoke.py" 2>&1 | tail -8
