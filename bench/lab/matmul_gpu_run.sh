@@ -13,8 +13,8 @@ if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log
 echo "== built in $(( $(date +%s) - start ))s"
 cd /tmp
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-timeout 200 python3 -m pytest -q -p no:cacheprovider --tb=line -rf "$REPO/tests/test_matmul.py" 2>&1 | tee "$OUT/tests.log" | grep -vE "^\.|^$" | tail -45
+timeout 130 python3 -m pytest -q -p no:cacheprovider --tb=line -rf "$REPO/tests/test_matmul.py" 2>&1 | tee "$OUT/tests.log" | grep -vE "^\.|^$" | tail -45
 echo "== tests done at $(( $(date +%s) - start ))s"
-timeout 150 python3 "$REPO/bench/lab/matmul_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -16
+timeout 110 python3 "$REPO/bench/lab/matmul_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -16
 echo "== cases done at $(( $(date +%s) - start ))s"
-timeout 60 compute-sanitizer --tool memcheck --print-limit 5 python3 "$REPO/bench/lab/matmul_tiers_smoke.py" 2>&1 | tail -8
+[ $(( $(date +%s) - start )) -lt 290 ] && timeout $(( 345 - ($(date +%s) - start) )) compute-sanitizer --tool memcheck --print-limit 5 python3 "$REPO/bench/lab/matmul_tiers_smoke.py" 2>&1 | tail -8
