@@ -13,6 +13,7 @@ if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log
 echo "== built in $(( $(date +%s) - start ))s"
 cd /tmp
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+timeout 60 python3 "$REPO/bench/lab/matmul_diag.py" 2>&1 | tail -30
 timeout 130 python3 -m pytest -q -p no:cacheprovider --tb=line -rf "$REPO/tests/test_matmul.py" 2>&1 | tee "$OUT/tests.log" | grep -vE "^\.|^$" | tail -45
 echo "== tests done at $(( $(date +%s) - start ))s"
 timeout 110 python3 "$REPO/bench/lab/matmul_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -16

@@ -10,6 +10,7 @@
 // All present operands have the same rank R >= 2 (Python left-pads with 1s) and dtype; every batch dim
 // of an operand equals the output's or is 1 (broadcast through a 0 stride, never materialised).
 // Attributes: precision (int32: 0 default, 1 high, 2 highest), activation (int32, jk_linear only).
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -181,21 +182,27 @@ ffi::Error LinearCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias, ff
 }
 
 #ifdef JK_WITH_CUDA
+// DIAG: echo CUDA-handler errors to stderr (the GPU jaxlib crashed on error returns).
+ffi::Error Echo(ffi::Error e) {
+  if (e.failure()) fprintf(stderr, "jk matmul handler error: %s\n", e.message().c_str());
+  return e;
+}
+
 ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
                       ffi::Result<ffi::AnyBuffer> out, int32_t precision) {
   MatmulProblem p;
-  JK_RETURN_IF_ERROR(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p));
+  JK_RETURN_IF_ERROR(Echo(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p)));
   if (out->element_count() == 0) return ffi::Error::Success();  // a 0-block grid is a launch error
-  return CudaStatus(LaunchMatmul(stream, p), kMatmul);
+  return Echo(CudaStatus(LaunchMatmul(stream, p), kMatmul));
 }
 
 ffi::Error LinearCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias,
                       ffi::AnyBuffer residual, ffi::Result<ffi::AnyBuffer> out, int32_t precision,
                       int32_t activation) {
   MatmulProblem p;
-  JK_RETURN_IF_ERROR(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p));
+  JK_RETURN_IF_ERROR(Echo(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p)));
   if (out->element_count() == 0) return ffi::Error::Success();
-  return CudaStatus(LaunchMatmul(stream, p), kLinear);
+  return Echo(CudaStatus(LaunchMatmul(stream, p), kLinear));
 }
 #endif
 
@@ -215,14 +222,16 @@ XLA_FFI_DEFINE_HANDLER(kLinearCpu, LinearCpu, ffi::Ffi::Bind()
                            .Attr<int32_t>("precision")
                            .Attr<int32_t>("activation"));
 #ifdef JK_WITH_CUDA
-// Graph-safe: no allocation, no synchronisation, the same launches for the same shapes.
+// The handlers are graph-safe (no allocation, no synchronisation, the same launches for the same
+// shapes) but do not declare kCmdBufferCompatible: on the GPU machine's jaxlib (0.11.2) an FFI call that
+// returns an error while captured in a command buffer took the process down with a segfault (seen for
+// every op's handler-validation tests), where outside one it raises a Python exception.
 XLA_FFI_DEFINE_HANDLER(kMatmulCuda, MatmulCuda, ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
                            .Arg<ffi::AnyBuffer>()
                            .Arg<ffi::AnyBuffer>()
                            .Ret<ffi::AnyBuffer>()
-                           .Attr<int32_t>("precision"),
-                       {ffi::Traits::kCmdBufferCompatible});
+                           .Attr<int32_t>("precision"));
 XLA_FFI_DEFINE_HANDLER(kLinearCuda, LinearCuda, ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
                            .Arg<ffi::AnyBuffer>()
@@ -231,8 +240,7 @@ XLA_FFI_DEFINE_HANDLER(kLinearCuda, LinearCuda, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()
                            .Ret<ffi::AnyBuffer>()
                            .Attr<int32_t>("precision")
-                           .Attr<int32_t>("activation"),
-                       {ffi::Traits::kCmdBufferCompatible});
+                           .Attr<int32_t>("activation"));
 #endif
 
 void AddMatmulTargets(TargetList& t) {
