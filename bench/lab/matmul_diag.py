@@ -8,7 +8,7 @@ import numpy as np
 
 import jax_kernels as jk
 
-faulthandler.enable()
+# faulthandler.enable(): gdb and the C-level trace show more
 print("jax", jax.__version__, jax.devices(), "cuda build:", jk.WITH_CUDA, flush=True)
 rng = np.random.default_rng(0)
 for dt, prec, m, k, n, what in [(jnp.float32, "highest", 3, 5, 7, "SimtTiled"), (jnp.bfloat16, None, 4, 64, 64, "SkinnyM"),

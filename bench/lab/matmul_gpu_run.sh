@@ -13,7 +13,12 @@ if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log
 echo "== built in $(( $(date +%s) - start ))s"
 cd /tmp
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-timeout 60 python3 "$REPO/bench/lab/matmul_diag.py" 2>&1 | tail -30
+if ! timeout 60 python3 "$REPO/bench/lab/matmul_diag.py" >"$OUT/diag.log" 2>&1; then
+  grep -v "^  File" "$OUT/diag.log" | tail -20
+  command -v gdb >/dev/null && timeout 90 gdb -q -batch -ex run -ex "bt 30" --args python3 "$REPO/bench/lab/matmul_diag.py" 2>&1 | grep -E "^#|signal" | head -40
+  exit 1
+fi
+tail -8 "$OUT/diag.log"
 timeout 130 python3 -m pytest -q -p no:cacheprovider --tb=line -rf "$REPO/tests/test_matmul.py" 2>&1 | tee "$OUT/tests.log" | grep -vE "^\.|^$" | tail -45
 echo "== tests done at $(( $(date +%s) - start ))s"
 timeout 110 python3 "$REPO/bench/lab/matmul_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -16

@@ -9,7 +9,9 @@
 //   out      (batch..., M, N)
 // All present operands have the same rank R >= 2 (Python left-pads with 1s) and dtype; every batch dim
 // of an operand equals the output's or is 1 (broadcast through a 0 stride, never materialised).
-// Attributes: precision (int32: 0 default, 1 high, 2 highest), activation (int32, jk_linear only).
+// Attributes: precision (int64: 0 default, 1 high, 2 highest), activation (int64, jk_linear only).
+// int64 rather than int32: with int32 attributes every call crashed jaxlib 0.11.2's CUDA runtime (the
+// other ops' int64 / float attributes decode fine there).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -65,7 +67,7 @@ ffi::Error CheckOperand(std::string_view op, std::string_view arg, const ffi::An
 // bias / residual are null for jk_matmul.
 ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi::AnyBuffer& b,
                         const ffi::AnyBuffer* bias, const ffi::AnyBuffer* residual, ffi::AnyBuffer& out,
-                        int32_t precision, int32_t activation, MatmulProblem& p) {
+                        int64_t precision, int64_t activation, MatmulProblem& p) {
   auto dt = FloatDType(a.element_type(), op, "a");
   if (dt.has_error()) return dt.error();
   p.dtype = *dt;
@@ -164,7 +166,7 @@ ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi:
   return ffi::Error::Success();
 }
 
-ffi::Error MatmulCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> out, int32_t precision) {
+ffi::Error MatmulCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> out, int64_t precision) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p));
   if (out->element_count() == 0) return ffi::Error::Success();
@@ -173,7 +175,7 @@ ffi::Error MatmulCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuf
 }
 
 ffi::Error LinearCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias, ffi::AnyBuffer residual,
-                     ffi::Result<ffi::AnyBuffer> out, int32_t precision, int32_t activation) {
+                     ffi::Result<ffi::AnyBuffer> out, int64_t precision, int64_t activation) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p));
   if (out->element_count() == 0) return ffi::Error::Success();
@@ -189,7 +191,7 @@ ffi::Error Echo(ffi::Error e) {
 }
 
 ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
-                      ffi::Result<ffi::AnyBuffer> out, int32_t precision) {
+                      ffi::Result<ffi::AnyBuffer> out, int64_t precision) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(Echo(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p)));
   if (out->element_count() == 0) return ffi::Error::Success();  // a 0-block grid is a launch error
@@ -197,8 +199,8 @@ ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
 }
 
 ffi::Error LinearCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias,
-                      ffi::AnyBuffer residual, ffi::Result<ffi::AnyBuffer> out, int32_t precision,
-                      int32_t activation) {
+                      ffi::AnyBuffer residual, ffi::Result<ffi::AnyBuffer> out, int64_t precision,
+                      int64_t activation) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(Echo(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p)));
   if (out->element_count() == 0) return ffi::Error::Success();
@@ -212,26 +214,25 @@ XLA_FFI_DEFINE_HANDLER(kMatmulCpu, MatmulCpu, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()  // a
                            .Arg<ffi::AnyBuffer>()  // b
                            .Ret<ffi::AnyBuffer>()  // out
-                           .Attr<int32_t>("precision"));
+                           .Attr<int64_t>("precision"));
 XLA_FFI_DEFINE_HANDLER(kLinearCpu, LinearCpu, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()  // a (x)
                            .Arg<ffi::AnyBuffer>()  // b (w)
                            .Arg<ffi::AnyBuffer>()  // bias or the absent marker
                            .Arg<ffi::AnyBuffer>()  // residual or the absent marker
                            .Ret<ffi::AnyBuffer>()  // out
-                           .Attr<int32_t>("precision")
-                           .Attr<int32_t>("activation"));
+                           .Attr<int64_t>("precision")
+                           .Attr<int64_t>("activation"));
 #ifdef JK_WITH_CUDA
-// The handlers are graph-safe (no allocation, no synchronisation, the same launches for the same
-// shapes) but do not declare kCmdBufferCompatible: on the GPU machine's jaxlib (0.11.2) an FFI call that
-// returns an error while captured in a command buffer took the process down with a segfault (seen for
-// every op's handler-validation tests), where outside one it raises a Python exception.
+// Graph-safe: no allocation, no synchronisation, the same launches for the same shapes (the shared-memory
+// opt-in is a host-side function attribute).
 XLA_FFI_DEFINE_HANDLER(kMatmulCuda, MatmulCuda, ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
                            .Arg<ffi::AnyBuffer>()
                            .Arg<ffi::AnyBuffer>()
                            .Ret<ffi::AnyBuffer>()
-                           .Attr<int32_t>("precision"));
+                           .Attr<int64_t>("precision"),
+                       {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER(kLinearCuda, LinearCuda, ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
                            .Arg<ffi::AnyBuffer>()
@@ -239,8 +240,9 @@ XLA_FFI_DEFINE_HANDLER(kLinearCuda, LinearCuda, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()
                            .Arg<ffi::AnyBuffer>()
                            .Ret<ffi::AnyBuffer>()
-                           .Attr<int32_t>("precision")
-                           .Attr<int32_t>("activation"));
+                           .Attr<int64_t>("precision")
+                           .Attr<int64_t>("activation"),
+                       {ffi::Traits::kCmdBufferCompatible});
 #endif
 
 void AddMatmulTargets(TargetList& t) {
