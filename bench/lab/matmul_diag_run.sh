@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Diagnostic device call: build, then locate a host-side crash (gdb backtrace when gdb exists).
+# Diagnostic device call for a host-side crash: in-tree CMake build (unstripped), run the diag script with
+# a SIGSEGV backtrace printer preloaded, symbolise the frames inside our module.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 OUT=${OUT:-/tmp/jk_out}; mkdir -p "$OUT"
-export JK_CUDA=ON JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
-python3 -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+export PYTHONUNBUFFERED=1
+gcc -shared -fPIC -O1 bench/lab/segv_trace.c -o /tmp/segv_trace.so -ldl || echo "no segv tracer"
+# RelWithDebInfo: nanobind strips Release modules, and the frames need symbols.
+{ cmake -S . -B build/diag -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKBUILD_PROJECT_NAME=jax_kernels \
+    -Dnanobind_DIR="$(python3 -m nanobind --cmake_dir)" -DPython_EXECUTABLE="$(command -v python3)" \
+    -DJK_CUDA=ON -DJK_CUDA_ARCHS=90a-real && cmake --build build/diag -j 16 && cp build/diag/_jax_kernels*.so jax_kernels/; } \
+  >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+SO=$(ls "$REPO"/jax_kernels/_jax_kernels*.so)
 cd /tmp
-python3 -c "import jax_kernels, os; print(jax_kernels.__file__); print(os.listdir(os.path.dirname(jax_kernels.__file__)))"
-nm -D --defined-only "$(python3 -c 'import jax_kernels._jax_kernels as m; print(m.__file__)')" | grep -ci " cuda" 
-timeout 60 python3 "$REPO/bench/lab/matmul_diag.py" 2>&1 | grep -v "^  File" | tail -25
-if command -v gdb >/dev/null; then
-  timeout 90 gdb -q -batch -ex run -ex "bt 30" --args python3 "$REPO/bench/lab/matmul_diag.py" 2>&1 | grep -E "^#|DIAG|signal|rel err" | head -45
-else
-  echo "no gdb"
-fi
+PYTHONPATH=$REPO LD_PRELOAD=/tmp/segv_trace.so timeout 60 python3 "$REPO/bench/lab/matmul_diag.py" >"$OUT/diag.log" 2>&1
+echo "diag rc=$?"
+grep -v "^  File\|SEGV_TRACE" "$OUT/diag.log" | tail -12
+grep SEGV_TRACE "$OUT/diag.log" | head -30 | cut -c1-220
+grep "SEGV_TRACE #" "$OUT/diag.log" | grep "_jax_kernels" | head -12 | while read -r _ _ lib off _; do
+  addr2line -f -C -e "$lib" "$off" | head -1
+done

@@ -192,8 +192,10 @@ ffi::Error Echo(ffi::Error e) {
 
 ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
                       ffi::Result<ffi::AnyBuffer> out, int64_t precision) {
+  fprintf(stderr, "DIAG enter jk_matmul cuda handler\n");
   MatmulProblem p;
   JK_RETURN_IF_ERROR(Echo(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p)));
+  fprintf(stderr, "DIAG problem m=%ld n=%ld k=%ld tier=%d\n", (long)p.m, (long)p.n, (long)p.k, (int)ChooseMatmulTier(p));
   if (out->element_count() == 0) return ffi::Error::Success();  // a 0-block grid is a launch error
   return Echo(CudaStatus(LaunchMatmul(stream, p), kMatmul));
 }
