@@ -371,8 +371,6 @@ def _ffi(name, out_shape, *args, **attrs):
     (lambda: _ffi("jk_linear", (3, 5), _f32(3, 4), _f32(4, 5), _f32(0), _f32(2, 5), precision=0, activation=0),
      "residual"),
 ])
-@pytest.mark.skipif(ON_GPU, reason="jaxlib 0.11.2's CUDA runtime segfaults when an FFI handler returns an "
-                    "error (every op's validation test); checked on the CPU handlers")
 def test_handler_validation(call, match):
     with pytest.raises(Exception, match=match):
         jax.block_until_ready(call())
