@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 OUT=${OUT:-/tmp/jk_out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-gcc -shared -fPIC -O1 bench/lab/segv_trace.c -o /tmp/segv_trace.so -ldl || echo "no segv tracer"
+gcc -shared -fPIC -O1 bench/lab/matmul_segv_trace.c -o /tmp/segv_trace.so -ldl || echo "no segv tracer"
 # RelWithDebInfo: nanobind strips Release modules, and the frames need symbols.
 { cmake -S . -B build/diag -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKBUILD_PROJECT_NAME=jax_kernels \
     -Dnanobind_DIR="$(python3 -m nanobind --cmake_dir)" -DPython_EXECUTABLE="$(command -v python3)" \
