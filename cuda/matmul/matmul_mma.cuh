@@ -102,27 +102,53 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
   const int64_t n0 = ((pid % per_group) / group_m) * BN;
   const int64_t ktiles = (p.k + kBK - 1) / kBK;
 
+  // Per-thread copy assignments, fixed for the whole k loop: a thread always copies the same rows and
+  // 16-byte chunks of each tile, so the 64-bit addressing is set up once and each k-tile only adds its
+  // offset (the address math per tile otherwise rivals the mma count at 1-2 warps per scheduler).
+  constexpr int kBChunks = BN * C::kElem / 16;
+  constexpr int kALoads = BM * 4 / kThreads, kBLoads = kBK * kBChunks / kThreads;
+  static_assert(BM * 4 % kThreads == 0 && kBK * kBChunks % kThreads == 0, "whole copies per thread");
+
   for (int64_t z = blockIdx.y; z < p.batch_count; z += gridDim.y) {
     const BatchOffsets o = OffsetsOf(p, z);
     const T* a = static_cast<const T*>(p.a) + o.a;
     const T* b = static_cast<const T*>(p.b) + o.b;
 
+    const T* a_src[kALoads];
+    uint32_t a_dst[kALoads];
+    int a_k[kALoads];
+    bool a_ok[kALoads];
+#pragma unroll
+    for (int l = 0; l < kALoads; ++l) {
+      const int c = threadIdx.x + l * kThreads, r = c / 4, ch = c % 4;
+      a_ok[l] = m0 + r < p.m;
+      a_k[l] = ch * C::kVec;
+      a_src[l] = a_ok[l] ? a + (m0 + r) * p.k + a_k[l] : a;
+      a_dst[l] = r * C::kARow + ch * 16;
+    }
+    const T* b_src[kBLoads];
+    uint32_t b_dst[kBLoads];
+    int b_k[kBLoads];
+    bool b_ok[kBLoads];
+#pragma unroll
+    for (int l = 0; l < kBLoads; ++l) {
+      const int c = threadIdx.x + l * kThreads, r = c / kBChunks, ch = c % kBChunks;
+      b_ok[l] = n0 + ch * C::kVec < p.n;
+      b_k[l] = r;
+      b_src[l] = b_ok[l] ? b + r * p.n + n0 + ch * C::kVec : b;
+      b_dst[l] = r * C::kBRow + ch * 16;
+    }
     auto load_tile = [&](int64_t kt, int stage) {
       const int64_t k0 = kt * kBK;
 #pragma unroll
-      for (int c = threadIdx.x; c < BM * 4; c += kThreads) {
-        const int r = c / 4, ch = c % 4;
-        const int64_t gr = m0 + r, gk = k0 + ch * C::kVec;
-        const bool ok = gr < p.m && gk < p.k;
-        CpAsync16(sa + stage * C::kAStage + r * C::kARow + ch * 16, ok ? a + gr * p.k + gk : a, ok);
+      for (int l = 0; l < kALoads; ++l) {
+        const bool ok = a_ok[l] && k0 + a_k[l] < p.k;
+        CpAsync16(sa + stage * C::kAStage + a_dst[l], ok ? a_src[l] + k0 : a, ok);
       }
-      constexpr int kBChunks = BN * C::kElem / 16;
 #pragma unroll
-      for (int c = threadIdx.x; c < kBK * kBChunks; c += kThreads) {
-        const int r = c / kBChunks, ch = c % kBChunks;
-        const int64_t gk = k0 + r, gc = n0 + ch * C::kVec;
-        const bool ok = gk < p.k && gc < p.n;
-        CpAsync16(sb + stage * C::kBStage + r * C::kBRow + ch * 16, ok ? b + gk * p.n + gc : b, ok);
+      for (int l = 0; l < kBLoads; ++l) {
+        const bool ok = b_ok[l] && k0 + b_k[l] < p.k;
+        CpAsync16(sb + stage * C::kBStage + b_dst[l], ok ? b_src[l] + k0 * p.n : b, ok);
       }
     };
 
@@ -139,31 +165,31 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
       if (s < ktiles) load_tile(s, s);
       CpAsyncCommit();  // empty groups keep the wait count uniform
     }
+    int read_stage = 0, write_stage = STAGES - 1;
     for (int64_t kt = 0; kt < ktiles; ++kt) {
       CpAsyncWait<STAGES - 2>();
-      __syncthreads();  // tile kt landed for every thread; stage (kt-1) % STAGES is free to refill
-      if (kt + STAGES - 1 < ktiles) load_tile(kt + STAGES - 1, (kt + STAGES - 1) % STAGES);
+      __syncthreads();  // tile kt landed for every thread; the stage read last iteration is free
+      if (kt + STAGES - 1 < ktiles) load_tile(kt + STAGES - 1, write_stage);
       CpAsyncCommit();
-      const int stage = kt % STAGES;
-      const uint32_t sa_s = sa + stage * C::kAStage, sb_s = sb + stage * C::kBStage;
+      const uint32_t sa_s = sa + read_stage * C::kAStage, sb_s = sb + read_stage * C::kBStage;
+      const float* bs = sbf + read_stage * (C::kBStage / 4);
+      // All fragments of the tile's k-steps first, then the mmas: the second step's shared-memory
+      // latency hides behind the first step's mmas (the asm is volatile, so the order is ours).
+      constexpr int kSteps = kBK / C::kKStep;
+      uint32_t af[kSteps][kMI][4], bf[kSteps][kNI][2];
 #pragma unroll
-      for (int ks = 0; ks < kBK / C::kKStep; ++ks) {
-        uint32_t af[kMI][4], bf[kNI][2];
+      for (int ks = 0; ks < kSteps; ++ks) {
 #pragma unroll
         for (int i = 0; i < kMI; ++i) {
           const int row = wm * C::kWTM + i * 16 + (lane & 15);
-          LdMatrixX4(af[i], sa_s + row * C::kARow + (ks * 2 + (lane >> 4)) * 16);
-          if constexpr (C::kTf32)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) af[i][e] = ToTf32(af[i][e]);
+          LdMatrixX4(af[ks][i], sa_s + row * C::kARow + (ks * 2 + (lane >> 4)) * 16);
         }
         if constexpr (C::kTf32) {
-          const float* bs = sbf + stage * (C::kBStage / 4);
 #pragma unroll
           for (int j = 0; j < kNI; ++j) {
             const int col = wn * C::kWTN + j * 8 + g, k = ks * 8 + t;
-            bf[j][0] = ToTf32(__float_as_uint(bs[k * (C::kBRow / 4) + col]));
-            bf[j][1] = ToTf32(__float_as_uint(bs[(k + 4) * (C::kBRow / 4) + col]));
+            bf[ks][j][0] = __float_as_uint(bs[k * (C::kBRow / 4) + col]);
+            bf[ks][j][1] = __float_as_uint(bs[(k + 4) * (C::kBRow / 4) + col]);
           }
         } else {
 #pragma unroll
@@ -171,17 +197,33 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
             uint32_t r[4];
             const int krow = ks * 16 + (lane & 15);
             LdMatrixX4Trans(r, sb_s + krow * C::kBRow + ((wn * C::kWTN + j * 8) * C::kElem) + (lane >> 4) * 16);
-            bf[j][0] = r[0];
-            bf[j][1] = r[1];
-            bf[j + 1][0] = r[2];
-            bf[j + 1][1] = r[3];
+            bf[ks][j][0] = r[0];
+            bf[ks][j][1] = r[1];
+            bf[ks][j + 1][0] = r[2];
+            bf[ks][j + 1][1] = r[3];
+          }
+        }
+      }
+#pragma unroll
+      for (int ks = 0; ks < kSteps; ++ks) {
+        if constexpr (C::kTf32) {
+#pragma unroll
+          for (int i = 0; i < kMI; ++i)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) af[ks][i][e] = ToTf32(af[ks][i][e]);
+#pragma unroll
+          for (int j = 0; j < kNI; ++j) {
+            bf[ks][j][0] = ToTf32(bf[ks][j][0]);
+            bf[ks][j][1] = ToTf32(bf[ks][j][1]);
           }
         }
 #pragma unroll
         for (int i = 0; i < kMI; ++i)
 #pragma unroll
-          for (int j = 0; j < kNI; ++j) Mma<T>(acc[i][j], af[i], bf[j]);
+          for (int j = 0; j < kNI; ++j) Mma<T>(acc[i][j], af[ks][i], bf[ks][j]);
       }
+      read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+      write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
     }
     CpAsyncWait<0>();
     __syncthreads();  // every warp is done with the ring: it becomes the epilogue's staging area
