@@ -109,11 +109,11 @@ def _batch_rule(get_prim):
 _matmul_p = define_primitive(
     "jk_matmul", abstract_eval=_matmul_abstract, batch_rule=_batch_rule(lambda: _matmul_p),
     partitioning=MatmulPartitioning(linear=False),
-    attrs=lambda p: dict(precision=np.int32(p["precision"])))
+    attrs=lambda p: dict(precision=np.int64(p["precision"])))
 _linear_p = define_primitive(
     "jk_linear", abstract_eval=_linear_abstract, batch_rule=_batch_rule(lambda: _linear_p),
     partitioning=MatmulPartitioning(linear=True),
-    attrs=lambda p: dict(precision=np.int32(p["precision"]), activation=np.int32(p["activation"])))
+    attrs=lambda p: dict(precision=np.int64(p["precision"]), activation=np.int64(p["activation"])))
 
 
 # ---- public API -----------------------------------------------------------------------------------

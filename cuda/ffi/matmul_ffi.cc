@@ -9,7 +9,7 @@
 //   out      (batch..., M, N)
 // All present operands have the same rank R >= 2 (Python left-pads with 1s) and dtype; every batch dim
 // of an operand equals the output's or is 1 (broadcast through a 0 stride, never materialised).
-// Attributes: precision (int32: 0 default, 1 high, 2 highest), activation (int32, jk_linear only).
+// Attributes: precision (int64: 0 default, 1 high, 2 highest), activation (int64, jk_linear only).
 #include <string>
 #include <string_view>
 
@@ -27,6 +27,34 @@ namespace {
 constexpr std::string_view kMatmul = "jk_matmul";
 constexpr std::string_view kLinear = "jk_linear";
 
+// Messages without iostreams: on the GPU machine (a jaxlib 0.11.2 process) inserting an integer into a
+// std::ostringstream from this module segfaulted inside libstdc++ (std::ostream::_M_insert<long> ->
+// num_put with a null locale facet), which is what ffi_helpers.h's ShapeString does. So this file builds
+// its messages with std::string and std::to_string only, and only once a check has failed.
+std::string Dims(ffi::Span<const int64_t> dims) {
+  std::string s = "(";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + (dims.size() == 1 ? ",)" : ")");
+}
+
+// "jk_matmul: argument 'b': expected ..., got ..." (ArgError's format).
+ffi::Error ArgErr(std::string_view op, std::string_view arg, const std::string& expected,
+                  const std::string& actual) {
+  return ffi::Error::InvalidArgument(std::string(op) + ": argument '" + std::string(arg) + "': expected " +
+                                     expected + ", got " + actual);
+}
+
+ffi::ErrorOr<DType> DTypeOf(ffi::DataType t, std::string_view op, std::string_view arg) {
+  switch (t) {
+    case ffi::DataType::F32: return DType::kF32;
+    case ffi::DataType::BF16: return DType::kBF16;
+    case ffi::DataType::F16: return DType::kF16;
+    default:
+      return ffi::Unexpected<ffi::Error>(
+          ArgErr(op, arg, "dtype float32, bfloat16 or float16", DataTypeName(t)));
+  }
+}
+
 bool Absent(const ffi::AnyBuffer& x) { return x.dimensions().size() == 1 && x.element_count() == 0; }
 
 // Element strides of a contiguous row-major array, with 0 for size-1 dims (they broadcast).
@@ -42,54 +70,53 @@ void BroadcastStrides(ffi::Span<const int64_t> dims, int64_t* strides) {
 ffi::Error CheckOperand(std::string_view op, std::string_view arg, const ffi::AnyBuffer& x, DType dt,
                         ffi::Span<const int64_t> out, int64_t rows, bool rows_may_be_1, int64_t cols,
                         bool cols_may_be_1) {
-  auto xdt = FloatDType(x.element_type(), op, arg);
+  auto xdt = DTypeOf(x.element_type(), op, arg);
   if (xdt.has_error()) return xdt.error();
-  if (*xdt != dt) return ArgError(op, arg, std::string("dtype ") + DTypeName(dt), DTypeName(*xdt));
+  if (*xdt != dt) return ArgErr(op, arg, std::string("dtype ") + DTypeName(dt), DTypeName(*xdt));
   auto d = x.dimensions();
   const size_t r = out.size();
-  std::string expected = "rank " + std::to_string(r) + " with batch dims 1 or those of " +
-                         ShapeString(out) + " and trailing dims (" + std::to_string(rows) +
-                         (rows_may_be_1 ? " or 1" : "") + ", " + std::to_string(cols) +
-                         (cols_may_be_1 ? " or 1" : "") + ")";
-  if (d.size() != r) return ArgError(op, arg, expected, "shape " + ShapeString(d));
-  for (size_t i = 0; i + 2 < r; ++i)
-    if (d[i] != out[i] && d[i] != 1) return ArgError(op, arg, expected, "shape " + ShapeString(d));
-  bool rows_ok = d[r - 2] == rows || (rows_may_be_1 && d[r - 2] == 1);
-  bool cols_ok = d[r - 1] == cols || (cols_may_be_1 && d[r - 1] == 1);
-  if (!rows_ok || !cols_ok) return ArgError(op, arg, expected, "shape " + ShapeString(d));
-  return ffi::Error::Success();
+  bool ok = d.size() == r;
+  for (size_t i = 0; ok && i + 2 < r; ++i) ok = d[i] == out[i] || d[i] == 1;
+  ok = ok && (d[r - 2] == rows || (rows_may_be_1 && d[r - 2] == 1)) &&
+       (d[r - 1] == cols || (cols_may_be_1 && d[r - 1] == 1));
+  if (ok) return ffi::Error::Success();
+  return ArgErr(op, arg,
+                  "rank " + std::to_string(r) + " with batch dims 1 or those of " + Dims(out) +
+                      " and trailing dims (" + std::to_string(rows) + (rows_may_be_1 ? " or 1" : "") + ", " +
+                      std::to_string(cols) + (cols_may_be_1 ? " or 1" : "") + ")",
+                  "shape " + Dims(d));
 }
 
 // Validates every buffer and attribute, then describes the problem with coalesced batch dims.
 // bias / residual are null for jk_matmul.
 ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi::AnyBuffer& b,
                         const ffi::AnyBuffer* bias, const ffi::AnyBuffer* residual, ffi::AnyBuffer& out,
-                        int32_t precision, int32_t activation, MatmulProblem& p) {
-  auto dt = FloatDType(a.element_type(), op, "a");
+                        int64_t precision, int64_t activation, MatmulProblem& p) {
+  auto dt = DTypeOf(a.element_type(), op, "a");
   if (dt.has_error()) return dt.error();
   p.dtype = *dt;
   auto ad = a.dimensions(), bd = b.dimensions(), od = out.dimensions();
   const size_t r = ad.size();
-  if (r < 2) return ArgError(op, "a", "rank >= 2", "shape " + ShapeString(ad));
+  if (r < 2) return ArgErr(op, "a", "rank >= 2", "shape " + Dims(ad));
   if (precision < 0 || precision > 2)
-    return ArgError(op, "precision", "0 (default), 1 (high) or 2 (highest)", std::to_string(precision));
+    return ArgErr(op, "precision", "0 (default), 1 (high) or 2 (highest)", std::to_string(precision));
   if (activation < 0 || activation >= kNumActivations)
-    return ArgError(op, "activation", "an activation code in [0, 5)", std::to_string(activation));
+    return ArgErr(op, "activation", "an activation code in [0, 5)", std::to_string(activation));
   p.precision = static_cast<MatmulPrecision>(precision);
   p.activation = static_cast<Activation>(activation);
   p.m = ad[r - 2];
   p.k = ad[r - 1];
   if (bd.size() != r)
-    return ArgError(op, "b", "rank " + std::to_string(r) + " (the rank of 'a')", "shape " + ShapeString(bd));
+    return ArgErr(op, "b", "rank " + std::to_string(r) + " (the rank of 'a')", "shape " + Dims(bd));
   if (bd[r - 2] != p.k)
-    return ArgError(op, "b", "contraction dim " + std::to_string(p.k) + " (a's last dim)",
-                        "shape " + ShapeString(bd));
+    return ArgErr(op, "b", "contraction dim " + std::to_string(p.k) + " (a's last dim)",
+                        "shape " + Dims(bd));
   p.n = bd[r - 1];
   // The output decides the batch shape; every operand's batch dim is the output's or 1.
-  if (od.size() != r) return ArgError(op, "out", "rank " + std::to_string(r), "shape " + ShapeString(od));
+  if (od.size() != r) return ArgErr(op, "out", "rank " + std::to_string(r), "shape " + Dims(od));
   if (od[r - 2] != p.m || od[r - 1] != p.n)
-    return ArgError(op, "out", "trailing dims (" + std::to_string(p.m) + ", " + std::to_string(p.n) + ")",
-                        "shape " + ShapeString(od));
+    return ArgErr(op, "out", "trailing dims (" + std::to_string(p.m) + ", " + std::to_string(p.n) + ")",
+                        "shape " + Dims(od));
   JK_RETURN_IF_ERROR(CheckOperand(op, "a", a, p.dtype, od, p.m, false, p.k, false));
   JK_RETURN_IF_ERROR(CheckOperand(op, "b", b, p.dtype, od, p.k, false, p.n, false));
   JK_RETURN_IF_ERROR(CheckOperand(op, "out", out, p.dtype, od, p.m, false, p.n, false));
@@ -102,8 +129,8 @@ ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi:
       sres[2 * kMaxBatchDims + 2];
   const size_t nb = r - 2;
   if (nb > 2 * kMaxBatchDims)
-    return ArgError(op, "a", "at most " + std::to_string(2 * kMaxBatchDims) + " batch dims",
-                        "shape " + ShapeString(ad));
+    return ArgErr(op, "a", "at most " + std::to_string(2 * kMaxBatchDims) + " batch dims",
+                        "shape " + Dims(ad));
   BroadcastStrides(ad, sa);
   BroadcastStrides(bd, sb);
   for (size_t i = 0; i < r; ++i) sbias[i] = sres[i] = 0;
@@ -133,8 +160,8 @@ ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi:
       }
     }
     if (rank == kMaxBatchDims)
-      return ArgError(op, "a", "batch dims that coalesce into at most 8 broadcast groups",
-                          "shapes " + ShapeString(ad) + " and " + ShapeString(bd));
+      return ArgErr(op, "a", "batch dims that coalesce into at most 8 broadcast groups",
+                          "shapes " + Dims(ad) + " and " + Dims(bd));
     p.batch_dims[rank] = od[i];
     p.a_stride[rank] = sa[i];
     p.b_stride[rank] = sb[i];
@@ -163,7 +190,7 @@ ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi:
   return ffi::Error::Success();
 }
 
-ffi::Error MatmulCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> out, int32_t precision) {
+ffi::Error MatmulCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> out, int64_t precision) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p));
   if (out->element_count() == 0) return ffi::Error::Success();
@@ -172,7 +199,7 @@ ffi::Error MatmulCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuf
 }
 
 ffi::Error LinearCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias, ffi::AnyBuffer residual,
-                     ffi::Result<ffi::AnyBuffer> out, int32_t precision, int32_t activation) {
+                     ffi::Result<ffi::AnyBuffer> out, int64_t precision, int64_t activation) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p));
   if (out->element_count() == 0) return ffi::Error::Success();
@@ -181,21 +208,27 @@ ffi::Error LinearCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias, ff
 }
 
 #ifdef JK_WITH_CUDA
+ffi::Error LaunchStatus(cudaError_t e, std::string_view op) {
+  if (e == cudaSuccess) return ffi::Error::Success();
+  return ffi::Error::Internal(std::string(op) + ": CUDA error " + cudaGetErrorName(e) + ": " +
+                              cudaGetErrorString(e));
+}
+
 ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
-                      ffi::Result<ffi::AnyBuffer> out, int32_t precision) {
+                      ffi::Result<ffi::AnyBuffer> out, int64_t precision) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p));
   if (out->element_count() == 0) return ffi::Error::Success();  // a 0-block grid is a launch error
-  return CudaStatus(LaunchMatmul(stream, p), kMatmul);
+  return LaunchStatus(LaunchMatmul(stream, p), kMatmul);
 }
 
 ffi::Error LinearCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias,
-                      ffi::AnyBuffer residual, ffi::Result<ffi::AnyBuffer> out, int32_t precision,
-                      int32_t activation) {
+                      ffi::AnyBuffer residual, ffi::Result<ffi::AnyBuffer> out, int64_t precision,
+                      int64_t activation) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p));
   if (out->element_count() == 0) return ffi::Error::Success();
-  return CudaStatus(LaunchMatmul(stream, p), kLinear);
+  return LaunchStatus(LaunchMatmul(stream, p), kLinear);
 }
 #endif
 
@@ -205,23 +238,24 @@ XLA_FFI_DEFINE_HANDLER(kMatmulCpu, MatmulCpu, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()  // a
                            .Arg<ffi::AnyBuffer>()  // b
                            .Ret<ffi::AnyBuffer>()  // out
-                           .Attr<int32_t>("precision"));
+                           .Attr<int64_t>("precision"));
 XLA_FFI_DEFINE_HANDLER(kLinearCpu, LinearCpu, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()  // a (x)
                            .Arg<ffi::AnyBuffer>()  // b (w)
                            .Arg<ffi::AnyBuffer>()  // bias or the absent marker
                            .Arg<ffi::AnyBuffer>()  // residual or the absent marker
                            .Ret<ffi::AnyBuffer>()  // out
-                           .Attr<int32_t>("precision")
-                           .Attr<int32_t>("activation"));
+                           .Attr<int64_t>("precision")
+                           .Attr<int64_t>("activation"));
 #ifdef JK_WITH_CUDA
-// Graph-safe: no allocation, no synchronisation, the same launches for the same shapes.
+// Graph-safe: no allocation, no synchronisation, the same launches for the same shapes (the shared-memory
+// opt-in is a host-side function attribute).
 XLA_FFI_DEFINE_HANDLER(kMatmulCuda, MatmulCuda, ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
                            .Arg<ffi::AnyBuffer>()
                            .Arg<ffi::AnyBuffer>()
                            .Ret<ffi::AnyBuffer>()
-                           .Attr<int32_t>("precision"),
+                           .Attr<int64_t>("precision"),
                        {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER(kLinearCuda, LinearCuda, ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
@@ -230,8 +264,8 @@ XLA_FFI_DEFINE_HANDLER(kLinearCuda, LinearCuda, ffi::Ffi::Bind()
                            .Arg<ffi::AnyBuffer>()
                            .Arg<ffi::AnyBuffer>()
                            .Ret<ffi::AnyBuffer>()
-                           .Attr<int32_t>("precision")
-                           .Attr<int32_t>("activation"),
+                           .Attr<int64_t>("precision")
+                           .Attr<int64_t>("activation"),
                        {ffi::Traits::kCmdBufferCompatible});
 #endif
 

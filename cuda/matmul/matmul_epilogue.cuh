@@ -43,6 +43,20 @@ struct Epilogue {
   __device__ __forceinline__ void Store(int64_t row, int64_t col, float v) const {
     if (row < m && col < n) out[row * n + col] = FromFloat<T>(Apply(row, col, v));
   }
+  // V adjacent columns of one row; one vector store when vec_ok (n % V == 0, out 16-byte aligned).
+  template <int V>
+  __device__ __forceinline__ void StoreVec(int64_t row, int64_t col, const float (&v)[V], bool vec_ok) const {
+    if (row >= m) return;
+    if (vec_ok && col + V <= n) {
+      Pack<T, V> pk;
+#pragma unroll
+      for (int q = 0; q < V; ++q) pk.v[q] = FromFloat<T>(Apply(row, col + q, v[q]));
+      *reinterpret_cast<Pack<T, V>*>(out + row * n + col) = pk;
+    } else {
+#pragma unroll
+      for (int q = 0; q < V; ++q) Store(row, col + q, v[q]);
+    }
+  }
   // Two adjacent columns (col even, n even, out 4-byte aligned for halves): one paired store.
   __device__ __forceinline__ void Store2(int64_t row, int64_t col, float v0, float v1, bool paired) const {
     if (row >= m) return;

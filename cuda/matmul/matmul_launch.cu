@@ -15,7 +15,7 @@
 
 #include "common/launch.h"
 #include "matmul/matmul_launch.h"
-#include "matmul/matmul_mma.cuh"
+#include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
 
 namespace jk {
@@ -77,14 +77,21 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       });
     }
     case MatmulTier::kMmaTensorCore:
-      return mm::LaunchMma(stream, p);
+      return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+        return mm::LaunchMma<typename decltype(tag)::type>(stream, p);
+      });
     case MatmulTier::kSimtRegisterBlocked: {
-      // 128x128 tiles need ~2 waves of blocks to beat 64x64 tiles' better balance.
-      const int64_t big_tiles = CeilDiv(p.m, 128) * CeilDiv(p.n, 128) * p.batch_count;
-      if (big_tiles >= 2 * NumSMs()) {
-        mm::SimtRegisterBlockedKernel<128, 128, 8, 8><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+      // The largest tile that still leaves no SM idle: 128x128 tiles need ~2 waves of blocks to beat
+      // 64x64 tiles' better balance; below one wave of 64x64 tiles, 32x64 tiles (2x4 per thread) with
+      // BK = 32: with one block per SM the k loop is a chain of global latencies, so fewer, longer steps.
+      auto tiles = [&](int64_t bm, int64_t bn) { return CeilDiv(p.m, bm) * CeilDiv(p.n, bn) * p.batch_count; };
+      const int64_t sms = NumSMs();
+      if (tiles(128, 128) >= 2 * sms) {
+        mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+      } else if (tiles(64, 64) >= sms) {
+        mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2><<<Grid(p, 64, 64), block, 0, stream>>>(p);
       } else {
-        mm::SimtRegisterBlockedKernel<64, 64, 4, 4><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+        mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2><<<Grid(p, 32, 64), block, 0, stream>>>(p);
       }
       return LastLaunchError();
     }

@@ -65,13 +65,16 @@ __global__ void __launch_bounds__(kSimtThreads) SimtTiledKernel(MatmulProblem p)
 }
 
 // ---- SimtRegisterBlocked (float32) -------------------------------------------------------------------
-// BM x BN x 8 tiles, 256 threads as 16x16, each owning a TM x TN block split in two halves per axis
+// BM x BN x BK tiles, 256 threads as 16x16, each owning a TM x TN block split in two halves per axis
 // (rows ty*TM/2 + {0, BM/2}, same for columns) so its shared-memory reads are TM/2-wide vectors from
 // consecutive addresses across the warp. The next k-tile is fetched into registers while the current
 // one is consumed, then stored to the other shared buffer: one barrier per k-tile.
-template <int BM, int BN, int TM, int TN>
-__global__ void __launch_bounds__(kSimtThreads) SimtRegisterBlockedKernel(MatmulProblem p) {
-  constexpr int BK = 8, VM = TM / 2, VN = TN / 2;
+// The next tile's global loads must be covered by the current tile's math: the 8x8 tile needs ~160
+// registers (one block per SM), so it takes BK = 16 (2048 FMA cycles per barrier); the smaller tiles fit
+// two blocks per SM and keep BK = 8.
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks>
+__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
+  constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
   constexpr int kALoads = (BM * BK / 4 + kSimtThreads - 1) / kSimtThreads;  // float4 per thread
   constexpr int kBLoads = (BK * BN / 4 + kSimtThreads - 1) / kSimtThreads;
@@ -162,15 +165,18 @@ __global__ void __launch_bounds__(kSimtThreads) SimtRegisterBlockedKernel(Matmul
 }
 
 // ---- SkinnyM: M <= kSkinnyMaxM, N % 8 == 0, 16-byte aligned b -----------------------------------------
-// Decode-shaped problems are a stream over b (K x N); the work is spreading that stream over enough
-// threads. A block owns 32 columns (4 groups of 8) and splits K over 64 slices; a thread keeps M x 8
-// float accumulators. Partial sums meet by shuffles (8 slices per warp) then shared memory (8 warps).
+// Decode-shaped problems are a stream over b (K x N); the work is keeping enough of that stream in
+// flight. A block owns 32 columns (4 groups of 8) and splits K over 64 slices; a thread takes chunks of
+// kKc consecutive k (16 bytes of a row of a): per chunk it issues kKc independent 16-byte-or-wider loads
+// of b rows plus one 16-byte load per row of a, then kKc x 8 x M FMAs into M x 8 float accumulators.
+// Partial sums meet by shuffles (the warp's 8 slices) then shared memory (the block's 8 warps).
 constexpr int kSkinnyMaxM = 8;
 constexpr int kSkinnyCols = 32;
 
 template <typename T, int MR>
 __global__ void __launch_bounds__(kSimtThreads) SkinnyMKernel(MatmulProblem p) {
   constexpr int kGroups = kSkinnyCols / 8, kSlices = kSimtThreads / kGroups, kWarps = kSimtThreads / 32;
+  constexpr int kKc = 16 / sizeof(T);  // k per chunk: one 16-byte vector of a row of a
   __shared__ float part[kWarps][MR][kSkinnyCols];
   const int g = threadIdx.x % kGroups, slice = threadIdx.x / kGroups;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -181,32 +187,34 @@ __global__ void __launch_bounds__(kSimtThreads) SkinnyMKernel(MatmulProblem p) {
     const Epilogue<T> ep(p, z, o);
     const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kSkinnyCols + g * 8;
     const bool live = c0 < p.n;  // n % 8 == 0: a group is wholly inside or wholly outside
+    // Vector loads of a need every row start 16-byte aligned.
+    const bool a_vec = p.k % kKc == 0 && IsAligned(a, 16);
     float acc[MR][8] = {};
-    constexpr int kUnroll = 4;  // independent 16-byte loads in flight per thread
-    int64_t k = slice;
-    for (; k + (kUnroll - 1) * kSlices < p.k; k += kUnroll * kSlices) {
-      Pack<T, 8> vb[kUnroll];
+    for (int64_t k0 = static_cast<int64_t>(slice) * kKc; k0 < p.k; k0 += static_cast<int64_t>(kSlices) * kKc) {
+      const int kn = p.k - k0 < kKc ? static_cast<int>(p.k - k0) : kKc;
+      Pack<T, 8> vb[kKc];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-        if (live) vb[u] = *reinterpret_cast<const Pack<T, 8>*>(b + (k + u * kSlices) * p.n + c0);
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-        for (int r = 0; r < MR; ++r) {
-          const float av = r < p.m ? ToFloat(a[r * p.k + k + u * kSlices]) : 0.f;
-#pragma unroll
-          for (int j = 0; j < 8; ++j) acc[r][j] = fmaf(av, live ? ToFloat(vb[u].v[j]) : 0.f, acc[r][j]);
-        }
-      }
-    }
-    for (; k < p.k; k += kSlices) {
-      Pack<T, 8> vb;
-      if (live) vb = *reinterpret_cast<const Pack<T, 8>*>(b + k * p.n + c0);
+      for (int u = 0; u < kKc; ++u)
+        if (live && u < kn) vb[u] = *reinterpret_cast<const Pack<T, 8>*>(b + (k0 + u) * p.n + c0);
 #pragma unroll
       for (int r = 0; r < MR; ++r) {
-        const float av = r < p.m ? ToFloat(a[r * p.k + k]) : 0.f;
+        if (r >= p.m) break;
+        float av[kKc];
+        if (a_vec && kn == kKc) {
+          const Pack<T, kKc> va = *reinterpret_cast<const Pack<T, kKc>*>(a + r * p.k + k0);
 #pragma unroll
-        for (int j = 0; j < 8; ++j) acc[r][j] = fmaf(av, live ? ToFloat(vb.v[j]) : 0.f, acc[r][j]);
+          for (int u = 0; u < kKc; ++u) av[u] = ToFloat(va.v[u]);
+        } else {
+#pragma unroll
+          for (int u = 0; u < kKc; ++u) av[u] = u < kn ? ToFloat(a[r * p.k + k0 + u]) : 0.f;
+        }
+        if (!live) continue;
+#pragma unroll
+        for (int u = 0; u < kKc; ++u) {
+          if (u >= kn) break;
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[r][j] = fmaf(av[u], ToFloat(vb[u].v[j]), acc[r][j]);
+        }
       }
     }
     // Lanes with the same g hold the same columns: reduce over the warp's 8 slices (lane bits 2..4).
