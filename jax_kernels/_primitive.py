@@ -7,6 +7,12 @@ Each op is a ``jax.extend.core.Primitive`` named after its FFI target (``jk_<op>
   and the CUDA handler are registered under that name on their own platforms,
 - a batching rule written for the op, so ``vmap`` lowers to a single custom call for the whole batch.
 
+Multi-device: a primitive given a ``partitioning`` (see ``_sharding.py``) lowers through
+``jax.experimental.custom_partitioning`` to a device-local twin (``<name>_local``) that carries the FFI
+lowering. On one device custom_partitioning inlines the local primitive, so the module holds the plain
+custom call; under a sharded ``jit`` the op's partition callback decides each operand's sharding and the
+per-device program (the kernel on the shard, plus any collective the algorithm needs).
+
 Primitive params are Python values (hashable); ``attrs(params)`` turns them into the typed FFI
 attributes the C++ ``Bind()`` expects (``np.float32`` for ``Attr<float>``, ``np.int64`` for
 ``Attr<int64_t>``...). The names and types must match the handler's binding exactly.
@@ -19,6 +25,7 @@ from typing import Any, Callable
 import jax
 from jax.extend.core import Primitive
 from jax.interpreters import batching, mlir
+from jax._src import dispatch  # prim_requires_devices_during_lowering: no public home yet
 
 from . import _registry
 
@@ -44,14 +51,32 @@ def _lowering(target: str, attrs: AttrsFn, platform: str):
     return rule
 
 
-def define_primitive(name: str, *, abstract_eval: Callable, batch_rule: Callable, attrs: AttrsFn,
-                     multiple_results: bool = False) -> Primitive:
-    """Creates the primitive ``name`` lowered to the FFI target of the same name on CPU and CUDA."""
+def _new_primitive(name: str, abstract_eval: Callable, multiple_results: bool) -> Primitive:
     p = Primitive(name)
     p.multiple_results = multiple_results
     p.def_impl(partial(_apply_primitive, p))
     p.def_abstract_eval(abstract_eval)
+    return p
+
+
+def define_primitive(name: str, *, abstract_eval: Callable, batch_rule: Callable, attrs: AttrsFn,
+                     multiple_results: bool = False, partitioning=None) -> Primitive:
+    """Creates the primitive ``name`` lowered to the FFI target of the same name on CPU and CUDA.
+
+    ``partitioning``: an object with ``rule(params, mesh, operand_types, result_types)`` (the Shardy
+    sharding rule) and ``partition(params, local, mesh, arg_shapes, result_shape)`` returning
+    ``(mesh, per_device_fn, result_shardings, arg_shardings)``; ``local(*args)`` binds the kernel.
+    """
+    p = _new_primitive(name, abstract_eval, multiple_results)
     batching.primitive_batchers[p] = batch_rule
+    if partitioning is None:
+        kernel = p
+    else:
+        kernel = _new_primitive(name + "_local", abstract_eval, multiple_results)
+        from ._sharding import partitioned_lowering
+        mlir.register_lowering(p, partitioned_lowering(kernel, partitioning, multiple_results))
+        # custom_partitioning's lowering needs the device assignment of the enclosing jit.
+        dispatch.prim_requires_devices_during_lowering.add(p)
     for platform in ("cpu", "cuda"):
-        mlir.register_lowering(p, _lowering(name, attrs, platform), platform=platform)
+        mlir.register_lowering(kernel, _lowering(name, attrs, platform), platform=platform)
     return p

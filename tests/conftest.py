@@ -7,7 +7,12 @@ so the error against a float64 reference is dominated by rounding the output to 
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
+
+# Eight host devices for the sharding tests (must happen before the CPU backend starts); harmless for
+# the other tests, which run on device 0, and for GPU runs, whose default backend is the GPU.
+jax.config.update("jax_num_cpu_devices", 8)
+
+import jax.numpy as jnp  # noqa: E402
 import numpy as np
 import pytest
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU machine's one command: build the package, run the whole test suite on the CUDA backend, run the
+# benchmark against jax.numpy, and leave logs + a results JSON under $OUT.
+#
+#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test bench model sanitize (default: build test bench model)
+#
+# Each stage appends to $OUT: build.log, tests.log, bench.log + results.json + plots.tar, model.log +
+# model.json, sanitize.log. A device call lasts at most 10 minutes, so the stages can be split across
+# back-to-back calls (the build directory survives while the machine stays warm; `build` is incremental).
+# If .ffi_headers/ exists (the jaxlib 0.10.2 XLA FFI headers, carried from the dev machine) the handlers
+# are compiled against it, so the tested binary is the one that loads on every jaxlib >= 0.10.2.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$REPO/gpu_out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 JK_CUDA=ON
+[ -d "$REPO/.ffi_headers/xla" ] && export XLA_FFI_INCLUDE_DIR="$REPO/.ffi_headers"
+stages=${*:-build test bench model}
+status=0
+
+stage() { echo; echo "=== $1 ($(date +%H:%M:%S))"; }
+
+if [[ " $stages " == *" build "* ]]; then
+  stage build
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit \
+    --format=csv | tee "$OUT/gpu.txt"
+  start=$(date +%s)
+  if pip install --no-build-isolation --no-deps -v "$REPO" >"$OUT/build.log" 2>&1; then
+    echo "build ok in $(( $(date +%s) - start ))s"
+  else
+    tail -80 "$OUT/build.log"; exit 1
+  fi
+fi
+
+cd /tmp   # import the installed package, not the source tree
+
+if [[ " $stages " == *" test "* ]]; then
+  stage test
+  python -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
+  JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} timeout "${JK_TEST_TIMEOUT:-480}" \
+    pytest -q -p no:cacheprovider -o addopts="" "$REPO/tests" >"$OUT/tests.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=$rc
+  grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -40
+  tail -3 "$OUT/tests.log"
+fi
+
+if [[ " $stages " == *" bench "* ]]; then
+  stage bench
+  rm -rf /tmp/jk_plots
+  timeout "${JK_BENCH_TIMEOUT:-420}" python -m jax_kernels.bench --json "$OUT/results.json" \
+    --plot-dir /tmp/jk_plots ${JK_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=$rc
+  [ -d /tmp/jk_plots ] && tar -C /tmp -cf "$OUT/plots.tar" jk_plots
+  tail -120 "$OUT/bench.log"
+fi
+
+if [[ " $stages " == *" model "* ]]; then
+  stage model
+  timeout 240 python -m jax_kernels.bench --model --json "$OUT/model.json" >"$OUT/model.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=$rc
+  tail -20 "$OUT/model.log"
+fi
+
+if [[ " $stages " == *" sanitize "* ]]; then
+  stage sanitize
+  bash "$REPO/bench/sanitize.sh" >"$OUT/sanitize.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=$rc
+  tail -40 "$OUT/sanitize.log"
+fi
+
+echo; echo "gpu_check: exit $status"
+exit $status
