@@ -59,7 +59,7 @@ def _meta(args, device, timer, ceiling, copy_bytes, mode):
     return dict(mode=mode, date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 device=device.as_dict(), versions=timing.versions(), timer=timer.name,
                 copy_ceiling_gbps=ceiling, copy_bytes=copy_bytes,
-                method=timing.METHOD_GPU if device.on_gpu else timing.METHOD_CPU,
+                method=timing.METHOD_GPU if timer.name == "cupti" else timing.METHOD_CPU,
                 argv=sys.argv[1:] if args.argv is None else args.argv)
 
 

@@ -28,21 +28,29 @@ def geomean(xs):
 
 
 def summary(rows):
-    """Per op: cases, cases with both timings, geometric-mean and minimum ratio (jnp time / ours), errors."""
+    """Per op: cases, cases with both timings, geometric-mean and minimum ratio (jnp time / ours) over all
+    its cases and over the sweep cases alone, the lowest fraction of the copy ceiling ours reaches on
+    cases moving more than 100 MB (the issues' figure), and the number of cases with errors."""
     out = OrderedDict()
     for mine, base in pairs(rows):
         r = mine or base
-        s = out.setdefault(r["op"], dict(cases=0, timed=0, errors=0, ratios=[]))
+        s = out.setdefault(r["op"], dict(cases=0, timed=0, errors=0, ratios=[], sweep=[], big=[]))
         s["cases"] += 1
         if mine and mine.get("ratio"):
             s["timed"] += 1
             s["ratios"].append(mine["ratio"])
+            if "sweep" in (mine.get("tags") or []):
+                s["sweep"].append(mine["ratio"])
+        if mine and mine.get("frac_ceiling") is not None and (mine.get("bytes") or 0) > 100e6:
+            s["big"].append(mine["frac_ceiling"])
         if any(x and x.get("error") for x in (mine, base)):
             s["errors"] += 1
     for s in out.values():
-        rs = s.pop("ratios")
+        rs, sw, big = s.pop("ratios"), s.pop("sweep"), s.pop("big")
         s["geomean_ratio"] = geomean(rs)
         s["min_ratio"] = min(rs) if rs else None
+        s["sweep_geomean_ratio"] = geomean(sw)
+        s["min_frac_ceiling_over_100MB"] = min(big) if big else None
     return out
 
 
@@ -103,9 +111,9 @@ def header_lines(meta):
     ceil = meta.get("copy_ceiling_gbps")
     lines = [f"device: {dev.get('kind')} ({dev.get('backend')}, {dev.get('platform_version')}); "
              f"timer: {meta.get('timer')}; mode: {meta.get('mode')}",
-             f"versions: jax {v.get('jax')}, jaxlib {v.get('jaxlib')}, jax-kernels {v.get('jax_kernels')}",
-             f"copy ceiling (x*c over {meta.get('copy_bytes', 0) / 2**20:.0f} MiB): "
-             + (f"{ceil:.0f} GB/s" if ceil else "-")]
+             f"versions: jax {v.get('jax')}, jaxlib {v.get('jaxlib')}, jax-kernels {v.get('jax_kernels')}"]
+    if ceil:
+        lines.append(f"copy ceiling (x*c over {meta.get('copy_bytes', 0) / 2**20:.0f} MiB): {ceil:.0f} GB/s")
     return lines
 
 
@@ -126,8 +134,13 @@ def format_table(rows, meta) -> str:
     out.append("")
     out.append("ratio = jnp time / ours (> 1: ours faster); (L2): inputs+outputs under 2x L2, may be L2-served")
     for op, s in summary(rows).items():
-        out.append(f"{op:12s} {s['timed']}/{s['cases']} timed, geomean ratio {_f(s['geomean_ratio'], '.2f')}x, "
-                   f"min {_f(s['min_ratio'], '.2f')}x" + (f", {s['errors']} with errors" if s["errors"] else ""))
+        line = (f"{op:12s} {s['timed']}/{s['cases']} timed, geomean ratio {_f(s['geomean_ratio'], '.2f')}x, "
+                f"min {_f(s['min_ratio'], '.2f')}x")
+        if s["sweep_geomean_ratio"] is not None:
+            line += f", sweep geomean {s['sweep_geomean_ratio']:.2f}x"
+        if s["min_frac_ceiling_over_100MB"] is not None:
+            line += f", min {_pct(s['min_frac_ceiling_over_100MB'])} of copy ceiling over 100 MB"
+        out.append(line + (f", {s['errors']} with errors" if s["errors"] else ""))
     return "\n".join(out)
 
 
@@ -147,15 +160,18 @@ def to_markdown(results) -> str:
         out.append("")
     s = summary(rows)
     if s:
-        out += ["| op | cases timed | geomean ratio | min ratio |", "|---|---:|---:|---:|"]
+        out += ["| op | cases timed | geomean ratio | min ratio | sweep geomean | min %copy (> 100 MB) |",
+                "|---|---:|---:|---:|---:|---:|"]
         for op, d in s.items():
+            sw = d["sweep_geomean_ratio"]
             out.append(f"| {op} | {d['timed']}/{d['cases']} | {_f(d['geomean_ratio'], '.2f')}x | "
-                       f"{_f(d['min_ratio'], '.2f')}x |")
+                       f"{_f(d['min_ratio'], '.2f')}x | {'-' if sw is None else f'{sw:.2f}x'} | "
+                       f"{_pct(d['min_frac_ceiling_over_100MB'])} |")
         out.append("")
     if results.get("model"):
         out.append(model_markdown(results["model"]))
     if meta.get("method"):
-        out += ["", f"Method: {meta['method']}"]
+        out += ["", "Method: " + " ".join(meta["method"].split())]
     return "\n".join(out)
 
 
@@ -170,8 +186,10 @@ def model_markdown(m) -> str:
         r = m["impls"].get(impl, {})
         lines.append(f"| {impl} | {_f(r.get('kernel_ms'), '.3f')} | {_f(r.get('kernel_tokens_per_s'), ',.0f')} | "
                      f"{_f(r.get('wall_ms'), '.3f')} | {_f(r.get('wall_tokens_per_s'), ',.0f')} |")
-    lines += ["", f"speedup (kernel time): {_f(m.get('speedup_kernel'), '.3f')}x; speedup (wall): "
-              f"{_f(m.get('speedup_wall'), '.3f')}x; logits relative error (Frobenius) "
+    def x(v):
+        return "-" if v is None else f"{v:.3f}x"
+    lines += ["", f"speedup (kernel time): {x(m.get('speedup_kernel'))}; speedup (wall): "
+              f"{x(m.get('speedup_wall'))}; logits relative error (Frobenius) "
               f"{_f(m.get('logits_rel_err'), '.2e')}, max abs diff {_f(m.get('logits_max_abs_diff'), '.2e')}"]
     return "\n".join(lines)
 
