@@ -39,12 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="print the traceback of every failing case")
     m = p.add_argument_group("end-to-end model (GPT decoder forward, jax-kernels vs jnp)")
     m.add_argument("--model", action="store_true", help="run the GPT forward pass instead of the op sweeps")
-    m.add_argument("--layers", type=int)
-    m.add_argument("--width", type=int)
-    m.add_argument("--heads", type=int)
-    m.add_argument("--vocab", type=int)
-    m.add_argument("--batch", type=int)
-    m.add_argument("--seq", type=int)
+    from ._bench.model_bench import GPT2_SMALL, TINY
+    for name in GPT2_SMALL:
+        m.add_argument(f"--{name}", type=int,
+                       help=f"default {GPT2_SMALL[name]} (GPT-2 small), {TINY[name]} with --quick")
     m.add_argument("--model-dtype", default="bfloat16", choices=_cases.FLOAT_DTYPES)
     return p
 

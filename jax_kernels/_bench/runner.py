@@ -154,6 +154,7 @@ def _row(case: Case, impl: str, device: str, timer: Timer) -> dict:
     return dict(op=case.op, impl=impl, dtype=case.dtype, shape=list(case.shape), case=case.label,
                 group=case.group, params=case.params_json(), tags=list(case.tags),
                 sweep_cols=case.sweep_cols, timer=timer.name, time_ms=None, iterations=None,
+                time_ms_min=None, time_ms_max=None,
                 bytes=None, flops=case.flops or None, gbps=None, tflops=None, frac_ceiling=None,
                 ratio=None, max_rel_err=None, l2_warm=None, error=None, device=device)
 
@@ -187,7 +188,8 @@ def run_case(case: Case, index: int, ours, ref, timer: Timer, cache: InputCache,
             r["error"] = _error_text(e)
             continue
         outs[impl] = out
-        r.update(time_ms=ms, iterations=n)
+        r.update(time_ms=ms, iterations=n, time_ms_min=min(timer.last_times, default=None),
+                 time_ms_max=max(timer.last_times, default=None))
         if ms > 0:
             r["gbps"] = nbytes / (ms * 1e-3) / 1e9
             if case.flops:

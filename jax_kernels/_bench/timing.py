@@ -97,6 +97,7 @@ class Timer:
     def __init__(self, device: DeviceInfo, iterations: int, min_time_s: float = 0.2, max_case_s: float = 2.0):
         self.device = device
         self.max_case_s = max_case_s
+        self.last_times: list[float] = []  # per-call ms of the last measurement (spread)
         self.iterations = max(1, iterations)
         self.min_time_s = min_time_s
         self.name = "host"
@@ -134,6 +135,7 @@ class Timer:
             if ts is None:
                 raise RuntimeError("no GPU kernel was launched (nothing to time)")
             ts = [ts] if np.isscalar(ts) else list(ts)
+            self.last_times = ts
             return float(statistics.median(ts)), n, out
         out = jax.block_until_ready(f(*args))  # compile + warm-up
         times = []
@@ -143,6 +145,7 @@ class Timer:
             t0 = time.perf_counter()
             jax.block_until_ready(f(*args))
             times.append((time.perf_counter() - t0) * 1e3)
+        self.last_times = times
         return float(statistics.median(times)), len(times), out
 
 
