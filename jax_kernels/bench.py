@@ -87,6 +87,9 @@ def run_benchmark(args, ours=None) -> dict:
     device = timing.describe_device()
     if not device.on_gpu:
         timing.warn("no GPU: timing on CPU with a host timer; figures are not GPU figures")
+    elif not getattr(ours, "WITH_CUDA", True):
+        timing.warn("this jax-kernels build has no CUDA kernels (built without nvcc): the jax-kernels cases "
+                    "will fail on this GPU; reinstall with a CUDA compiler on PATH")
     iterations = args.iterations or (5 if args.quick else (10 if device.on_gpu else 20))
     timer = timing.Timer(device, iterations, min_time_s=0.05 if args.quick else 0.25)
     selected = select_cases(args)
