@@ -79,4 +79,5 @@ def define_primitive(name: str, *, abstract_eval: Callable, batch_rule: Callable
         dispatch.prim_requires_devices_during_lowering.add(p)
     for platform in ("cpu", "cuda"):
         mlir.register_lowering(kernel, _lowering(name, attrs, platform), platform=platform)
+    p.kernel = kernel  # the device-local primitive (p itself when there is no partitioning)
     return p

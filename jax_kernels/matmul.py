@@ -1,7 +1,203 @@
-# PLACEHOLDER: replaced by the matmul implementation.
+"""matmul and linear: ``jnp.matmul`` semantics and a fused ``act(x @ w + bias) + residual``.
+
+Two primitives, ``jk_matmul`` (a, b) and ``jk_linear`` (x, w, bias, residual), lower to the FFI targets of
+the same names. The wrappers validate everything, turn 1-D operands into matrices and left-pad every
+operand with 1s to one rank R >= 2; batch dims broadcast inside the kernels through 0 strides, so a
+broadcast operand is never materialised. An absent bias/residual is a rank-1 array of size 0.
+
+Precision follows ``jax.lax.Precision``: DEFAULT and HIGH may use TF32 tensor cores for float32 on GPUs
+(as XLA does); HIGHEST is exact float32. Half types always accumulate in float32. On CPU every
+precision is exact float32.
+"""
+from __future__ import annotations
+
+import numpy as np
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from . import _checks
+from ._primitive import define_primitive
+from ._sharding import MatmulPartitioning
+
+# Same codes as cuda/matmul/matmul_problem.h (enum class Activation).
+ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
+MAX_BATCH_DIMS = 8
+
+_PRECISION_STRINGS = {"default": 0, "bfloat16": 0, "fastest": 0, "high": 1, "tensorfloat32": 1,
+                      "bfloat16_3x": 1, "highest": 2, "float32": 2}
+
+
+def _precision_code(op: str, precision) -> int:
+    """0 (DEFAULT), 1 (HIGH) or 2 (HIGHEST); a pair takes the more exact of the two."""
+    if precision is None:
+        flag = jax.config.jax_default_matmul_precision  # honours jax.default_matmul_precision(...)
+        return _PRECISION_STRINGS.get(flag, 0) if isinstance(flag, str) else 0
+    if isinstance(precision, lax.Precision):
+        return int(precision.value)
+    if isinstance(precision, str):
+        if precision.lower() not in _PRECISION_STRINGS:
+            raise ValueError(f"{op}: argument 'precision': expected None, a jax.lax.Precision or one of "
+                             f"{sorted(_PRECISION_STRINGS)}; got {precision!r}")
+        return _PRECISION_STRINGS[precision.lower()]
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        return max(_precision_code(op, p) for p in precision)
+    raise TypeError(f"{op}: argument 'precision': expected None, a jax.lax.Precision, a string or a pair "
+                    f"of them; got {type(precision).__name__} {precision!r}")
+
+
+def _broadcast_batch(op: str, arg: str, *shapes) -> tuple:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"{op}: argument '{arg}': expected batch dims that broadcast together; got "
+                         + " and ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def _pad(x, rank: int):
+    return x if x.ndim == rank else jnp.reshape(x, (1,) * (rank - x.ndim) + tuple(x.shape))
+
+
+def _absent(dtype):
+    return jnp.zeros((0,), dtype)
+
+
+def _is_absent(x) -> bool:
+    return x.ndim == 1 and x.shape[0] == 0
+
+
+# ---- primitives -----------------------------------------------------------------------------------
+
+def _out_aval(a, b, *rest):
+    r = a.ndim
+    # Every operand's batch dim is the output's or 1 (0 broadcasts with 1 like any size).
+    batch = [next((v for v in d if v != 1), 1)
+             for d in zip(*(x.shape[:r - 2] for x in (a, b, *rest) if not _is_absent(x)))]
+    return a.update(shape=tuple(batch) + (a.shape[-2], b.shape[-1]), dtype=a.dtype)
+
+
+def _matmul_abstract(a, b, *, precision):
+    return _out_aval(a, b)
+
+
+def _linear_abstract(a, b, bias, residual, *, precision, activation):
+    return _out_aval(a, b, bias, residual)
+
+
+def _batch_rule(get_prim):
+    """vmap over any axis of any operand -> one custom call.
+
+    The mapped axis becomes a new batch dim: where every mapped operand already has it at the same
+    position in front of its matrix dims it stays there (no copy) and the others get a size-1 axis
+    there; otherwise it moves to the front. The handler then folds innermost batch dims shared by b
+    and bias into M, so vmap of ``x @ w`` over x runs as one tall GEMM.
+    """
+    def rule(args, dims, **params):
+        r = args[0].ndim - (dims[0] is not None)  # unbatched rank
+        mapped = [d for x, d in zip(args, dims) if d is not None]
+        p = mapped[0] if all(d == mapped[0] and d <= r - 2 for d in mapped) else 0
+        new = []
+        for x, d in zip(args, dims):
+            if d is None:
+                new.append(x if _is_absent(x) else jnp.expand_dims(x, p))
+            else:
+                new.append(x if d == p else jnp.moveaxis(x, d, p))
+        return get_prim().bind(*new, **params), p
+    return rule
+
+
+_matmul_p = define_primitive(
+    "jk_matmul", abstract_eval=_matmul_abstract, batch_rule=_batch_rule(lambda: _matmul_p),
+    partitioning=MatmulPartitioning(linear=False),
+    attrs=lambda p: dict(precision=np.int32(p["precision"])))
+_linear_p = define_primitive(
+    "jk_linear", abstract_eval=_linear_abstract, batch_rule=_batch_rule(lambda: _linear_p),
+    partitioning=MatmulPartitioning(linear=True),
+    attrs=lambda p: dict(precision=np.int32(p["precision"]), activation=np.int32(p["activation"])))
+
+
+# ---- public API -----------------------------------------------------------------------------------
+
+def _check_operands(op: str, a_name: str, a, b_name: str, b):
+    _checks.check_float_dtype(op, a_name, a)
+    _checks.check_float_dtype(op, b_name, b)
+    _checks.check_same_dtype(op, b_name, b, a_name, a)
+    for name, x in ((a_name, a), (b_name, b)):
+        if x.ndim == 0:
+            raise ValueError(f"{op}: argument '{name}': expected an array of rank >= 1; got a scalar")
+
+
+def _as_matrices(op: str, a_name: str, a, b_name: str, b):
+    """Matrices for the kernel, the output batch dims, and the final output shape."""
+    a2 = jnp.reshape(a, (1,) + a.shape) if a.ndim == 1 else a
+    b2 = jnp.reshape(b, b.shape + (1,)) if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise ValueError(f"{op}: argument '{b_name}': expected contraction dim {a2.shape[-1]} (the last dim "
+                         f"of '{a_name}', shape {tuple(a.shape)}); got shape {tuple(b.shape)}")
+    batch = _broadcast_batch(op, b_name, a2.shape[:-2], b2.shape[:-2])
+    if len(batch) > MAX_BATCH_DIMS:
+        raise ValueError(f"{op}: argument '{a_name}': expected at most {MAX_BATCH_DIMS} batch dims; got "
+                         f"{len(batch)}")
+    final = batch + ((a2.shape[-2],) if a.ndim > 1 else ()) + ((b2.shape[-1],) if b.ndim > 1 else ())
+    return a2, b2, batch, final
+
+
 def matmul(a, b, *, precision=None):
-    raise NotImplementedError("matmul")
+    """``jnp.matmul(a, b, precision=precision)`` as one custom call."""
+    op = "matmul"
+    _check_operands(op, "a", a, "b", b)
+    prec = _precision_code(op, precision)
+    a2, b2, batch, final = _as_matrices(op, "a", a, "b", b)
+    r = len(batch) + 2
+    out = _matmul_p.bind(_pad(a2, r), _pad(b2, r), precision=prec)
+    return jnp.reshape(out, final)
 
 
-def linear(x, w, bias=None, *, activation=None, residual=None):
-    raise NotImplementedError("linear")
+def linear(x, w, bias=None, *, activation=None, residual=None, precision=None):
+    """``activation(x @ w + bias) + residual``, fused into the matmul's epilogue.
+
+    x (..., K) or (K,); w (K, N), or batched (..., K, N) broadcasting against x's batch dims like
+    ``jnp.matmul``; bias (N,); residual broadcastable to the output shape. Accumulation and the
+    epilogue run in float32; the output has the input dtype. activation: None, "relu", "gelu" (exact
+    erf), "gelu_tanh" or "silu".
+    """
+    op = "linear"
+    _check_operands(op, "x", x, "w", w)
+    if w.ndim < 2:
+        raise ValueError(f"{op}: argument 'w': expected shape (K, N) or (..., K, N); got {tuple(w.shape)}")
+    if activation is not None and not isinstance(activation, str):
+        raise TypeError(f"{op}: argument 'activation': expected None or one of "
+                        f"{[k for k in ACTIVATIONS if k]}; got {type(activation).__name__}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"{op}: argument 'activation': expected None or one of "
+                         f"{[k for k in ACTIVATIONS if k]}; got {activation!r}")
+    prec = _precision_code(op, precision)
+    x2, w2, batch, final = _as_matrices(op, "x", x, "w", w)
+    r = len(batch) + 2
+    n = w.shape[-1]
+    if bias is None:
+        bias2 = _absent(x.dtype)
+    else:
+        _checks.check_float_dtype(op, "bias", bias)
+        _checks.check_same_dtype(op, "bias", bias, "x", x)
+        _checks.check_shape(op, "bias", bias, (n,))
+        bias2 = jnp.reshape(bias, (1,) * (r - 1) + (n,))
+    if residual is None:
+        res2 = _absent(x.dtype)
+    else:
+        _checks.check_float_dtype(op, "residual", residual)
+        _checks.check_same_dtype(op, "residual", residual, "x", x)
+        try:
+            ok = tuple(np.broadcast_shapes(residual.shape, final)) == tuple(final)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{op}: argument 'residual': expected a shape broadcastable to the output "
+                             f"shape {tuple(final)}; got {tuple(residual.shape)}")
+        res2 = _pad(residual, len(final))
+        if x.ndim == 1:  # the kernel's output has an M dim of 1 that `final` dropped
+            res2 = jnp.expand_dims(res2, -2)
+        res2 = _pad(res2, r)
+    out = _linear_p.bind(_pad(x2, r), _pad(w2, r), bias2, res2, precision=prec,
+                         activation=ACTIVATIONS[activation])
+    return jnp.reshape(out, final)

@@ -1,5 +1,299 @@
-// PLACEHOLDER: replaced by the softmax implementation.
+// FFI handlers of the softmax family. Targets (CPU and CUDA, same names):
+//   jk_softmax, jk_log_softmax     (x, mask) -> y
+//   jk_softmax_stats               (x, mask) -> (row_max, row_sum)   float32, x's shape without the axis:
+//                                  max over the live entries and sum of exp(x - max) (-inf and 0 for a row
+//                                  with no live entry). For sharding along the axis: the caller combines
+//                                  the shards' partials into the global max and sum.
+//   jk_softmax_apply, jk_log_softmax_apply   (x, mask, row_max, row_sum) -> y from given statistics.
+// Attribute: axis (int64, may be negative). x: float32/bfloat16/float16 of rank >= 1; y: x's dtype and shape.
+// mask: bool of x's rank with every dim equal to x's or 1 (kept broadcast: never expanded), or a (0,) array
+// of any dtype when absent.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/ffi_helpers.h"
+#include "cpu/softmax_cpu.h"
 #include "ffi/targets.h"
+#include "softmax/softmax_launch.h"
+
 namespace jk {
-void AddSoftmaxTargets(TargetList&) {}
+namespace {
+
+constexpr std::string_view kSoftmax = "jk_softmax";
+constexpr std::string_view kLogSoftmax = "jk_log_softmax";
+constexpr std::string_view kStats = "jk_softmax_stats";
+constexpr std::string_view kApply = "jk_softmax_apply";
+constexpr std::string_view kLogApply = "jk_log_softmax_apply";
+
+struct SoftmaxGeometry {
+  DType dtype;
+  int64_t outer, n, inner;
+  bool empty;  // x has no elements
+  MaskIndex mask;
+};
+
+// Appends a dim (outermost first) to a mask index map, merging it into the previous one when both are
+// broadcast or they are contiguous, so typical masks need one or two dims.
+bool PushDim(BroadcastDims& d, int64_t size, int64_t stride) {
+  if (size == 1) return true;
+  if (d.rank > 0 && d.stride[d.rank - 1] == stride * size) {
+    d.size[d.rank - 1] *= size;
+    d.stride[d.rank - 1] = stride;
+    return true;
+  }
+  if (d.rank == BroadcastDims::kMaxDims) return false;
+  d.size[d.rank] = size;
+  d.stride[d.rank] = stride;
+  ++d.rank;
+  return true;
+}
+
+// Validation shared by every handler: x's dtype and rank, the axis, and the mask's dtype and dims.
+ffi::ErrorOr<SoftmaxGeometry> CheckSoftmax(std::string_view op, const ffi::AnyBuffer& x, const ffi::AnyBuffer& mask,
+                                           int64_t axis) {
+  auto dt = FloatDType(x.element_type(), op, "x");
+  if (dt.has_error()) return ffi::Unexpected<ffi::Error>(dt.error());
+  const auto xd = x.dimensions();
+  if (xd.size() == 0) return ffi::Unexpected<ffi::Error>(ArgError(op, "x", "an array of rank >= 1", "a scalar"));
+  auto ax = NormalizeAxis(axis, xd.size(), op);
+  if (ax.has_error()) return ffi::Unexpected<ffi::Error>(ax.error());
+  const size_t a = static_cast<size_t>(*ax);
+  SoftmaxGeometry g{*dt, Product(xd, 0, a), xd[a], Product(xd, a + 1), x.element_count() == 0, MaskIndex{}};
+
+  const auto md = mask.dimensions();
+  if (mask.element_count() == 0 && md.size() == 1 && md[0] == 0) return g;  // no mask
+  const std::string broadcastable = "a shape of rank " + std::to_string(xd.size()) +
+                                    " with every dim equal to x's " + ShapeString(xd) + " or 1";
+  if (ffi::Error e = ExpectDType(mask.element_type(), ffi::DataType::PRED, op, "mask"); e.failure())
+    return ffi::Unexpected<ffi::Error>(std::move(e));
+  if (md.size() != xd.size()) return ffi::Unexpected<ffi::Error>(ArgError(op, "mask", broadcastable, ShapeString(md)));
+  for (size_t k = 0; k < xd.size(); ++k) {
+    if (md[k] != xd[k] && md[k] != 1)
+      return ffi::Unexpected<ffi::Error>(ArgError(op, "mask", broadcastable, ShapeString(md)));
+  }
+  // Row-major strides of the mask, 0 on its broadcast dims.
+  std::vector<int64_t> stride(xd.size());
+  int64_t st = 1;
+  for (size_t k = xd.size(); k-- > 0;) {
+    stride[k] = md[k] == 1 ? 0 : st;
+    st *= md[k];
+  }
+  MaskIndex& m = g.mask;
+  m.data = static_cast<const uint8_t*>(mask.untyped_data());
+  m.axis_stride = stride[a];
+  bool ok = true;
+  for (size_t k = 0; k < a; ++k) ok = ok && PushDim(m.outer, xd[k], stride[k]);
+  for (size_t k = a + 1; k < xd.size(); ++k) ok = ok && PushDim(m.inner, xd[k], stride[k]);
+  if (!ok) {
+    return ffi::Unexpected<ffi::Error>(ArgError(
+        op, "mask", "at most 8 alternations of broadcast and full dims on each side of the axis", ShapeString(md)));
+  }
+  return g;
+}
+
+ffi::Error CheckSameAsX(std::string_view op, std::string_view arg, const ffi::AnyBuffer& x,
+                        const ffi::AnyBuffer& b) {
+  JK_RETURN_IF_ERROR(ExpectDType(b.element_type(), x.element_type(), op, arg));
+  return ExpectShape(b.dimensions(), x.dimensions(), op, arg);
+}
+
+// Statistics buffers: float32, x's shape without the axis.
+ffi::Error CheckStatsBuffer(std::string_view op, std::string_view arg, const ffi::AnyBuffer& x, int64_t axis,
+                            const ffi::AnyBuffer& b) {
+  JK_RETURN_IF_ERROR(ExpectDType(b.element_type(), ffi::DataType::F32, op, arg));
+  const auto xd = x.dimensions();
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(xd.size()) : axis);
+  std::vector<int64_t> expected;
+  for (size_t k = 0; k < xd.size(); ++k)
+    if (k != a) expected.push_back(xd[k]);
+  return ExpectShape(b.dimensions(), ffi::Span<const int64_t>(expected.data(), expected.size()), op, arg);
+}
+
+constexpr std::string_view SoftmaxName(bool log) { return log ? kLogSoftmax : kSoftmax; }
+constexpr std::string_view ApplyName(bool log) { return log ? kLogApply : kApply; }
+
+// ---- CPU ------------------------------------------------------------------------------------------
+template <bool kLog>
+ffi::Error SoftmaxCpu(ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::Result<ffi::AnyBuffer> y, int64_t axis) {
+  constexpr std::string_view op = SoftmaxName(kLog);
+  auto g = CheckSoftmax(op, x, mask, axis);
+  if (g.has_error()) return g.error();
+  JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
+  if (g->empty) return ffi::Error::Success();
+  cpu::Softmax(g->dtype, x.untyped_data(), y->untyped_data(), g->outer, g->n, g->inner, g->mask, kLog);
+  return ffi::Error::Success();
+}
+
+ffi::Error StatsCpu(ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::Result<ffi::AnyBuffer> row_max,
+                    ffi::Result<ffi::AnyBuffer> row_sum, int64_t axis) {
+  auto g = CheckSoftmax(kStats, x, mask, axis);
+  if (g.has_error()) return g.error();
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(kStats, "row_max", x, axis, *row_max));
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(kStats, "row_sum", x, axis, *row_sum));
+  if (row_max->element_count() == 0) return ffi::Error::Success();  // n == 0 still writes (-inf, 0)
+  cpu::SoftmaxStats(g->dtype, x.untyped_data(), static_cast<float*>(row_max->untyped_data()),
+                    static_cast<float*>(row_sum->untyped_data()), g->outer, g->n, g->inner, g->mask);
+  return ffi::Error::Success();
+}
+
+template <bool kLog>
+ffi::Error ApplyCpu(ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::AnyBuffer row_max, ffi::AnyBuffer row_sum,
+                    ffi::Result<ffi::AnyBuffer> y, int64_t axis) {
+  constexpr std::string_view op = ApplyName(kLog);
+  auto g = CheckSoftmax(op, x, mask, axis);
+  if (g.has_error()) return g.error();
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(op, "row_max", x, axis, row_max));
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(op, "row_sum", x, axis, row_sum));
+  JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
+  if (g->empty) return ffi::Error::Success();
+  cpu::SoftmaxApply(g->dtype, x.untyped_data(), static_cast<const float*>(row_max.untyped_data()),
+                    static_cast<const float*>(row_sum.untyped_data()), y->untyped_data(), g->outer, g->n, g->inner,
+                    g->mask, kLog);
+  return ffi::Error::Success();
+}
+
+// ---- CUDA: the same checks, then one launch on XLA's stream; zero-size never launches -------------
+#ifdef JK_WITH_CUDA
+template <bool kLog>
+ffi::Error SoftmaxCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::Result<ffi::AnyBuffer> y,
+                       int64_t axis) {
+  constexpr std::string_view op = SoftmaxName(kLog);
+  auto g = CheckSoftmax(op, x, mask, axis);
+  if (g.has_error()) return g.error();
+  JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
+  if (g->empty) return ffi::Error::Success();
+  return CudaStatus(LaunchSoftmax(stream, g->dtype, x.untyped_data(), y->untyped_data(), g->outer, g->n, g->inner,
+                                  g->mask, kLog),
+                    op);
+}
+
+ffi::Error StatsCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::Result<ffi::AnyBuffer> row_max,
+                     ffi::Result<ffi::AnyBuffer> row_sum, int64_t axis) {
+  auto g = CheckSoftmax(kStats, x, mask, axis);
+  if (g.has_error()) return g.error();
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(kStats, "row_max", x, axis, *row_max));
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(kStats, "row_sum", x, axis, *row_sum));
+  if (row_max->element_count() == 0) return ffi::Error::Success();
+  return CudaStatus(LaunchSoftmaxStats(stream, g->dtype, x.untyped_data(),
+                                       static_cast<float*>(row_max->untyped_data()),
+                                       static_cast<float*>(row_sum->untyped_data()), g->outer, g->n, g->inner,
+                                       g->mask),
+                    kStats);
+}
+
+template <bool kLog>
+ffi::Error ApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::AnyBuffer row_max,
+                     ffi::AnyBuffer row_sum, ffi::Result<ffi::AnyBuffer> y, int64_t axis) {
+  constexpr std::string_view op = ApplyName(kLog);
+  auto g = CheckSoftmax(op, x, mask, axis);
+  if (g.has_error()) return g.error();
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(op, "row_max", x, axis, row_max));
+  JK_RETURN_IF_ERROR(CheckStatsBuffer(op, "row_sum", x, axis, row_sum));
+  JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
+  if (g->empty) return ffi::Error::Success();
+  return CudaStatus(LaunchSoftmaxApply(stream, g->dtype, x.untyped_data(),
+                                       static_cast<const float*>(row_max.untyped_data()),
+                                       static_cast<const float*>(row_sum.untyped_data()), y->untyped_data(),
+                                       g->outer, g->n, g->inner, g->mask, kLog),
+                    op);
+}
+#endif
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER(kSoftmaxCpu, SoftmaxCpu<false>,
+                       ffi::Ffi::Bind()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask: bool, x's rank, dims x's or 1; or (0,)
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"));
+XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCpu, SoftmaxCpu<true>,
+                       ffi::Ffi::Bind()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"));
+XLA_FFI_DEFINE_HANDLER(kStatsCpu, StatsCpu,
+                       ffi::Ffi::Bind()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Ret<ffi::AnyBuffer>()  // row_max
+                           .Ret<ffi::AnyBuffer>()  // row_sum
+                           .Attr<int64_t>("axis"));
+XLA_FFI_DEFINE_HANDLER(kApplyCpu, ApplyCpu<false>,
+                       ffi::Ffi::Bind()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Arg<ffi::AnyBuffer>()  // row_max
+                           .Arg<ffi::AnyBuffer>()  // row_sum
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"));
+XLA_FFI_DEFINE_HANDLER(kLogApplyCpu, ApplyCpu<true>,
+                       ffi::Ffi::Bind()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Arg<ffi::AnyBuffer>()  // row_max
+                           .Arg<ffi::AnyBuffer>()  // row_sum
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"));
+
+#ifdef JK_WITH_CUDA
+// Graph-safe: a fixed set of launches per shape, no allocation, no synchronisation.
+XLA_FFI_DEFINE_HANDLER(kSoftmaxCuda, SoftmaxCuda<false>,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"),
+                       {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCuda, SoftmaxCuda<true>,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"),
+                       {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER(kStatsCuda, StatsCuda,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Ret<ffi::AnyBuffer>()  // row_max
+                           .Ret<ffi::AnyBuffer>()  // row_sum
+                           .Attr<int64_t>("axis"),
+                       {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER(kApplyCuda, ApplyCuda<false>,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Arg<ffi::AnyBuffer>()  // row_max
+                           .Arg<ffi::AnyBuffer>()  // row_sum
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"),
+                       {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER(kLogApplyCuda, ApplyCuda<true>,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                           .Arg<ffi::AnyBuffer>()  // x
+                           .Arg<ffi::AnyBuffer>()  // mask
+                           .Arg<ffi::AnyBuffer>()  // row_max
+                           .Arg<ffi::AnyBuffer>()  // row_sum
+                           .Ret<ffi::AnyBuffer>()  // y
+                           .Attr<int64_t>("axis"),
+                       {ffi::Traits::kCmdBufferCompatible});
+#endif
+
+void AddSoftmaxTargets(TargetList& t) {
+  t.push_back({"jk_softmax", kSoftmaxCpu, JK_CUDA_HANDLER(kSoftmaxCuda)});
+  t.push_back({"jk_log_softmax", kLogSoftmaxCpu, JK_CUDA_HANDLER(kLogSoftmaxCuda)});
+  t.push_back({"jk_softmax_stats", kStatsCpu, JK_CUDA_HANDLER(kStatsCuda)});
+  t.push_back({"jk_softmax_apply", kApplyCpu, JK_CUDA_HANDLER(kApplyCuda)});
+  t.push_back({"jk_log_softmax_apply", kLogApplyCpu, JK_CUDA_HANDLER(kLogApplyCuda)});
+}
+
 }  // namespace jk

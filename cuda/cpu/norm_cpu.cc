@@ -1,0 +1,201 @@
+// CPU LayerNorm / RMSNorm. Rows are converted to a float32 buffer and reduced with two passes (mean,
+// then the sum of squared deviations) in loops the compiler vectorises: the last-axis case keeps 16
+// independent partial sums per row (a plain float reduction is not reassociated without -ffast-math),
+// the strided case reduces whole (n, inner) slabs with the inner index innermost. Sums accumulate in
+// double: a float32 running sum of 10^5 values near 1e4 loses the mean to ~1e-3 of the value, which is
+// the whole signal when the variance is small (the GPU kernels get the same effect from their tree
+// reductions and Welford merges).
+#include "cpu/norm_cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cpu/cpu_types.h"
+
+namespace jk::cpu {
+namespace {
+
+enum class Kind { kLayerNorm, kRmsNorm };
+enum class Mode { kNormalize, kStatsOnly, kApply };
+
+constexpr int kLanes = 16;
+
+double SumLanes(const float* v, int64_t n) {
+  double acc[kLanes] = {0.0};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += v[j + k];
+  double s = 0.0;
+  for (; j < n; ++j) s += v[j];
+  for (int k = 0; k < kLanes; ++k) s += acc[k];
+  return s;
+}
+
+double SumSquaresLanes(const float* v, int64_t n, float center) {
+  double acc[kLanes] = {0.0};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      const float d = v[j + k] - center;
+      acc[k] += static_cast<double>(d) * d;
+    }
+  double s = 0.0;
+  for (; j < n; ++j) s += (v[j] - center) * (v[j] - center);
+  for (int k = 0; k < kLanes; ++k) s += acc[k];
+  return s;
+}
+
+template <typename T>
+void ToFloatRow(const T* x, int64_t count, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = ToFloat(x[i]);
+}
+
+// Affine parameter row of outer index o (null when absent).
+template <typename T>
+const T* GroupRow(const T* p, int64_t o, int64_t groups, const NormShape& s) {
+  if (p == nullptr) return nullptr;
+  const int64_t per_group = std::max<int64_t>(1, s.outer / std::max<int64_t>(1, groups));
+  return p + (o / per_group) * s.n;
+}
+
+struct Pointers {
+  const void* x;
+  const void* scale;
+  const void* bias;
+  void* y;
+  float* mean;
+  float* rstd;  // stats-only LayerNorm: M2
+};
+
+// Writes y for one slab (n rows of `inner` floats in xf) given per-inner statistics.
+template <typename T, Kind K>
+void NormalizeSlab(const float* xf, const float* mean, const float* rstd, const T* scale, const T* bias,
+                   int64_t n, int64_t inner, T* y, float* tmp) {
+  for (int64_t j = 0; j < n; ++j) {
+    const float g = scale ? ToFloat(scale[j]) : 1.f;
+    const float b = (K == Kind::kLayerNorm && bias) ? ToFloat(bias[j]) : 0.f;
+    const float* row = xf + j * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      const float c = K == Kind::kLayerNorm ? row[i] - mean[i] : row[i];
+      tmp[i] = c * rstd[i] * g + b;
+    }
+    for (int64_t i = 0; i < inner; ++i) y[j * inner + i] = FromFloat<T>(tmp[i]);
+  }
+}
+
+template <typename T, Kind K, Mode M>
+void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
+  const int64_t n = s.n, inner = s.inner, slab = n * inner;
+  const T* x = static_cast<const T*>(ptr.x);
+  T* y = static_cast<T*>(ptr.y);
+  const T* scale = static_cast<const T*>(ptr.scale);
+  const T* bias = static_cast<const T*>(ptr.bias);
+  std::vector<float> xf(static_cast<size_t>(slab)), mean(static_cast<size_t>(inner)),
+      rstd(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner));
+  std::vector<double> acc(static_cast<size_t>(inner));
+  const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
+  for (int64_t o = 0; o < s.outer; ++o) {
+    ToFloatRow(x + o * slab, slab, xf.data());
+    float* stat_mean = ptr.mean ? ptr.mean + o * inner : nullptr;
+    float* stat_rstd = ptr.rstd ? ptr.rstd + o * inner : nullptr;
+    if constexpr (M == Mode::kApply) {
+      for (int64_t i = 0; i < inner; ++i) {
+        mean[i] = K == Kind::kLayerNorm ? stat_mean[i] : 0.f;
+        rstd[i] = stat_rstd[i];
+      }
+    } else if (inner == 1) {
+      const double sum = SumLanes(xf.data(), n);
+      if (K == Kind::kLayerNorm) {
+        mean[0] = static_cast<float>(sum * inv_n);
+        acc[0] = SumSquaresLanes(xf.data(), n, mean[0]);  // M2
+      } else {
+        mean[0] = 0.f;
+        acc[0] = SumSquaresLanes(xf.data(), n, 0.f);  // sum of squares
+      }
+    } else {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      if (K == Kind::kLayerNorm) {
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i];
+        for (int64_t i = 0; i < inner; ++i) mean[i] = static_cast<float>(acc[i] * inv_n);
+        std::fill(acc.begin(), acc.end(), 0.0);
+      } else {
+        std::fill(mean.begin(), mean.end(), 0.f);
+      }
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) {
+          const float d = xf[j * inner + i] - mean[i];
+          acc[i] += static_cast<double>(d) * d;
+        }
+    }
+    if constexpr (M == Mode::kStatsOnly) {
+      for (int64_t i = 0; i < inner; ++i) {
+        if (K == Kind::kLayerNorm) {
+          stat_mean[i] = n == 0 ? NAN : mean[i];
+          stat_rstd[i] = n == 0 ? NAN : acc[i];
+        } else {
+          stat_mean[i] = acc[i] * inv_n;
+        }
+      }
+      continue;
+    }
+    if constexpr (M == Mode::kNormalize) {
+      for (int64_t i = 0; i < inner; ++i) {
+        rstd[i] = 1.f / std::sqrt(acc[i] * inv_n + epsilon);
+        if (n == 0) mean[i] = rstd[i] = NAN;  // the mean of nothing, as jnp.mean gives
+      }
+      if (stat_mean != nullptr)
+        for (int64_t i = 0; i < inner; ++i) {
+          stat_mean[i] = mean[i];
+          stat_rstd[i] = rstd[i];
+        }
+    }
+    NormalizeSlab<T, K>(xf.data(), mean.data(), rstd.data(), GroupRow(scale, o, s.scale_groups, s),
+                        GroupRow(bias, o, s.bias_groups, s), n, inner, y + o * slab, tmp.data());
+  }
+}
+
+template <Kind K, Mode M>
+bool Dispatch(DType dtype, const Pointers& p, const NormShape& s, float epsilon) {
+  return DispatchFloat<float, BF16, F16>(dtype, false, [&](auto tag) {
+    Run<typename decltype(tag)::type, K, M>(p, s, epsilon);
+    return true;
+  });
+}
+
+}  // namespace
+
+bool LayerNorm(DType dtype, const void* x, const void* scale, const void* bias, void* y, float* mean,
+               float* rstd, const NormShape& shape, float epsilon) {
+  return Dispatch<Kind::kLayerNorm, Mode::kNormalize>(dtype, {x, scale, bias, y, mean, rstd}, shape, epsilon);
+}
+
+bool RmsNorm(DType dtype, const void* x, const void* scale, void* y, const NormShape& shape, float epsilon) {
+  return Dispatch<Kind::kRmsNorm, Mode::kNormalize>(dtype, {x, scale, nullptr, y, nullptr, nullptr}, shape,
+                                                    epsilon);
+}
+
+bool LayerNormStats(DType dtype, const void* x, float* mean, float* m2, const NormShape& shape) {
+  return Dispatch<Kind::kLayerNorm, Mode::kStatsOnly>(dtype, {x, nullptr, nullptr, nullptr, mean, m2}, shape,
+                                                      0.f);
+}
+
+bool RmsNormStats(DType dtype, const void* x, float* mean_square, const NormShape& shape) {
+  return Dispatch<Kind::kRmsNorm, Mode::kStatsOnly>(dtype, {x, nullptr, nullptr, nullptr, mean_square, nullptr},
+                                                    shape, 0.f);
+}
+
+bool LayerNormApply(DType dtype, const void* x, const float* mean, const float* rstd, const void* scale,
+                    const void* bias, void* y, const NormShape& shape) {
+  return Dispatch<Kind::kLayerNorm, Mode::kApply>(
+      dtype, {x, scale, bias, y, const_cast<float*>(mean), const_cast<float*>(rstd)}, shape, 0.f);
+}
+
+bool RmsNormApply(DType dtype, const void* x, const float* rstd, const void* scale, void* y,
+                  const NormShape& shape) {
+  return Dispatch<Kind::kRmsNorm, Mode::kApply>(dtype, {x, scale, nullptr, y, nullptr, const_cast<float*>(rstd)},
+                                                shape, 0.f);
+}
+
+}  // namespace jk::cpu

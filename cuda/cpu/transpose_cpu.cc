@@ -1,0 +1,97 @@
+#include "cpu/transpose_cpu.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace jk::cpu {
+namespace {
+
+// Unsigned storage of each element size; memcpy-free typed copies need natural alignment, which the
+// planner's widening respects (the FFI handler caps it by the buffers' alignment).
+template <int kBytes>
+struct Storage;
+template <>
+struct Storage<1> { using type = uint8_t; };
+template <>
+struct Storage<2> { using type = uint16_t; };
+template <>
+struct Storage<4> { using type = uint32_t; };
+template <>
+struct Storage<8> { using type = uint64_t; };
+
+// Calls fn(index, in_offset, out_offset) for every flat index of `axes` in order (odometer, no
+// divisions).
+template <int N, typename Fn>
+void ForEach(const AxisList<N>& axes, Fn&& fn) {
+  const int64_t count = axes.Size();
+  int64_t idx[N] = {};
+  int64_t in = 0, out = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    fn(i, in, out);
+    for (int k = 0; k < axes.n; ++k) {
+      in += axes.in[k], out += axes.out[k];
+      if (++idx[k] < axes.dim[k]) break;
+      in -= axes.in[k] * axes.dim[k], out -= axes.out[k] * axes.dim[k], idx[k] = 0;
+    }
+  }
+}
+
+// Tiles of 32x32 elements keep both the read rows and the written rows in L1.
+template <typename T>
+void Tiled(const TransposePlan& p, const T* x, T* y) {
+  constexpr int64_t kTile = 32;
+  const int64_t na = p.a_group.Size(), nb = p.b_group.Size();
+  std::vector<int64_t> out_a(na), in_b(nb);  // where tile column a / tile row b lives
+  ForEach(p.a_group, [&](int64_t i, int64_t, int64_t out) { out_a[i] = out; });
+  ForEach(p.b_group, [&](int64_t i, int64_t in, int64_t) { in_b[i] = in; });
+  ForEach(p.batch, [&](int64_t, int64_t bin, int64_t bout) {
+    for (int64_t b0 = 0; b0 < nb; b0 += kTile) {
+      const int64_t b1 = std::min(nb, b0 + kTile);
+      for (int64_t a0 = 0; a0 < na; a0 += kTile) {
+        const int64_t a1 = std::min(na, a0 + kTile);
+        for (int64_t a = a0; a < a1; ++a) {
+          T* dst = y + bout + out_a[a];
+          for (int64_t b = b0; b < b1; ++b) dst[b] = x[bin + in_b[b] + a];
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void RowCopy(const TransposePlan& p, const T* x, T* y) {
+  const int64_t row = p.row;
+  ForEach(p.rows, [&](int64_t i, int64_t in, int64_t) {
+    std::memcpy(y + i * row, x + in, static_cast<size_t>(row) * sizeof(T));
+  });
+}
+
+template <int kBytes>
+void Run(const TransposePlan& p, const void* x, void* y) {
+  using T = typename Storage<kBytes>::type;
+  const T* xs = static_cast<const T*>(x);
+  T* ys = static_cast<T*>(y);
+  if (p.kind == TransposePlan::kRowCopy) RowCopy(p, xs, ys);
+  if (p.kind == TransposePlan::kTiled) Tiled(p, xs, ys);
+}
+
+}  // namespace
+
+void Transpose(const TransposePlan& p, const void* x, void* y) {
+  switch (p.kind) {
+    case TransposePlan::kEmpty: return;
+    case TransposePlan::kCopy:
+      std::memcpy(y, x, static_cast<size_t>(p.elements) * p.elem_bytes);
+      return;
+    default: break;
+  }
+  switch (p.elem_bytes) {
+    case 1: return Run<1>(p, x, y);
+    case 2: return Run<2>(p, x, y);
+    case 4: return Run<4>(p, x, y);
+    case 8: return Run<8>(p, x, y);
+  }
+}
+
+}  // namespace jk::cpu

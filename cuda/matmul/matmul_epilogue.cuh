@@ -1,0 +1,61 @@
+// The fused epilogue shared by every matmul kernel: out = act(acc + bias) + residual, computed in
+// float32 from the accumulator registers and written once in the output dtype.
+#pragma once
+#include "common/device.cuh"
+#include "matmul/matmul_problem.h"
+
+namespace jk::mm {
+
+__device__ __forceinline__ float Activate(Activation act, float v) {
+  switch (act) {
+    case Activation::kNone: return v;
+    case Activation::kRelu: return v > 0.f ? v : (v != v ? v : 0.f);  // NaN stays NaN, as jax.nn.relu
+    case Activation::kGelu: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+    case Activation::kGeluTanh: return 0.5f * v * (1.f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+    case Activation::kSilu: return v / (1.f + expf(-v));
+  }
+  return v;
+}
+
+// One batch index's view of the output side of the problem.
+template <typename T>
+struct Epilogue {
+  T* out;
+  const T* bias;      // null: none; indexed by column
+  const T* residual;  // null: none
+  int64_t m, n, res_row_stride, res_col_stride;
+  Activation act;
+
+  __device__ __forceinline__ Epilogue(const MatmulProblem& p, int64_t z, const BatchOffsets& o)
+      : out(static_cast<T*>(p.out) + z * p.m * p.n),
+        bias(p.bias ? static_cast<const T*>(p.bias) + o.bias : nullptr),
+        residual(p.residual ? static_cast<const T*>(p.residual) + o.res : nullptr),
+        m(p.m), n(p.n), res_row_stride(p.res_row_stride), res_col_stride(p.res_col_stride),
+        act(p.activation) {}
+
+  __device__ __forceinline__ float Apply(int64_t row, int64_t col, float v) const {
+    if (bias) v += ToFloat(bias[col]);
+    v = Activate(act, v);
+    if (residual) v += ToFloat(residual[row * res_row_stride + col * res_col_stride]);
+    return v;
+  }
+  // Bounds-checked store of one element.
+  __device__ __forceinline__ void Store(int64_t row, int64_t col, float v) const {
+    if (row < m && col < n) out[row * n + col] = FromFloat<T>(Apply(row, col, v));
+  }
+  // Two adjacent columns (col even, n even, out 4-byte aligned for halves): one paired store.
+  __device__ __forceinline__ void Store2(int64_t row, int64_t col, float v0, float v1, bool paired) const {
+    if (row >= m) return;
+    if (paired && col + 1 < n) {
+      Pack<T, 2> pk;
+      pk.v[0] = FromFloat<T>(Apply(row, col, v0));
+      pk.v[1] = FromFloat<T>(Apply(row, col + 1, v1));
+      *reinterpret_cast<Pack<T, 2>*>(out + row * n + col) = pk;
+    } else {
+      Store(row, col, v0);
+      Store(row, col + 1, v1);
+    }
+  }
+};
+
+}  // namespace jk::mm

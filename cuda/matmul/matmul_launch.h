@@ -1,0 +1,23 @@
+// The matmul launcher: picks a kernel tier by dtype, precision, shape and alignment and launches it on
+// XLA's stream. Never synchronises; returns the launch error, if any.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "matmul/matmul_problem.h"
+
+namespace jk {
+
+// Kernel tiers, named by algorithm (matmul_launch.cu documents when each is chosen).
+enum class MatmulTier {
+  kSimtTiled,            // any shape/alignment/dtype: 64x64 smem tiles, 4x4 outputs per thread
+  kSimtRegisterBlocked,  // exact float32: 128x128x8 (or 64x64x8) tiles, 8x8 (4x4) per thread, float4
+  kSkinnyM,              // M <= 8 (decode): GEMV-like, split-K inside the block, 16-byte loads of b
+  kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
+};
+
+// The tier LaunchMatmul would use for `p` on the current device (for tests and benchmarks).
+MatmulTier ChooseMatmulTier(const MatmulProblem& p);
+
+cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p);
+
+}  // namespace jk

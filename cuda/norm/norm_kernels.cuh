@@ -1,0 +1,426 @@
+// LayerNorm / RMSNorm kernels. x is viewed as (outer, n, inner) around the normalised axis; the row
+// kernels handle inner == 1 (rows = outer), the strided kernel inner > 1. Statistics are float32 for every
+// storage type: LayerNorm uses two passes over a register-resident row (exact mean, then the mean of
+// squared deviations), or Welford/Chan merges where the row is streamed; never the naive sum of squares.
+// Device code only: the launcher (norm_launch.cu) picks the tier and its template parameters.
+#pragma once
+#include <cooperative_groups.h>
+
+#include "common/device.cuh"
+
+namespace jk::norm {
+
+enum class Kind { kLayerNorm, kRmsNorm };
+
+// Everything a kernel needs, typed. scale/bias are (groups, n) row-major or null; row o uses scale row
+// o / scale_rows_per_group (that is what keeps vmap over scale/bias a single call). mean/rstd are
+// optional outputs (null: not written); in stats-only mode `mean` receives the mean (LayerNorm) or the
+// mean of squares (RMSNorm) and `rstd` receives M2 = sum((x - mean)^2) (LayerNorm only).
+template <typename T>
+struct Params {
+  const T* __restrict__ x;
+  const T* __restrict__ scale;
+  const T* __restrict__ bias;
+  T* __restrict__ y;
+  float* __restrict__ mean;
+  float* __restrict__ rstd;
+  int64_t outer, n, inner;
+  int64_t scale_rows_per_group, bias_rows_per_group;
+  float epsilon;
+};
+
+// ---- small helpers ------------------------------------------------------------------------------
+template <typename T, int P>
+__device__ __forceinline__ Pack<T, P> LoadPack(const T* p) {
+  return *reinterpret_cast<const Pack<T, P>*>(p);
+}
+// Streaming load for x: each element is read once, so keep it out of L1 and mark it evict-first in L2.
+template <typename T, int P>
+__device__ __forceinline__ Pack<T, P> LoadPackStreaming(const T* p) {
+  if constexpr (sizeof(Pack<T, P>) == 16) {
+    int4 v = __ldcs(reinterpret_cast<const int4*>(p));
+    return *reinterpret_cast<Pack<T, P>*>(&v);
+  } else {
+    return LoadPack<T, P>(p);
+  }
+}
+template <typename T, int P>
+__device__ __forceinline__ void StorePack(T* p, const Pack<T, P>& v) {
+  *reinterpret_cast<Pack<T, P>*>(p) = v;
+}
+
+// The normalisation of one element given the row statistics and the (optional) affine parameters.
+template <Kind K, typename T>
+__device__ __forceinline__ float Normalize(float v, float mean, float rstd, const T* scale, const T* bias,
+                                           int64_t col) {
+  float r = (K == Kind::kLayerNorm ? v - mean : v) * rstd;
+  if (scale != nullptr) r *= ToFloat(scale[col]);
+  if (K == Kind::kLayerNorm && bias != nullptr) r += ToFloat(bias[col]);
+  return r;
+}
+
+// Affine rows of a given output row (null when absent).
+template <typename T>
+__device__ __forceinline__ const T* ScaleRow(const Params<T>& p, int64_t row) {
+  return p.scale == nullptr ? nullptr : p.scale + (row / p.scale_rows_per_group) * p.n;
+}
+template <typename T>
+__device__ __forceinline__ const T* BiasRow(const Params<T>& p, int64_t row) {
+  return p.bias == nullptr ? nullptr : p.bias + (row / p.bias_rows_per_group) * p.n;
+}
+
+__device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(var + eps); }
+
+// ---- tier 1: a thread group of W lanes per row, the row in registers -----------------------------
+// W in {1, 2, 4, ..., 32}; each lane holds C packs of P elements per row, so rows of up to W * C * P
+// elements. Short rows (W < 32) take R = 2 rows per lane so tiny rows still keep two independent loads
+// in flight per lane. Loop bounds are uniform per warp (the shuffles use the full mask): rows past the
+// end are computed on zeros and never stored. The packs stay in their storage type to halve the register
+// footprint of bf16/f16 rows.
+template <typename T, Kind K, int P, int C, int W, int R>
+__global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
+  static_assert(32 % W == 0, "a thread group is a power-of-two fraction of a warp");
+  constexpr int kGroupsPerWarp = 32 / W;
+  const int lane = threadIdx.x % W;
+  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int64_t num_warps = static_cast<int64_t>(gridDim.x) * blockDim.x / 32;
+  const int group_in_warp = (threadIdx.x % 32) / W;
+  const int64_t rows = p.outer, n = p.n;
+  const float inv_n = 1.f / static_cast<float>(n);
+
+  for (int64_t base = warp * kGroupsPerWarp * R; base < rows; base += num_warps * kGroupsPerWarp * R) {
+    Pack<T, P> v[R][C];
+    float sum[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int64_t row = base + static_cast<int64_t>(group_in_warp) * R + r;
+      sum[r] = 0.f;
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
+        if (row < rows && col < n) {
+          v[r][c] = LoadPackStreaming<T, P>(p.x + row * n + col);
+        } else {
+#pragma unroll
+          for (int e = 0; e < P; ++e) v[r][c].v[e] = FromFloat<T>(0.f);
+        }
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          const float f = ToFloat(v[r][c].v[e]);
+          sum[r] += K == Kind::kLayerNorm ? f : f * f;
+        }
+      }
+    }
+    float mean[R], rstd[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) sum[r] = WarpAllReduce<W>(sum[r], SumOp());
+    if constexpr (K == Kind::kLayerNorm) {
+      float sq[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        mean[r] = sum[r] * inv_n;
+        sq[r] = 0.f;
+        const int64_t row = base + static_cast<int64_t>(group_in_warp) * R + r;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+          const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
+          if (row < rows && col < n) {  // padding must not contribute (0 - mean)^2
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+              const float d = ToFloat(v[r][c].v[e]) - mean[r];
+              sq[r] += d * d;
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) rstd[r] = RstdFrom(WarpAllReduce<W>(sq[r], SumOp()) * inv_n, p.epsilon);
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        mean[r] = 0.f;
+        rstd[r] = RstdFrom(sum[r] * inv_n, p.epsilon);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int64_t row = base + static_cast<int64_t>(group_in_warp) * R + r;
+      if (row >= rows) continue;
+      const T* scale = ScaleRow(p, row);
+      const T* bias = BiasRow(p, row);
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
+        if (col >= n) continue;
+        Pack<T, P> out;
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          out.v[e] = FromFloat<T>(Normalize<K>(ToFloat(v[r][c].v[e]), mean[r], rstd[r], scale, bias, col + e));
+        }
+        StorePack<T, P>(p.y + row * n + col, out);
+      }
+      if (lane == 0 && p.mean != nullptr) {
+        p.mean[row] = mean[r];
+        p.rstd[row] = rstd[r];
+      }
+    }
+  }
+}
+
+// ---- tier 2: a block (or a thread-block cluster) per row, the row in registers --------------------
+// The row is split into `cluster` contiguous chunks of blockDim.x * C * P elements, one per CTA of the
+// cluster; each thread holds C packs. Block partial sums are exchanged through distributed shared
+// memory, so a 64K-element row is spread over several SMs' registers and each SM keeps several rows in
+// flight (a single CTA per SM would idle between its load and store phases).
+__device__ __forceinline__ void ClusterArriveWait() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+// Sum over the block and then over the cluster; every thread gets the same, deterministically ordered,
+// result. `slot` is this CTA's shared-memory cell for the exchange (one per reduction of a row).
+__device__ __forceinline__ float RowAllReduceSum(float v, float* scratch, float* slot, int cluster) {
+  v = BlockAllReduce(v, SumOp(), scratch);
+  if (cluster == 1) return v;
+  if (threadIdx.x == 0) *slot = v;
+  ClusterArriveWait();
+  namespace cg = cooperative_groups;
+  cg::cluster_group cl = cg::this_cluster();
+  float total = 0.f;
+  for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(slot, r);
+  return total;
+}
+
+// At most 512 threads: the 128 registers per thread this allows hold C = 8 packs converted to float32
+// without spilling (1024 threads would cap them at 64).
+constexpr int kBlockMaxThreads = 512;
+
+template <typename T, Kind K, int P, int C>
+__global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<T> p, int cluster) {
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  const int64_t rows = p.outer, n = p.n;
+  const float inv_n = 1.f / static_cast<float>(n);
+  const int rank = static_cast<int>(blockIdx.x % cluster);
+  const int64_t chunk = static_cast<int64_t>(blockDim.x) * C * P;
+  // The loop bound is uniform across a cluster: all its CTAs work on the same row.
+  for (int64_t row = blockIdx.x / cluster; row < rows; row += gridDim.x / cluster) {
+    const T* x = p.x + row * n + rank * chunk;
+    const int64_t limit = n - rank * chunk;  // columns of this CTA's chunk that exist (may be <= 0)
+    Pack<T, P> v[C];
+    float sum = 0.f;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
+      if (col < limit) {
+        v[c] = LoadPackStreaming<T, P>(x + col);
+      } else {
+#pragma unroll
+        for (int e = 0; e < P; ++e) v[c].v[e] = FromFloat<T>(0.f);
+      }
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float f = ToFloat(v[c].v[e]);
+        sum += K == Kind::kLayerNorm ? f : f * f;
+      }
+    }
+    sum = RowAllReduceSum(sum, scratch, &slots[0], cluster);
+    float mean = 0.f, rstd;
+    if constexpr (K == Kind::kLayerNorm) {
+      mean = sum * inv_n;
+      float sq = 0.f;
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
+        if (col < limit) {
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            const float d = ToFloat(v[c].v[e]) - mean;
+            sq += d * d;
+          }
+        }
+      }
+      rstd = RstdFrom(RowAllReduceSum(sq, scratch, &slots[1], cluster) * inv_n, p.epsilon);
+    } else {
+      rstd = RstdFrom(sum * inv_n, p.epsilon);
+    }
+    const T* scale = ScaleRow(p, row);
+    const T* bias = BiasRow(p, row);
+    const int64_t offset = rank * chunk;
+    T* y = p.y + row * n + offset;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
+      if (col >= limit) continue;
+      Pack<T, P> out;
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        out.v[e] = FromFloat<T>(Normalize<K>(ToFloat(v[c].v[e]), mean, rstd, scale, bias, offset + col + e));
+      }
+      StorePack<T, P>(y + col, out);
+    }
+    if (rank == 0 && threadIdx.x == 0 && p.mean != nullptr) {
+      p.mean[row] = mean;
+      p.rstd[row] = rstd;
+    }
+    // No CTA may reuse its slots (next row) or exit while a peer still reads them.
+    if (cluster > 1) ClusterArriveWait();
+  }
+}
+
+// ---- tier 3: a block per row reading x twice (any length, any alignment) --------------------------
+// Pass 1 merges per-pack statistics (exact two-pass over the P elements in registers, then Chan's
+// merge), pass 2 re-reads x and writes y. With stats_only the kernel writes (mean, M2) for LayerNorm or
+// the mean of squares for RMSNorm instead of y (the sharded-axis entry points).
+template <typename T, Kind K, int P>
+__global__ void __launch_bounds__(512) BlockPerRowTwoReads(Params<T> p, bool stats_only) {
+  __shared__ float scratch[3 * 32];
+  const int64_t rows = p.outer, n = p.n;
+  const int64_t packs = n / P;  // the launcher guarantees n % P == 0
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* x = p.x + row * n;
+    Welford w;
+    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) {
+      const Pack<T, P> v = LoadPack<T, P>(x + i * P);
+      Welford pw;
+      pw.count = static_cast<float>(P);
+      float s = 0.f;
+#pragma unroll
+      for (int e = 0; e < P; ++e) s += ToFloat(v.v[e]);
+      pw.mean = s / P;
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float d = ToFloat(v.v[e]) - pw.mean;
+        pw.m2 += d * d;
+      }
+      w.Merge(pw);
+    }
+    w = BlockAllReduceWelford(w, scratch);
+    const float var = w.m2 / static_cast<float>(n);
+    // mean(x^2) = var + mean^2: two non-negative terms, no cancellation.
+    const float ms = var + w.mean * w.mean;
+    const float mean = K == Kind::kLayerNorm ? w.mean : 0.f;
+    const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : ms, p.epsilon);
+    if (stats_only) {
+      if (threadIdx.x == 0) {
+        p.mean[row] = K == Kind::kLayerNorm ? w.mean : ms;
+        if (K == Kind::kLayerNorm) p.rstd[row] = w.m2;
+      }
+      __syncthreads();  // scratch is reused by the next row's reduction
+      continue;
+    }
+    const T* scale = ScaleRow(p, row);
+    const T* bias = BiasRow(p, row);
+    T* y = p.y + row * n;
+    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) {
+      const Pack<T, P> v = LoadPack<T, P>(x + i * P);
+      Pack<T, P> out;
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        out.v[e] = FromFloat<T>(Normalize<K>(ToFloat(v.v[e]), mean, rstd, scale, bias, i * P + e));
+      }
+      StorePack<T, P>(y + i * P, out);
+    }
+    if (threadIdx.x == 0 && p.mean != nullptr) {
+      p.mean[row] = mean;
+      p.rstd[row] = rstd;
+    }
+    __syncthreads();
+  }
+}
+
+// ---- tier 4: normalising a non-last axis (inner > 1) ----------------------------------------------
+// A block of 32 x kStridedSlices threads covers 32 consecutive inner positions of one outer index; lanes
+// read consecutive addresses (coalesced), the slices split the n strided elements. Each thread merges
+// chunks of 8 elements (exact two-pass in registers, one division per chunk), the slices are merged
+// through shared memory, then x is read again to write y (the second read often hits L2).
+constexpr int kStridedSlices = 8;
+
+template <typename T, Kind K>
+__global__ void __launch_bounds__(32 * kStridedSlices) StridedTwoReads(Params<T> p, bool stats_only) {
+  __shared__ float sm[3][kStridedSlices][33];
+  const int64_t n = p.n, inner = p.inner;
+  const int64_t tiles = (inner + 31) / 32;
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  for (int64_t t = blockIdx.x; t < p.outer * tiles; t += gridDim.x) {
+    const int64_t o = t / tiles, i = (t % tiles) * 32 + tx;
+    const bool live = i < inner;
+    const T* x = p.x + o * n * inner + i;
+    Welford w;
+    for (int64_t j0 = ty * 8; j0 < n; j0 += 8 * kStridedSlices) {
+      float v[8];
+      int cnt = 0;
+      float s = 0.f;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const bool ok = live && j0 + e < n;
+        v[e] = ok ? ToFloat(x[(j0 + e) * inner]) : 0.f;
+        s += v[e];
+        cnt += ok;
+      }
+      if (cnt == 0) continue;
+      Welford cw;
+      cw.count = static_cast<float>(cnt);
+      cw.mean = s / cw.count;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float d = v[e] - cw.mean;
+        cw.m2 += e < cnt ? d * d : 0.f;
+      }
+      w.Merge(cw);
+    }
+    sm[0][ty][tx] = w.count;
+    sm[1][ty][tx] = w.mean;
+    sm[2][ty][tx] = w.m2;
+    __syncthreads();
+    Welford r;
+    for (int s = 0; s < kStridedSlices; ++s) {
+      Welford o2;
+      o2.count = sm[0][s][tx];
+      o2.mean = sm[1][s][tx];
+      o2.m2 = sm[2][s][tx];
+      r.Merge(o2);
+    }
+    __syncthreads();  // sm is rewritten by the next tile
+    const float var = r.m2 / static_cast<float>(n);
+    const float ms = var + r.mean * r.mean;
+    const float mean = K == Kind::kLayerNorm ? r.mean : 0.f;
+    const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : ms, p.epsilon);
+    const int64_t stat = o * inner + i;
+    if (stats_only) {
+      if (live && ty == 0) {
+        p.mean[stat] = K == Kind::kLayerNorm ? r.mean : ms;
+        if (K == Kind::kLayerNorm) p.rstd[stat] = r.m2;
+      }
+      continue;
+    }
+    if (live && ty == 0 && p.mean != nullptr) {
+      p.mean[stat] = mean;
+      p.rstd[stat] = rstd;
+    }
+    if (!live) continue;
+    const T* scale = ScaleRow(p, o);
+    const T* bias = BiasRow(p, o);
+    T* y = p.y + o * n * inner + i;
+    for (int64_t j = ty; j < n; j += kStridedSlices) {
+      y[j * inner] = FromFloat<T>(Normalize<K>(ToFloat(x[j * inner]), mean, rstd, scale, bias, j));
+    }
+  }
+}
+
+// ---- apply given statistics (the sharded-axis entry point) ----------------------------------------
+// Elementwise: y = (x - mean) * rstd * scale + bias with per-(outer, inner) mean/rstd. mean is null for
+// RMSNorm.
+template <typename T, Kind K>
+__global__ void __launch_bounds__(256) ApplyStats(Params<T> p) {
+  const int64_t total = p.outer * p.n * p.inner;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
+    const int64_t i = e % p.inner, j = (e / p.inner) % p.n, o = e / (p.inner * p.n);
+    const int64_t stat = o * p.inner + i;
+    const float mean = K == Kind::kLayerNorm ? p.mean[stat] : 0.f;
+    p.y[e] = FromFloat<T>(Normalize<K>(ToFloat(p.x[e]), mean, p.rstd[stat], ScaleRow(p, o), BiasRow(p, o), j));
+  }
+}
+
+}  // namespace jk::norm

@@ -1,0 +1,357 @@
+// Softmax / log-softmax kernels. Device code only; softmax_launch.cu picks the tier by row length.
+//
+// Numerics, identical in every tier (and in the CPU twin):
+//   m = max over live entries (masked entries read as -inf), s = sum exp(x - m), float32 throughout;
+//   softmax = exp(x - m) / s, log_softmax = (x - m) - log(s).
+//   A row is "degenerate" when m is not finite (no live entry, every live entry -inf, or a +inf) or s is
+//   NaN (a live NaN): then, as jax.nn computes it, every live output is NaN and every masked output is
+//   0 (softmax) or -inf (log_softmax). Checking this once per row keeps the per-element path branch-free.
+#pragma once
+#include <cooperative_groups.h>
+#include <math_constants.h>
+
+#include <cstdint>
+
+#include "common/device.cuh"
+#include "softmax/softmax_launch.h"
+
+namespace jk::softmax {
+
+namespace cg = cooperative_groups;
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kWarpRowsBlock = 128;  // threads per block of the warp-per-row tier
+constexpr int kColumnsBlock = 256;   // threads per block of the columns tier
+
+__device__ __forceinline__ float Exp2(float v) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+
+// exp(v - m). Subtracting first keeps x - m exact near the max; fma(v, log2e, -m * log2e) would lose
+// |v| ulps of the exponent (1e-3 relative error at |x| = 1e4).
+__device__ __forceinline__ float ExpShifted(float v, float m) { return Exp2((v - m) * kLog2e); }
+
+__device__ __forceinline__ bool Degenerate(float m, float s) { return !isfinite(m) || isnan(s); }
+
+__device__ __forceinline__ float MaskedValue(bool log) { return log ? -CUDART_INF_F : 0.f; }
+
+// Online (running max, running sum) update with one element; -inf (masked) entries are skipped so an
+// empty prefix (m = -inf) never produces -inf - -inf = NaN.
+__device__ __forceinline__ void OnlineAdd(float& m, float& s, float v) {
+  if (v > m) {
+    s = s * ExpShifted(m, v) + 1.f;
+    m = v;
+  } else if (!(v == -CUDART_INF_F)) {
+    s += ExpShifted(v, m);  // a NaN lands here and poisons s
+  }
+}
+
+// Merges two (max, sum) partials; two empty partials stay (-inf, 0) (or NaN when one carries a NaN).
+__device__ __forceinline__ void MergeStats(float& m, float& s, float m2, float s2) {
+  const float mm = fmaxf(m, m2);
+  s = (mm == -CUDART_INF_F) ? s + s2 : s * ExpShifted(m, mm) + s2 * ExpShifted(m2, mm);
+  m = mm;
+}
+
+template <typename T, int kVec>
+__device__ __forceinline__ void LoadPack(const T* p, float* v) {
+  const Pack<T, kVec> pk = *reinterpret_cast<const Pack<T, kVec>*>(p);
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) v[k] = ToFloat(pk.v[k]);
+}
+
+template <typename T, int kVec>
+__device__ __forceinline__ void StorePack(T* p, const float* v) {
+  Pack<T, kVec> pk;
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) pk.v[k] = FromFloat<T>(v[k]);
+  *reinterpret_cast<Pack<T, kVec>*>(p) = pk;
+}
+
+// Live flags of kVec consecutive entries along the axis starting at `col`. The launcher only picks kVec > 1
+// when the mask is contiguous along the axis and every row offset is a multiple of kVec.
+template <int kVec>
+__device__ __forceinline__ void LoadLive(const MaskIndex& mask, int64_t row_offset, int64_t col, bool* live) {
+  if constexpr (kVec == 1) {
+    live[0] = mask.data[row_offset + col * mask.axis_stride] != 0;
+  } else {
+    const Pack<uint8_t, kVec> pk = *reinterpret_cast<const Pack<uint8_t, kVec>*>(mask.data + row_offset + col);
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) live[k] = pk.v[k] != 0;
+  }
+}
+
+template <int kVec>
+__device__ __forceinline__ void ApplyMask(const MaskIndex& mask, int64_t row_offset, int64_t col, float* v) {
+  bool live[kVec];
+  LoadLive<kVec>(mask, row_offset, col, live);
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) v[k] = live[k] ? v[k] : -CUDART_INF_F;
+}
+
+// Output pack of a degenerate row: NaN where live, the masked value elsewhere (the mask is re-read: this
+// path is rare and keeping the flags in registers would cost every row).
+template <typename T, int kVec, bool kMask>
+__device__ __forceinline__ void StoreDegenerate(T* yp, const MaskIndex& mask, int64_t row_offset, int64_t col,
+                                                bool log) {
+  bool live[kVec];
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) live[k] = true;
+  if constexpr (kMask) LoadLive<kVec>(mask, row_offset, col, live);
+  float o[kVec];
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) o[k] = live[k] ? CUDART_NAN_F : MaskedValue(log);
+  StorePack<T, kVec>(yp, o);
+}
+
+// ---- tier 1: sub-warp / warp per row, the row in registers ------------------------------------------
+// kWidth lanes share a row (kWidth < 32: several rows per warp access, so short rows still issue full
+// 16-byte accesses from every lane); each lane holds kPacks packs of kVec elements per row and kRows rows.
+// The loop trip count is warp-uniform because the shuffles need every lane of the warp.
+template <typename T, int kVec, int kPacks, int kWidth, int kRows, bool kMask>
+__global__ void __launch_bounds__(kWarpRowsBlock)
+    WarpRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int n, MaskIndex mask, bool log) {
+  constexpr int kElems = kPacks * kVec;
+  constexpr int kRowsPerWarp = (32 / kWidth) * kRows;
+  const int lane = threadIdx.x % kWidth;
+  const int group = (threadIdx.x % 32) / kWidth;
+  const int64_t warp = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
+  for (int64_t base = warp * kRowsPerWarp; base < rows; base += warps * kRowsPerWarp) {
+    float v[kRows][kElems], m[kRows], s[kRows];
+    int64_t moff[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const int64_t row = base + group * kRows + r;
+      const bool valid = row < rows;
+      moff[r] = (kMask && valid) ? mask.outer.Offset(row) : 0;
+      m[r] = -CUDART_INF_F;
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = (p * kWidth + lane) * kVec;
+        float* vp = &v[r][p * kVec];
+        if (valid && col < n) {
+          LoadPack<T, kVec>(x + row * n + col, vp);
+          if constexpr (kMask) ApplyMask<kVec>(mask, moff[r], col, vp);
+        } else {
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) vp[k] = -CUDART_INF_F;
+        }
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) m[r] = fmaxf(m[r], vp[k]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) m[r] = WarpAllReduce<kWidth>(m[r], MaxOp());
+    // Keep exp(x - m) (softmax) or x - m (log_softmax) in place: one exp per element either way.
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      s[r] = 0.f;
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) {
+        const float t = v[r][e] - m[r];
+        const float ex = Exp2(t * kLog2e);
+        s[r] += ex;
+        v[r][e] = log ? t : ex;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) s[r] = WarpAllReduce<kWidth>(s[r], SumOp());
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const int64_t row = base + group * kRows + r;
+      if (row >= rows) continue;
+      T* yr = y + row * n;
+      if (Degenerate(m[r], s[r])) {
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+          const int col = (p * kWidth + lane) * kVec;
+          if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff[r], col, log);
+        }
+        continue;
+      }
+      const float a = log ? logf(s[r]) : 1.f / s[r];
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = (p * kWidth + lane) * kVec;
+        if (col >= n) continue;
+        float o[kVec];
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) o[k] = log ? v[r][p * kVec + k] - a : v[r][p * kVec + k] * a;
+        StorePack<T, kVec>(yr + col, o);
+      }
+    }
+  }
+}
+
+// ---- tier 2: a block (or a thread-block cluster) per row, the row in registers ----------------------
+// Each CTA holds blockDim.x * kPacks * kVec consecutive columns; a cluster of C CTAs (C = 1 without
+// clusters) covers rows up to C times longer, exchanging the per-CTA max and sum through distributed
+// shared memory, so long rows are read from DRAM exactly once without the one-CTA-per-SM occupancy that a
+// shared-memory copy of a 64-128 KB row would impose.
+template <typename Op>
+__device__ __forceinline__ float ClusterAllReduce(float v, Op op, float* slot, unsigned ranks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) *slot = v;
+  cluster.sync();  // peers' slots are written and visible
+  // Same combination order on every CTA: all of them get bit-identical statistics.
+  float r = *cluster.map_shared_rank(slot, 0);
+  for (unsigned k = 1; k < ranks; ++k) r = op(r, *cluster.map_shared_rank(slot, k));
+  return r;
+  // A slot is rewritten only after the next cluster.sync, which every peer reaches after its reads.
+#else
+  return v;
+#endif
+}
+
+template <typename T, int kVec, int kPacks, bool kMask>
+__global__ void __launch_bounds__(1024)
+    ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+                      bool log) {
+  constexpr int kElems = kPacks * kVec;
+  __shared__ float scratch[32];
+  __shared__ float slots[2];  // this CTA's partial max and sum, read by its cluster peers
+  unsigned rank = 0, ranks = 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  rank = cg::this_cluster().block_rank();
+  ranks = cg::this_cluster().num_blocks();
+#endif
+  const int64_t col0 = int64_t(rank) * blockDim.x * kElems;
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks) {
+    const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
+    const T* xr = x + row * n;
+    float v[kElems];
+    float m = -CUDART_INF_F;
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int64_t col = col0 + (int64_t(p) * blockDim.x + threadIdx.x) * kVec;
+      float* vp = &v[p * kVec];
+      if (col < n) {
+        LoadPack<T, kVec>(xr + col, vp);
+        if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, vp);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) vp[k] = -CUDART_INF_F;
+      }
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) m = fmaxf(m, vp[k]);
+    }
+    m = BlockAllReduce(m, MaxOp(), scratch);
+    if (ranks > 1) m = ClusterAllReduce(m, MaxOp(), &slots[0], ranks);
+    float s = 0.f;
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) {
+      const float t = v[e] - m;
+      const float ex = Exp2(t * kLog2e);
+      s += ex;
+      v[e] = log ? t : ex;
+    }
+    s = BlockAllReduce(s, SumOp(), scratch);
+    if (ranks > 1) s = ClusterAllReduce(s, SumOp(), &slots[1], ranks);
+    T* yr = y + row * n;
+    const bool degenerate = Degenerate(m, s);
+    const float a = log ? logf(s) : 1.f / s;
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int64_t col = col0 + (int64_t(p) * blockDim.x + threadIdx.x) * kVec;
+      if (col >= n) continue;
+      if (degenerate) {
+        StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+        continue;
+      }
+      float o[kVec];
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) o[k] = log ? v[p * kVec + k] - a : v[p * kVec + k] * a;
+      StorePack<T, kVec>(yr + col, o);
+    }
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (ranks > 1) cg::this_cluster().sync();  // shared memory must outlive the peers' last reads
+#endif
+}
+
+// ---- tier 3: columns (any axis, any row length; also the statistics-only and apply entries) --------
+// blockDim = (bx, by), bx * by = kColumnsBlock: bx consecutive positions of the inner (contiguous) dims,
+// by threads splitting the axis. Pass 1 runs the online max/sum; the by partials merge in shared memory
+// (tree); pass 2 re-reads x (mostly from L2) and writes. Coalesced for inner >= 32 and for inner == 1
+// (bx = 1: the axis itself is contiguous); a strided kernel, not transposes around a last-axis kernel.
+enum class ColumnsMode { kSoftmax, kStats, kApply };
+
+template <typename T, bool kMask, ColumnsMode kMode>
+__global__ void __launch_bounds__(kColumnsBlock)
+    ColumnsKernel(const T* __restrict__ x, T* __restrict__ y, float* __restrict__ max_out,
+                  float* __restrict__ sum_out, const float* __restrict__ max_in, const float* __restrict__ sum_in,
+                  int64_t outer, int64_t n, int64_t inner, MaskIndex mask, bool log) {
+  __shared__ float sm[kColumnsBlock], ss[kColumnsBlock];
+  const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t tiles_per_outer = (inner + bx - 1) / bx;
+  const int64_t tiles = outer * tiles_per_outer;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t o = tile / tiles_per_outer;
+    const int64_t i = (tile - o * tiles_per_outer) * bx + tx;
+    const bool valid = i < inner;
+    const T* xc = x + o * n * inner + i;  // element j at xc[j * inner]
+    const int64_t moff = (kMask && valid) ? mask.outer.Offset(o) + mask.inner.Offset(i) : 0;
+    float m = -CUDART_INF_F, s = 0.f;
+    if constexpr (kMode == ColumnsMode::kApply) {
+      if (valid) {
+        m = max_in[o * inner + i];
+        s = sum_in[o * inner + i];
+      }
+    } else {
+      if (valid) {
+        for (int64_t j = ty; j < n; j += by) {
+          float v = ToFloat(xc[j * inner]);
+          if constexpr (kMask) v = mask.data[moff + j * mask.axis_stride] ? v : -CUDART_INF_F;
+          OnlineAdd(m, s, v);
+        }
+      }
+      sm[ty * bx + tx] = m;
+      ss[ty * bx + tx] = s;
+      __syncthreads();
+      for (int half = by / 2; half > 0; half /= 2) {
+        if (ty < half) {
+          float a = sm[ty * bx + tx], b = ss[ty * bx + tx];
+          MergeStats(a, b, sm[(ty + half) * bx + tx], ss[(ty + half) * bx + tx]);
+          sm[ty * bx + tx] = a;
+          ss[ty * bx + tx] = b;
+        }
+        __syncthreads();
+      }
+      m = sm[tx];
+      s = ss[tx];
+      __syncthreads();  // sm/ss are rewritten by the next tile
+      if constexpr (kMode == ColumnsMode::kStats) {
+        if (ty == 0 && valid) {
+          max_out[o * inner + i] = m;
+          sum_out[o * inner + i] = s;
+        }
+        continue;
+      }
+    }
+    if constexpr (kMode != ColumnsMode::kStats) {
+      if (!valid) continue;
+      T* yc = y + o * n * inner + i;
+      const bool degenerate = Degenerate(m, s);
+      const float a = log ? logf(s) : 1.f / s;
+      for (int64_t j = ty; j < n; j += by) {
+        const bool live = !kMask || mask.data[moff + j * mask.axis_stride] != 0;
+        float out;
+        if (!live) {
+          out = MaskedValue(log);
+        } else if (degenerate) {
+          out = CUDART_NAN_F;
+        } else {
+          const float t = ToFloat(xc[j * inner]) - m;
+          out = log ? t - a : Exp2(t * kLog2e) * a;
+        }
+        yc[j * inner] = FromFloat<T>(out);
+      }
+    }
+  }
+}
+
+}  // namespace jk::softmax

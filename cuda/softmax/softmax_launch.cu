@@ -1,0 +1,233 @@
+// Softmax launchers: the one dtype dispatch, then the tier chosen by the shape.
+//
+// Last axis (inner == 1), by row length n:
+//   kWarpRowsRegisters     n <= 1024: kWidth in {1..32} lanes per row (several rows per warp for short
+//                          rows), the row in registers, shuffle reductions.
+//   kClusterRowsRegisters  n <= 8 CTAs * 1024 threads * 16: a CTA per row slice, C in {1,2,4,8} CTAs of a
+//                          thread-block cluster per row (sm_90+; C = 1 elsewhere), the row in registers,
+//                          the statistics exchanged through distributed shared memory. One DRAM read.
+//   kColumnsTwoPass        longer rows, other axes, statistics-only and apply: online max/sum pass, then
+//                          a second read (mostly L2) that writes.
+// 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
+// rows); the same kernels with kVec = 1 otherwise.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "common/launch.h"
+#include "softmax/softmax_kernels.cuh"
+#include "softmax/softmax_launch.h"
+
+namespace jk {
+namespace {
+
+using softmax::ColumnsMode;
+
+constexpr int kClusterElems = 16;  // elements per thread in the cluster tier
+constexpr int kMaxCluster = 8;     // the portable cluster size limit
+
+// Lab knobs (read once): the cluster tier's target threads per CTA and its largest cluster.
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::max(1, std::atoi(v)) : fallback;
+}
+int ClusterTargetThreads() {
+  static const int v = EnvInt("JK_SOFTMAX_CTA_THREADS", 256);
+  return v;
+}
+int ClusterLimit() {
+  static const int v = std::min(kMaxCluster, EnvInt("JK_SOFTMAX_MAX_CLUSTER", kMaxCluster));
+  return v;
+}
+
+// Thread-block clusters need sm_90; queried once per device (thread-safe enough: every writer stores the
+// same value).
+bool HasClusters() {
+  constexpr int kMaxDevices = 64;
+  static int cache[kMaxDevices] = {0};  // 0 unknown, 1 no, 2 yes
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
+  if (cache[dev] == 0) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) major = 0;
+    cache[dev] = major >= 9 ? 2 : 1;
+  }
+  return cache[dev] == 2;
+}
+
+int NextPow2(int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+template <typename T>
+struct RowArgs {
+  cudaStream_t stream;
+  const T* x;
+  T* y;
+  int64_t rows, n;
+  const MaskIndex* mask;
+  bool log;
+};
+
+template <typename T, int kVec, int kPacks, int kWidth, bool kMask>
+cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
+  constexpr int kRows = kWidth <= 8 ? 2 : 1;  // short rows: two rows per lane for more bytes in flight
+  constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
+  const int64_t grid = std::min<int64_t>(CeilDiv(a.rows, kRowsPerBlock), int64_t(1) << 30);
+  softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask>
+      <<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
+          a.x, a.y, a.rows, static_cast<int>(a.n), *a.mask, a.log);
+  return LastLaunchError();
+}
+
+// Smallest per-lane pack count (and, for one pack, the smallest lane group) that holds the row.
+template <typename T, int kVec, bool kMask, int kPacks = 1>
+cudaError_t DispatchWarpRows(const RowArgs<T>& a) {
+  if constexpr (kPacks == 1) {
+    const int64_t packs = CeilDiv(a.n, kVec);
+    if (packs <= 32) {
+      switch (NextPow2(packs)) {
+        case 1: return LaunchWarpRows<T, kVec, 1, 1, kMask>(a);
+        case 2: return LaunchWarpRows<T, kVec, 1, 2, kMask>(a);
+        case 4: return LaunchWarpRows<T, kVec, 1, 4, kMask>(a);
+        case 8: return LaunchWarpRows<T, kVec, 1, 8, kMask>(a);
+        case 16: return LaunchWarpRows<T, kVec, 1, 16, kMask>(a);
+        default: return LaunchWarpRows<T, kVec, 1, 32, kMask>(a);
+      }
+    }
+  }
+  if constexpr (kPacks * kVec > 32) {
+    return cudaErrorInvalidValue;  // unreachable: the caller sends n <= 1024 only
+  } else {
+    if (a.n <= 32 * kPacks * kVec) return LaunchWarpRows<T, kVec, kPacks, 32, kMask>(a);
+    return DispatchWarpRows<T, kVec, kMask, kPacks * 2>(a);
+  }
+}
+
+// Cluster size and CTA width for a row of n: the smallest cluster whose CTAs stay near the target width.
+struct ClusterShape {
+  int ctas = 0, threads = 0;  // ctas == 0: the row does not fit
+};
+ClusterShape PickClusterShape(int64_t n) {
+  const int64_t threads_needed = CeilDiv(n, kClusterElems);
+  const int limit = HasClusters() ? ClusterLimit() : 1;
+  int c = 1;
+  while (c < limit && threads_needed > int64_t(c) * ClusterTargetThreads()) c *= 2;
+  const int64_t threads = CeilDiv(CeilDiv(threads_needed, c), 32) * 32;
+  if (threads > 1024) return {};
+  return {c, static_cast<int>(std::max<int64_t>(threads, 32))};
+}
+
+template <typename T, int kVec, bool kMask>
+cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterShape shape) {
+  auto kernel = softmax::ClusterRowsKernel<T, kVec, kClusterElems / kVec, kMask>;
+  const int64_t clusters = std::min<int64_t>(a.rows, int64_t(1) << 24);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(clusters * shape.ctas));
+  cfg.blockDim = dim3(shape.threads);
+  cfg.stream = a.stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = shape.ctas;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = shape.ctas > 1 ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+
+template <typename T, ColumnsMode kMode>
+cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out, float* sum_out,
+                          const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
+                          const MaskIndex& mask, bool log) {
+  const int bx = std::min(32, NextPow2(inner));
+  const dim3 block(bx, softmax::kColumnsBlock / bx);
+  const int64_t tiles = outer * CeilDiv(inner, bx);
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(1) << 30));
+  if (mask.data != nullptr) {
+    softmax::ColumnsKernel<T, true, kMode>
+        <<<grid, block, 0, stream>>>(x, y, max_out, sum_out, max_in, sum_in, outer, n, inner, mask, log);
+  } else {
+    softmax::ColumnsKernel<T, false, kMode>
+        <<<grid, block, 0, stream>>>(x, y, max_out, sum_out, max_in, sum_in, outer, n, inner, mask, log);
+  }
+  return LastLaunchError();
+}
+
+template <typename T, int kVec, bool kMask>
+cudaError_t LaunchRows(const RowArgs<T>& a) {
+  if (a.n <= 1024) return DispatchWarpRows<T, kVec, kMask>(a);
+  const ClusterShape shape = PickClusterShape(a.n);
+  if (shape.ctas > 0) return LaunchClusterRows<T, kVec, kMask>(a, shape);
+  return LaunchColumns<T, ColumnsMode::kSoftmax>(a.stream, a.x, a.y, nullptr, nullptr, nullptr, nullptr, a.rows,
+                                                 a.n, 1, *a.mask, a.log);
+}
+
+// 16-byte accesses need n to be a whole number of packs, 16-byte aligned x and y, and (with a mask) a mask
+// contiguous along the axis whose row offsets and base are multiples of the pack.
+template <typename T>
+bool CanVectorise(const RowArgs<T>& a) {
+  constexpr int kVec = kVec16<T>;
+  if (a.n % kVec != 0 || !IsAligned(a.x, 16) || !IsAligned(a.y, 16)) return false;
+  const MaskIndex& m = *a.mask;
+  return m.data == nullptr ||
+         (m.axis_stride == 1 && m.outer.StridesMultipleOf(kVec) && IsAligned(m.data, kVec));
+}
+
+template <typename T>
+cudaError_t Softmax(cudaStream_t stream, const void* x, void* y, int64_t outer, int64_t n, int64_t inner,
+                    const MaskIndex& mask, bool log) {
+  const T* xt = static_cast<const T*>(x);
+  T* yt = static_cast<T*>(y);
+  if (inner != 1) {
+    return LaunchColumns<T, ColumnsMode::kSoftmax>(stream, xt, yt, nullptr, nullptr, nullptr, nullptr, outer, n,
+                                                   inner, mask, log);
+  }
+  const RowArgs<T> a{stream, xt, yt, outer, n, &mask, log};
+  const bool masked = mask.data != nullptr;
+  if (CanVectorise(a)) {
+    return masked ? LaunchRows<T, kVec16<T>, true>(a) : LaunchRows<T, kVec16<T>, false>(a);
+  }
+  return masked ? LaunchRows<T, 1, true>(a) : LaunchRows<T, 1, false>(a);
+}
+
+template <typename Fn>
+cudaError_t Dispatch(DType dtype, Fn&& fn) {
+  return DispatchFloat<float, __nv_bfloat16, __half>(dtype, cudaErrorInvalidValue, fn);
+}
+
+}  // namespace
+
+cudaError_t LaunchSoftmax(cudaStream_t stream, DType dtype, const void* x, void* y, int64_t outer, int64_t n,
+                          int64_t inner, const MaskIndex& mask, bool log) {
+  return Dispatch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return Softmax<T>(stream, x, y, outer, n, inner, mask, log);
+  });
+}
+
+cudaError_t LaunchSoftmaxStats(cudaStream_t stream, DType dtype, const void* x, float* row_max, float* row_sum,
+                               int64_t outer, int64_t n, int64_t inner, const MaskIndex& mask) {
+  return Dispatch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return LaunchColumns<T, ColumnsMode::kStats>(stream, static_cast<const T*>(x), nullptr, row_max, row_sum,
+                                                 nullptr, nullptr, outer, n, inner, mask, false);
+  });
+}
+
+cudaError_t LaunchSoftmaxApply(cudaStream_t stream, DType dtype, const void* x, const float* row_max,
+                               const float* row_sum, void* y, int64_t outer, int64_t n, int64_t inner,
+                               const MaskIndex& mask, bool log) {
+  return Dispatch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return LaunchColumns<T, ColumnsMode::kApply>(stream, static_cast<const T*>(x), static_cast<T*>(y), nullptr,
+                                                 nullptr, row_max, row_sum, outer, n, inner, mask, log);
+  });
+}
+
+}  // namespace jk

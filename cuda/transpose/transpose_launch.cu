@@ -1,0 +1,106 @@
+// Tier choice for the transpose plans (see transpose_kernels.cuh for the kernels).
+#include "common/launch.h"
+#include "transpose/transpose_kernels.cuh"
+#include "transpose/transpose_launch.h"
+
+namespace jk {
+namespace {
+
+using transpose::RowArgs;
+using transpose::TiledArgs;
+
+// Grid-stride kernels: past this many blocks each block loops, so gridDim.x never overflows.
+constexpr int64_t kMaxBlocks = int64_t{1} << 20;
+
+inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+template <int kE>
+cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
+  using T = std::conditional_t<kE == 1, uint8_t,
+            std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
+  constexpr int kV = 16 / kE;
+  // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
+  // vector and aligned buffers (a slice at an odd offset inside a jit is not).
+  const bool vec16 = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
+  const int tile = vec16 ? transpose::VecTile<kE>::kTile : transpose::PaddedTile<T>::kTile;
+  a.tiles_a = CeilDiv(a.na, tile);
+  a.tiles_b = CeilDiv(a.nb, tile);
+  a.tiles = a.tiles_a * a.tiles_b * a.batch.Size();
+  const int blocks = static_cast<int>(std::min(a.tiles, kMaxBlocks));
+  if (vec16) {
+    transpose::TiledVec16Swizzled<kE><<<blocks, transpose::VecTile<kE>::kThreads, 0, stream>>>(a);
+  } else {
+    transpose::TiledScalarPadded<T><<<blocks, transpose::PaddedTile<T>::kThreads, 0, stream>>>(a);
+  }
+  return LastLaunchError();
+}
+
+template <typename V>
+cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
+  constexpr int kThreads = 256, kUnroll = 4;
+  const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
+  // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
+  if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
+    transpose::RowCopy<V, uint32_t><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+  } else {
+    transpose::RowCopy<V, int64_t><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+  }
+  return LastLaunchError();
+}
+
+cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
+  RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0, plan.rows};
+  for (int k = 0; k < a.rows.n; ++k) a.rows.in[k] *= plan.elem_bytes;  // bytes: any access width
+  const int64_t row_bytes = plan.row * plan.elem_bytes;
+  // 16-byte accesses when every run starts 16-byte aligned (row length and all strides are multiples
+  // of the row, so the row length and the base pointers decide).
+  if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) {
+    a.row_vecs = row_bytes / 16;
+    a.total_vecs = plan.elements * plan.elem_bytes / 16;
+    return LaunchRowCopy<uint4>(stream, a);
+  }
+  a.row_vecs = plan.row;
+  a.total_vecs = plan.elements;
+  switch (plan.elem_bytes) {
+    case 1: return LaunchRowCopy<uint8_t>(stream, a);
+    case 2: return LaunchRowCopy<uint16_t>(stream, a);
+    case 4: return LaunchRowCopy<uint32_t>(stream, a);
+    case 8: return LaunchRowCopy<uint64_t>(stream, a);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t TiledTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
+  TiledArgs a{};
+  a.x = static_cast<const unsigned char*>(x);
+  a.y = static_cast<unsigned char*>(y);
+  a.na = plan.a_group.Size();
+  a.nb = plan.b_group.Size();
+  a.a = plan.a_group;
+  a.b = plan.b_group;
+  a.batch = plan.batch;
+  switch (plan.elem_bytes) {
+    case 1: return LaunchTiled<1>(stream, a);
+    case 2: return LaunchTiled<2>(stream, a);
+    case 4: return LaunchTiled<4>(stream, a);
+    case 8: return LaunchTiled<8>(stream, a);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+cudaError_t LaunchTranspose(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
+  switch (plan.kind) {
+    case TransposePlan::kEmpty: return cudaSuccess;
+    case TransposePlan::kCopy:
+      // A copy engine transfer: graph-capturable, no kernel needed.
+      return cudaMemcpyAsync(y, x, static_cast<size_t>(plan.elements) * plan.elem_bytes,
+                             cudaMemcpyDeviceToDevice, stream);
+    case TransposePlan::kRowCopy: return RowCopyTier(stream, plan, x, y);
+    case TransposePlan::kTiled: return TiledTier(stream, plan, x, y);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace jk

@@ -1,0 +1,410 @@
+"""matmul / linear against float64 NumPy, on whichever backend JAX has.
+
+Shapes cross every CUDA tier boundary (cuda/matmul/matmul_launch.cu): K == 0; M <= 8 with N % 8 == 0
+(SkinnyM); K and N multiples of 8 (tensor cores) or 4 (float32 register-blocked SIMT) or neither (SIMT
+tiled fallback); tiles 64 and 128 with tails; batch counts and M-tile counts past the 65535 grid limit.
+Errors are compared to a tolerance that grows like sqrt(K) (output magnitude of random normal inputs);
+float32 at DEFAULT/HIGH precision on a GPU is TF32 (relative error ~1e-3), as in XLA.
+"""
+from __future__ import annotations
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from jax import lax
+from math import erf
+
+import jax_kernels as jk
+from conftest import FLOAT_DTYPES, ON_GPU, custom_call_targets, randn
+
+LARGE = ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"
+EXACT = lax.Precision.HIGHEST
+
+
+def _uses_tf32(dtype, precision) -> bool:
+    p = None if precision is None else lax.Precision(precision) if isinstance(precision, str) else precision
+    return ON_GPU and np.dtype(dtype) == np.float32 and p != lax.Precision.HIGHEST
+
+
+def assert_matmul_close(out, ref, dtype, k, precision=EXACT):
+    """|out - ref| <= atol * sqrt(K) + rtol * |ref| with per-dtype (rtol, atol)."""
+    if np.dtype(dtype) == np.float32:
+        r, a = (5e-3, 5e-3) if _uses_tf32(dtype, precision) else (1e-5, 1e-5)
+    elif np.dtype(dtype) == np.dtype(jnp.bfloat16):
+        r, a = 1.6e-2, 1.6e-2
+    else:
+        r, a = 2e-3, 2e-3
+    out = np.asarray(jnp.asarray(out, jnp.float32), np.float64)
+    assert out.shape == ref.shape, (out.shape, ref.shape)
+    np.testing.assert_allclose(out, ref, rtol=r, atol=a * np.sqrt(max(k, 1)))
+
+
+def _act64(name, y):
+    if name is None:
+        return y
+    if name == "relu":
+        return np.maximum(y, 0)
+    if name == "gelu":
+        return 0.5 * y * (1 + np.vectorize(erf)(y / np.sqrt(2)))
+    if name == "gelu_tanh":
+        return 0.5 * y * (1 + np.tanh(np.sqrt(2 / np.pi) * (y + 0.044715 * y ** 3)))
+    if name == "silu":
+        return y / (1 + np.exp(-y))
+    raise AssertionError(name)
+
+
+# ---- matmul: shapes x dtypes ------------------------------------------------------------------------
+
+SHAPES = [  # (M, K, N)
+    (1, 1, 1), (3, 5, 7), (1, 64, 8), (8, 129, 40), (8, 7, 40), (9, 64, 64), (33, 17, 65),
+    (64, 64, 64), (65, 32, 72), (127, 128, 129), (129, 40, 33), (100, 1025, 24), (3, 1024, 4096),
+    (257, 96, 136),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("mkn", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_shapes(rng, dtype, mkn):
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), dtype)
+    b, b64 = randn(rng, (k, n), dtype)
+    out = jax.jit(lambda a, b: jk.matmul(a, b, precision=EXACT))(a, b)
+    assert out.dtype == dtype
+    assert_matmul_close(out, a64 @ b64, dtype, k)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("precision", [None, "default", lax.Precision.HIGH, "tensorfloat32", "highest",
+                                       lax.Precision.HIGHEST, ("highest", "highest")])
+def test_matmul_precisions(rng, dtype, precision):
+    a, a64 = randn(rng, (72, 136), dtype)
+    b, b64 = randn(rng, (136, 40), dtype)
+    out = jk.matmul(a, b, precision=precision)
+    p = precision[0] if isinstance(precision, tuple) else precision
+    assert_matmul_close(out, a64 @ b64, dtype, 136, p)
+
+
+def test_matmul_large_tiles_float32(rng):
+    # Enough 128x128 tiles for the large register-blocked tile, with tails on every side.
+    a, a64 = randn(rng, (2100, 36), jnp.float32)
+    b, b64 = randn(rng, (36, 2060), jnp.float32)
+    assert_matmul_close(jk.matmul(a, b, precision=EXACT), a64 @ b64, jnp.float32, 36)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_matmul_large_tiles_tensor_core(rng, dtype):
+    a, a64 = randn(rng, (520, 264), dtype)
+    b, b64 = randn(rng, (264, 392), dtype)
+    assert_matmul_close(jk.matmul(a, b), a64 @ b64, dtype, 264, None)
+
+
+@pytest.mark.parametrize("shapes", [
+    ((2, 1, 5, 8), (3, 8, 16)), ((5, 7), (2, 3, 7, 4)), ((4, 1, 3, 5, 7), (1, 6, 1, 7, 9)),
+    ((3, 1, 9, 16), (1, 4, 16, 24)), ((6, 5, 8), (8, 16)), ((1, 1, 4, 8), (1, 8, 8)),
+], ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_matmul_batched_broadcast(rng, dtype, shapes):
+    a, a64 = randn(rng, shapes[0], dtype)
+    b, b64 = randn(rng, shapes[1], dtype)
+    out = jk.matmul(a, b, precision=EXACT)
+    assert_matmul_close(out, np.matmul(a64, b64), dtype, shapes[0][-1])
+
+
+@pytest.mark.parametrize("shapes", [
+    ((8,), (8, 5)), ((5, 8), (8,)), ((8,), (8,)), ((8,), (3, 8, 5)), ((3, 4, 8), (8,)), ((1,), (1, 1)),
+], ids=str)
+def test_matmul_vectors(rng, shapes):
+    a, a64 = randn(rng, shapes[0], jnp.float32)
+    b, b64 = randn(rng, shapes[1], jnp.float32)
+    out = jk.matmul(a, b, precision=EXACT)
+    assert_matmul_close(out, np.matmul(a64, b64), jnp.float32, shapes[0][-1])
+
+
+@pytest.mark.parametrize("shapes", [
+    ((3, 0), (0, 4)), ((0, 5), (5, 4)), ((3, 5), (5, 0)), ((0, 3, 5), (5, 4)), ((2, 3, 0), (2, 0, 6)),
+], ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_matmul_empty(rng, dtype, shapes):
+    a = jnp.ones(shapes[0], dtype)
+    b = jnp.ones(shapes[1], dtype)
+    out = jk.matmul(a, b)
+    expected = np.matmul(np.ones(shapes[0]), np.ones(shapes[1]))
+    assert out.shape == expected.shape and out.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
+
+
+def test_matmul_many_batches(rng):
+    # Batch count and M-tile count past the 65535 grid limit: the kernels loop over the rest.
+    a, a64 = randn(rng, (70000, 2, 3), jnp.float32)
+    b, b64 = randn(rng, (70000, 3, 2), jnp.float32)
+    assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, 3)
+    a, a64 = randn(rng, (64 * 65536 + 100, 3), jnp.float32)
+    b, b64 = randn(rng, (3, 2), jnp.float32)
+    assert_matmul_close(jk.matmul(a, b, precision=EXACT), a64 @ b64, jnp.float32, 3)
+
+
+def test_matmul_nan_poisons_only_its_row(rng):
+    a, a64 = randn(rng, (16, 32), jnp.float32)
+    b, b64 = randn(rng, (32, 24), jnp.float32)
+    a = a.at[5, 3].set(jnp.nan)
+    out = np.asarray(jk.matmul(a, b, precision=EXACT))
+    assert np.isnan(out[5]).all()
+    assert np.isfinite(np.delete(out, 5, axis=0)).all()
+
+
+def test_matmul_inputs_unchanged_and_misaligned_slices(rng):
+    a, a64 = randn(rng, (1 + 33 * 20,), jnp.float32)
+    b, b64 = randn(rng, (20 * 12,), jnp.float32)
+    a_before = np.asarray(a).copy()
+
+    @jax.jit
+    def f(a, b):  # odd-offset slices: the kernels must not assume 16-byte alignment
+        return jk.matmul(a[1:].reshape(33, 20), b.reshape(20, 12), precision=EXACT)
+
+    out = f(a, b)
+    assert_matmul_close(out, a64[1:].reshape(33, 20) @ b64.reshape(20, 12), jnp.float32, 20)
+    np.testing.assert_array_equal(np.asarray(a), a_before)
+
+
+def test_default_matmul_precision_context(rng):
+    a, a64 = randn(rng, (40, 64), jnp.float32)
+    b, b64 = randn(rng, (64, 24), jnp.float32)
+    with jax.default_matmul_precision("float32"):
+        out = jax.jit(jk.matmul)(a, b)
+    assert_matmul_close(out, a64 @ b64, jnp.float32, 64, EXACT)
+
+
+# ---- linear: epilogue -------------------------------------------------------------------------------
+
+ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("with_res", [False, True])
+@pytest.mark.parametrize("mkn", [(5, 24, 16), (70, 136, 72), (33, 17, 65)], ids=str)
+def test_linear_epilogue(rng, dtype, activation, with_bias, with_res, mkn):
+    m, k, n = mkn
+    x, x64 = randn(rng, (m, k), dtype)
+    w, w64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), dtype) if with_bias else (None, 0.0)
+    res, r64 = randn(rng, (m, n), dtype) if with_res else (None, 0.0)
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res, precision=EXACT))(x, w, bias)
+    assert out.dtype == dtype
+    ref = _act64(activation, x64 @ w64 + b64) + r64
+    assert_matmul_close(out, ref, dtype, 1)
+
+
+@pytest.mark.parametrize("res_shape", [(7, 9), (9,), (7, 1), (), (1, 1), (4, 7, 9), (4, 1, 9), (1, 7, 1)],
+                         ids=str)
+def test_linear_residual_broadcast(rng, res_shape):
+    x, x64 = randn(rng, (4, 7, 12), jnp.float32)
+    w, w64 = randn(rng, (12, 9), jnp.float32)
+    bias, b64 = randn(rng, (9,), jnp.float32)
+    res, r64 = randn(rng, res_shape, jnp.float32)
+    out = jk.linear(x, w, bias, activation="silu", residual=res, precision=EXACT)
+    assert_matmul_close(out, _act64("silu", x64 @ w64 + b64) + r64, jnp.float32, 12)
+
+
+def test_linear_vector_and_batched_w(rng):
+    x, x64 = randn(rng, (12,), jnp.float32)
+    w, w64 = randn(rng, (3, 12, 9), jnp.float32)
+    bias, b64 = randn(rng, (9,), jnp.float32)
+    res, r64 = randn(rng, (3, 9), jnp.float32)
+    out = jk.linear(x, w, bias, activation="relu", residual=res, precision=EXACT)
+    assert_matmul_close(out, np.maximum(x64 @ w64 + b64, 0) + r64, jnp.float32, 12)
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_linear_empty_contraction(activation):
+    x = jnp.ones((3, 0), jnp.float32)
+    w = jnp.ones((0, 4), jnp.float32)
+    bias = jnp.asarray([-1.0, 0.5, 2.0, 0.0], jnp.float32)
+    res = jnp.full((3, 4), 0.25, jnp.float32)
+    out = jk.linear(x, w, bias, activation=activation, residual=res)
+    ref = _act64(activation, np.broadcast_to(np.asarray(bias, np.float64), (3, 4))) + 0.25
+    np.testing.assert_allclose(np.asarray(out, np.float64), ref, rtol=1e-6, atol=1e-6)
+
+
+# ---- vmap: one custom call, any axis of any argument ------------------------------------------------
+
+def _single_call(fn, *args):
+    targets, text = custom_call_targets(fn, *args)
+    assert len(targets) == 1, targets
+    assert "dot_general" not in text and "stablehlo.while" not in text
+    return targets[0]
+
+
+@pytest.mark.parametrize("axes", [(0, None), (None, 0), (0, 0), (1, None), (2, None), (None, 1), (None, 2),
+                                  (1, 2), (2, 0)], ids=str)
+def test_matmul_vmap(rng, axes):
+    a, a64 = randn(rng, (6, 10, 12), jnp.float32)   # batched on axis 0 of (5, 10, 12)-like views
+    b, b64 = randn(rng, (12, 8, 7), jnp.float32)
+    a_in = {None: a64[0], 0: a64, 1: np.moveaxis(a64, 0, 1), 2: np.moveaxis(a64, 0, 2)}[axes[0]]
+    b_in = {None: b64[..., 0], 0: np.moveaxis(b64, 2, 0), 1: np.moveaxis(b64, 2, 1), 2: b64}[axes[1]]
+    if axes[1] == 0:
+        b_in = np.moveaxis(b64, 2, 0)
+    size = 6 if axes[0] is not None else 7
+    if axes[0] is not None and axes[1] is not None:
+        b_in = {0: np.moveaxis(b64[..., :1].repeat(6, -1), 2, 0), 1: np.moveaxis(b64[..., :1].repeat(6, -1), 2, 1),
+                2: b64[..., :1].repeat(6, -1)}[axes[1]]
+    del size
+    f = jax.vmap(lambda x, y: jk.matmul(x, y, precision=EXACT), in_axes=axes)
+    out = f(jnp.asarray(a_in, jnp.float32), jnp.asarray(b_in, jnp.float32))
+    a_std = np.moveaxis(a_in, axes[0], 0) if axes[0] is not None else a_in
+    b_std = np.moveaxis(b_in, axes[1], 0) if axes[1] is not None else b_in
+    ref = np.matmul(a_std, b_std)
+    assert_matmul_close(out, ref, jnp.float32, 12)
+    assert _single_call(f, jnp.asarray(a_in, jnp.float32), jnp.asarray(b_in, jnp.float32)) == "jk_matmul"
+
+
+def test_matmul_vmap_batched_operands(rng):
+    a, a64 = randn(rng, (4, 3, 5, 8), jnp.float32)
+    b, b64 = randn(rng, (3, 8, 6), jnp.float32)
+    f = jax.vmap(lambda x, y: jk.matmul(x, y, precision=EXACT), in_axes=(0, None))
+    assert_matmul_close(f(a, b), np.matmul(a64, b64), jnp.float32, 8)
+    f2 = jax.vmap(jax.vmap(lambda x, y: jk.matmul(x, y, precision=EXACT), in_axes=(1, 0)), in_axes=(0, None))
+    a2, a264 = randn(rng, (4, 5, 3, 8), jnp.float32)
+    ref = np.matmul(np.moveaxis(a264, 2, 1), b64)
+    assert_matmul_close(f2(a2, b), ref, jnp.float32, 8)
+    assert _single_call(f2, a2, b) == "jk_matmul"
+
+
+@pytest.mark.parametrize("mapped", ["x", "w", "bias", "residual", "all", "x_axis1"])
+def test_linear_vmap(rng, mapped):
+    B, m, k, n = 3, 5, 8, 6
+    x, x64 = randn(rng, (B, m, k), jnp.float32)
+    w, w64 = randn(rng, (B, k, n), jnp.float32)
+    bias, b64 = randn(rng, (B, n), jnp.float32)
+    res, r64 = randn(rng, (B, m, n), jnp.float32)
+    use = {"x": mapped in ("x", "all"), "w": mapped in ("w", "all"), "bias": mapped in ("bias", "all"),
+           "residual": mapped in ("residual", "all")}
+    args = [x if use["x"] else x[0], w if use["w"] else w[0], bias if use["bias"] else bias[0],
+            res if use["residual"] else res[0]]
+    axes = [0 if use[k_] else None for k_ in ("x", "w", "bias", "residual")]
+    if mapped == "x_axis1":
+        args[0] = jnp.moveaxis(x, 0, 1)
+        axes[0] = 1
+        use["x"] = True
+    f = jax.vmap(lambda x, w, b, r: jk.linear(x, w, b, activation="gelu", residual=r, precision=EXACT),
+                 in_axes=tuple(axes))
+    out = f(*args)
+    X = x64 if use["x"] else x64[:1]
+    W = w64 if use["w"] else w64[:1]
+    Bb = b64[:, None, :] if use["bias"] else b64[:1, None, :]
+    R = r64 if use["residual"] else r64[:1]
+    ref = _act64("gelu", np.matmul(X, W) + Bb) + R
+    assert_matmul_close(out, np.broadcast_to(ref, (B, m, n)), jnp.float32, k)
+    assert _single_call(f, *args) == "jk_linear"
+
+
+# ---- lowering -----------------------------------------------------------------------------------------
+
+def test_jaxpr_and_hlo(rng):
+    a, _ = randn(rng, (16, 32), jnp.bfloat16)
+    b, _ = randn(rng, (32, 8), jnp.bfloat16)
+    assert "jk_matmul" in str(jax.make_jaxpr(jk.matmul)(a, b))
+    assert "jk_linear" in str(jax.make_jaxpr(lambda a, b: jk.linear(a, b, activation="gelu"))(a, b))
+    assert _single_call(jk.matmul, a, b) == "jk_matmul"
+    targets, text = custom_call_targets(lambda a, b: jk.linear(a, b, jnp.ones(8, jnp.bfloat16),
+                                                               activation="gelu", residual=a[:, :8]), a, b)
+    assert targets == ["jk_linear"]
+    for op in ("dot_general", "erf", "tanh", "logistic"):
+        assert op not in text
+
+
+# ---- bad input ----------------------------------------------------------------------------------------
+
+def _f32(*shape):
+    return jnp.ones(shape, jnp.float32)
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: jk.matmul(_f32(3, 4), jnp.ones((4, 5), jnp.bfloat16)), TypeError, r"matmul.*'b'.*float32"),
+    (lambda: jk.matmul(jnp.ones((3, 4), jnp.int32), jnp.ones((4, 5), jnp.int32)), TypeError, r"matmul.*'a'.*int32"),
+    (lambda: jk.matmul(_f32(3, 4), _f32(5, 6)), ValueError, r"matmul.*'b'.*contraction dim 4"),
+    (lambda: jk.matmul(_f32(2, 3, 4), _f32(5, 4, 6)), ValueError, r"matmul.*'b'.*broadcast"),
+    (lambda: jk.matmul(jnp.float32(1), _f32(4)), ValueError, r"matmul.*'a'.*scalar"),
+    (lambda: jk.matmul([[1.0]], _f32(1, 1)), TypeError, r"matmul.*'a'.*array"),
+    (lambda: jk.matmul(_f32(3, 4), _f32(4, 5), precision="fast"), ValueError, r"matmul.*'precision'.*'fast'"),
+    (lambda: jk.matmul(_f32(3, 4), _f32(4, 5), precision=3), TypeError, r"matmul.*'precision'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), activation="tanh"), ValueError, r"linear.*'activation'.*'tanh'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), activation=1), TypeError, r"linear.*'activation'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), _f32(4)), ValueError, r"linear.*'bias'.*\(5,\)"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), _f32(1, 5)), ValueError, r"linear.*'bias'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), jnp.ones(5, jnp.float16)), TypeError, r"linear.*'bias'.*float32"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), residual=_f32(2, 3, 5)), ValueError, r"linear.*'residual'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), residual=_f32(4, 5)), ValueError, r"linear.*'residual'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4, 5), residual=jnp.ones((3, 5), jnp.bfloat16)), TypeError,
+     r"linear.*'residual'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(4)), ValueError, r"linear.*'w'"),
+    (lambda: jk.linear(_f32(3, 4), _f32(5, 6)), ValueError, r"linear.*'w'.*contraction"),
+    (lambda: jk.matmul(_f32(*([1] * 9), 2, 2), _f32(2, 2)), ValueError, r"matmul.*batch dims"),
+])
+def test_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def _ffi(name, out_shape, *args, **attrs):
+    attrs = {k: np.int32(v) for k, v in attrs.items()}
+    return jax.ffi.ffi_call(name, jax.ShapeDtypeStruct(out_shape, jnp.float32))(*args, **attrs)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: _ffi("jk_matmul", (3, 5), _f32(3, 4), _f32(6, 5), precision=0), "contraction"),
+    (lambda: _ffi("jk_matmul", (3, 6), _f32(3, 4), _f32(4, 5), precision=0), "out"),
+    (lambda: _ffi("jk_matmul", (3,), _f32(3), _f32(3), precision=0), "rank"),
+    (lambda: _ffi("jk_matmul", (3, 5), _f32(3, 4), _f32(2, 4, 5), precision=0), "rank"),
+    (lambda: _ffi("jk_matmul", (2, 3, 5), _f32(2, 3, 4), _f32(3, 4, 5), precision=0), "'b'"),
+    (lambda: _ffi("jk_matmul", (3, 5), _f32(3, 4), jnp.ones((4, 5), jnp.float16), precision=0), "dtype"),
+    (lambda: _ffi("jk_matmul", (3, 5), _f32(3, 4), _f32(4, 5), precision=7), "precision"),
+    (lambda: _ffi("jk_linear", (3, 5), _f32(3, 4), _f32(4, 5), _f32(0), _f32(0), precision=0, activation=9),
+     "activation"),
+    (lambda: _ffi("jk_linear", (3, 5), _f32(3, 4), _f32(4, 5), _f32(1, 4), _f32(0), precision=0, activation=0),
+     "bias"),
+    (lambda: _ffi("jk_linear", (3, 5), _f32(3, 4), _f32(4, 5), _f32(0), _f32(2, 5), precision=0, activation=0),
+     "residual"),
+])
+def test_handler_validation(call, match):
+    with pytest.raises(Exception, match=match):
+        jax.block_until_ready(call())
+
+
+# ---- properties ---------------------------------------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_property_matmul(data):
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES))
+    m, k, n = (data.draw(st.integers(1, 40)) for _ in range(3))
+    nb = data.draw(st.integers(0, 3))
+    batch = [data.draw(st.integers(1, 3)) for _ in range(nb)]
+    a_batch = [d if data.draw(st.booleans()) else 1 for d in batch]
+    b_batch = [d if data.draw(st.booleans()) else 1 for d in batch][data.draw(st.integers(0, nb)):]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    a, a64 = randn(rng, tuple(a_batch) + (m, k), dtype)
+    b, b64 = randn(rng, tuple(b_batch) + (k, n), dtype)
+    act = data.draw(st.sampled_from(ACTIVATIONS))
+    if data.draw(st.booleans()):
+        out, ref = jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64)
+    else:
+        bias, bias64 = randn(rng, (n,), dtype)
+        out, ref = jk.linear(a, b, bias, activation=act, precision=EXACT), _act64(act, np.matmul(a64, b64) + bias64)
+    assert_matmul_close(out, ref, dtype, k)
+
+
+@pytest.mark.skipif(not LARGE, reason="GPU-only large case (JK_LARGE_TESTS=1)")
+def test_large_output_past_2_31(rng):
+    # 2^31 + output elements: 64-bit offsets in the epilogue; checks a sample of rows.
+    m, k, n = 65536 + 8, 16, 32768
+    a, a64 = randn(rng, (m, k), jnp.bfloat16)
+    b, b64 = randn(rng, (k, n), jnp.bfloat16)
+    out = jk.matmul(a, b)
+    rows = np.array([0, 1, 40000, m - 1])
+    assert_matmul_close(np.asarray(out[rows]), a64[rows] @ b64, jnp.bfloat16, k)

@@ -1,0 +1,407 @@
+"""LayerNorm / RMSNorm against float64 NumPy, on whichever backend JAX has.
+
+Row lengths cross every CUDA tier boundary (norm_launch.cu): lane groups of 1..32 threads (n <= 2048),
+block per row (up to 8 * 4096 16-byte packs, clusters above 4096 packs), block per row reading x twice
+(longer or misaligned rows), the scalar path (n % (16 / itemsize) != 0) and the strided kernel (inner > 1).
+"""
+from __future__ import annotations
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jax_kernels as jk
+from jax_kernels import norms
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close, custom_call_targets, randn
+
+
+# ---- float64 references ----------------------------------------------------------------------------
+def np_layer_norm(x, scale=None, bias=None, axis=-1, eps=1e-5):
+    mean = x.mean(axis=axis, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + eps)
+    y = (x - mean) * rstd
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    if scale is not None:
+        y = y * scale.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y, np.squeeze(mean, axis), np.squeeze(rstd, axis)
+
+
+def np_rms_norm(x, scale=None, axis=-1, eps=1e-6):
+    y = x / np.sqrt((x ** 2).mean(axis=axis, keepdims=True) + eps)
+    if scale is not None:
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        y = y * scale.reshape(shape)
+    return y
+
+
+def _params(rng, n, dtype, with_scale, with_bias):
+    s = randn(rng, (n,), dtype, scale=0.5, loc=1.0) if with_scale else (None, None)
+    b = randn(rng, (n,), dtype, scale=0.5) if with_bias else (None, None)
+    return s, b
+
+
+# Row lengths: lane groups (1, 3, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 4097),
+# block per row (2056, 4096, 12288, 16392), cluster rows (40000, 65536), two reads (f32 > 131072).
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (6, 32), (3, 33), (5, 100), (7, 128), (3, 513), (4, 1000), (3, 1025),
+             (3, 2048), (2, 2056), (3, 4096), (2, 4097), (2, 12288), (2, 16392), (2, 40000), (2, 65536),
+             (1, 131080)]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", ROW_CASES)
+def test_layer_norm_rows(rng, dtype, rows, n):
+    x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
+    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
+    y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)
+    ey, em, er = np_layer_norm(xf, sf, bf)
+    assert y.dtype == dtype and mean.dtype == jnp.float32 and rstd.dtype == jnp.float32
+    assert mean.shape == (rows,) and rstd.shape == (rows,)
+    assert_close(y, ey, dtype, scale=2.0)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(rstd, er, jnp.float32, scale=4.0)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", ROW_CASES)
+def test_rms_norm_rows(rng, dtype, rows, n):
+    x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
+    (s, sf), _ = _params(rng, n, dtype, True, False)
+    y = jax.jit(jk.rms_norm)(x, s)
+    assert y.dtype == dtype
+    assert_close(y, np_rms_norm(xf, sf), dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_optional_params(rng, dtype, with_scale, with_bias):
+    x, xf = randn(rng, (6, 256), dtype)
+    (s, sf), (b, bf) = _params(rng, 256, dtype, with_scale, with_bias)
+    assert_close(jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf)[0], dtype)
+    if not with_bias:
+        assert_close(jk.rms_norm(x, s), np_rms_norm(xf, sf), dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape,axis", [((4, 33, 5), 1), ((3, 4, 5, 6), 0), ((2, 7, 3, 64), -2),
+                                        ((5, 2), 0), ((2, 300, 40), 1), ((3, 5, 1, 2), 2)])
+def test_non_last_axis(rng, dtype, shape, axis):
+    x, xf = randn(rng, shape, dtype, loc=1.0)
+    n = shape[axis]
+    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
+    y, mean, rstd = jk.layer_norm(x, s, b, axis=axis, return_stats=True)
+    ey, em, er = np_layer_norm(xf, sf, bf, axis=axis)
+    assert_close(y, ey, dtype)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(rstd, er, jnp.float32, scale=4.0)
+    assert_close(jk.rms_norm(x, s, axis=axis), np_rms_norm(xf, sf, axis=axis), dtype)
+
+
+def test_epsilon_and_constant_rows(rng):
+    x = jnp.full((3, 64), 2.5, jnp.float32)
+    y, mean, rstd = jk.layer_norm(x, epsilon=0.25, return_stats=True)
+    np.testing.assert_allclose(np.asarray(y), 0.0)
+    np.testing.assert_allclose(np.asarray(rstd), 2.0)
+    x, xf = randn(rng, (4, 50), jnp.float32)
+    assert_close(jk.rms_norm(x, epsilon=0.3), np_rms_norm(xf, eps=0.3), jnp.float32)
+
+
+def test_large_mean_small_variance(rng):
+    """Two-pass / Welford statistics survive where the naive E[x^2] - E[x]^2 cancels to garbage."""
+    for n in (64, 1024, 8192, 131080):
+        xf = (1e4 + rng.standard_normal((2, n)) * 1e-1).astype(np.float32)
+        y, mean, rstd = jk.layer_norm(jnp.asarray(xf), return_stats=True)
+        ey, em, er = np_layer_norm(xf.astype(np.float64))
+        assert_close(rstd, er, rtol=1e-3, atol=0)
+        assert_close(y, ey, rtol=1e-2, atol=1e-2)
+
+
+def test_float16_large_values(rng):
+    """float16 x whose squares overflow float16: float32 statistics keep the result finite and right."""
+    x, xf = randn(rng, (4, 512), jnp.float16, scale=3000.0)
+    assert_close(jk.rms_norm(x), np_rms_norm(xf), jnp.float16)
+    assert_close(jk.layer_norm(x), np_layer_norm(xf)[0], jnp.float16)
+
+
+# ---- transformations -----------------------------------------------------------------------------
+def _count_prims(jaxpr, name):
+    count = 0
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == name:
+            count += 1
+        for sub in jax.core.subjaxprs(eqn) if hasattr(jax.core, "subjaxprs") else []:
+            count += _count_prims(sub, name)
+        for v in eqn.params.values():
+            if hasattr(v, "jaxpr") and hasattr(v.jaxpr, "eqns"):
+                count += _count_prims(v.jaxpr, name)
+    return count
+
+
+def _check_one_call(f, args, target):
+    closed = jax.make_jaxpr(f)(*args)
+    assert _count_prims(closed.jaxpr, target) == 1, closed
+    text = jax.jit(f).lower(*args).as_text()
+    assert text.count(f"custom_call @{target}(") == 1
+    assert "stablehlo.while" not in text
+
+
+@pytest.mark.parametrize("xa,sa,ba", [(0, None, None), (1, None, None), (2, None, None), (0, 0, None),
+                                      (1, 0, 0), (2, None, 0), (None, 0, None), (None, 0, 0), (0, None, 0),
+                                      (1, 0, None), (2, 0, 0)])
+def test_vmap_layer_norm(rng, xa, sa, ba):
+    B, shape, n = 3, (4, 5, 16), 16  # normalised axis: -1 of the per-example x
+    xs = shape[:xa] + (B,) + shape[xa:] if xa is not None else shape
+    x, xf = randn(rng, xs, jnp.float32)
+    s, sf = randn(rng, (B, n) if sa is not None else (n,), jnp.float32, loc=1.0)
+    b, bf = randn(rng, (B, n) if ba is not None else (n,), jnp.float32)
+    f = jax.vmap(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True), in_axes=(xa, sa, ba))
+    y, mean, rstd = f(x, s, b)
+    for i in range(B):
+        xi = np.take(xf, i, axis=xa) if xa is not None else xf
+        ey, em, er = np_layer_norm(xi, sf[i] if sa is not None else sf, bf[i] if ba is not None else bf)
+        assert_close(y[i], ey, jnp.float32)
+        assert_close(mean[i], em, jnp.float32, scale=4.0)
+        assert_close(rstd[i], er, jnp.float32, scale=4.0)
+    _check_one_call(f, (x, s, b), "jk_layer_norm")
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("xa,sa", [(0, None), (1, 0), (2, 0), (None, 0), (3, 0)])
+def test_vmap_rms_norm_any_axis(rng, axis, xa, sa):
+    B, shape = 2, (3, 4, 5)
+    xs = shape[:xa] + (B,) + shape[xa:] if xa is not None else shape
+    x, xf = randn(rng, xs, jnp.float16)
+    n = shape[axis]
+    s, sf = randn(rng, (B, n) if sa is not None else (n,), jnp.float16, loc=1.0)
+    f = jax.vmap(lambda x, s: jk.rms_norm(x, s, axis=axis), in_axes=(xa, sa))
+    y = f(x, s)
+    for i in range(B):
+        xi = np.take(xf, i, axis=xa) if xa is not None else xf
+        assert_close(y[i], np_rms_norm(xi, sf[i] if sa is not None else sf, axis=axis), jnp.float16)
+    _check_one_call(f, (x, s), "jk_rms_norm")
+
+
+def test_nested_vmap_batched_params(rng):
+    """vmap(vmap) with scale batched on both levels: the (G, n) grouping composes, still one call."""
+    A, B, R, n = 2, 3, 4, 8
+    x, xf = randn(rng, (B, R, A, n), jnp.bfloat16)
+    s, sf = randn(rng, (A, B, n), jnp.bfloat16, loc=1.0)
+    b, bf = randn(rng, (n, B), jnp.bfloat16)
+    inner = jax.vmap(lambda x, s, b: jk.layer_norm(x, s, b), in_axes=(0, 0, 1))   # over B
+    f = jax.vmap(inner, in_axes=(2, 0, None))                                     # over A
+    y = f(x, s, b)
+    assert y.shape == (A, B, R, n)
+    for a in range(A):
+        for i in range(B):
+            ey = np_layer_norm(xf[i, :, a], sf[a, i], bf[:, i])[0]
+            assert_close(y[a, i], ey, jnp.bfloat16)
+    _check_one_call(f, (x, s, b), "jk_layer_norm")
+
+
+def test_jaxpr_and_hlo(rng):
+    x, _ = randn(rng, (8, 128), jnp.float32)
+    s, _ = randn(rng, (128,), jnp.float32)
+    for fn, name in [(lambda x: jk.layer_norm(x, s, s), "jk_layer_norm"), (lambda x: jk.rms_norm(x, s), "jk_rms_norm")]:
+        assert name in str(jax.make_jaxpr(fn)(x))
+        targets, text = custom_call_targets(fn, x)
+        assert targets == [name]
+        for op in ("stablehlo.reduce", "stablehlo.rsqrt", "stablehlo.transpose", "stablehlo.dot_general"):
+            assert op not in text
+
+
+# ---- bad input ------------------------------------------------------------------------------------
+def test_bad_inputs():
+    x = jnp.ones((4, 8), jnp.float32)
+    with pytest.raises(TypeError, match="layer_norm: argument 'x'"):
+        jk.layer_norm(jnp.ones((4, 8), jnp.int32))
+    with pytest.raises(TypeError, match="rms_norm: argument 'x'"):
+        jk.rms_norm([1.0, 2.0])
+    with pytest.raises(ValueError, match="layer_norm: argument 'x'.*scalar"):
+        jk.layer_norm(jnp.float32(1.0))
+    with pytest.raises(ValueError, match="layer_norm: argument 'axis'"):
+        jk.layer_norm(x, axis=2)
+    with pytest.raises(TypeError, match="rms_norm: argument 'axis'"):
+        jk.rms_norm(x, axis=1.0)
+    with pytest.raises(ValueError, match=r"layer_norm: argument 'scale': expected shape \(8,\)"):
+        jk.layer_norm(x, jnp.ones((4,), jnp.float32))
+    with pytest.raises(ValueError, match="rms_norm: argument 'scale'"):
+        jk.rms_norm(x, jnp.ones((1, 8), jnp.float32))
+    with pytest.raises(TypeError, match="layer_norm: argument 'bias': expected dtype float32"):
+        jk.layer_norm(x, None, jnp.ones((8,), jnp.bfloat16))
+    with pytest.raises(TypeError, match="rms_norm: argument 'scale': expected dtype bfloat16"):
+        jk.rms_norm(x.astype(jnp.bfloat16), jnp.ones((8,), jnp.float32))
+    with pytest.raises(ValueError, match="layer_norm: argument 'epsilon'"):
+        jk.layer_norm(x, epsilon=-1.0)
+    with pytest.raises(ValueError, match="rms_norm: argument 'epsilon'"):
+        jk.rms_norm(x, epsilon=float("nan"))
+    with pytest.raises(TypeError, match="layer_norm: argument 'return_stats'"):
+        jk.layer_norm(x, return_stats="yes")
+    with pytest.raises(ValueError, match="layer_norm_apply: argument 'mean'"):
+        norms.layer_norm_apply(x, jnp.ones((8,)), jnp.ones((4,)))
+    with pytest.raises(TypeError, match="rms_norm_apply: argument 'rstd'"):
+        norms.rms_norm_apply(x, jnp.ones((4,), jnp.bfloat16))
+
+
+def _call(target, outs, *args, **attrs):
+    return jax.ffi.ffi_call(target, outs)(*args, **attrs)
+
+
+F32 = jnp.float32
+EPS, AX = np.float32(1e-5), np.int64(-1)
+
+
+@pytest.mark.parametrize("case", [
+    "x_int", "y_shape", "y_dtype", "scale_shape", "scale_dtype", "scale_groups", "axis", "epsilon",
+    "mean_shape", "mean_dtype", "x_scalar", "rms_scale", "stats_shape", "apply_rstd"])
+def test_handler_validation(case):
+    x = jnp.ones((4, 8), F32)
+    sd = jax.ShapeDtypeStruct
+    empty = jnp.zeros((0,), F32)
+    ln_outs = (sd((4, 8), F32), sd((4,), F32), sd((4,), F32))
+    calls = {
+        "x_int": lambda: _call("jk_layer_norm", (sd((4, 8), jnp.int32), sd((0,), F32), sd((0,), F32)),
+                               x.astype(jnp.int32), jnp.zeros((0,), jnp.int32), jnp.zeros((0,), jnp.int32),
+                               epsilon=EPS, axis=AX),
+        "y_shape": lambda: _call("jk_layer_norm", (sd((4, 9), F32),) + ln_outs[1:], x, empty, empty,
+                                 epsilon=EPS, axis=AX),
+        "y_dtype": lambda: _call("jk_rms_norm", sd((4, 8), jnp.float16), x, empty, epsilon=EPS, axis=AX),
+        "scale_shape": lambda: _call("jk_layer_norm", ln_outs, x, jnp.ones((1, 7), F32), empty,
+                                     epsilon=EPS, axis=AX),
+        "scale_dtype": lambda: _call("jk_layer_norm", ln_outs, x, jnp.ones((1, 8), jnp.bfloat16), empty,
+                                     epsilon=EPS, axis=AX),
+        "scale_groups": lambda: _call("jk_layer_norm", ln_outs, x, empty, jnp.ones((3, 8), F32),
+                                      epsilon=EPS, axis=AX),
+        "axis": lambda: _call("jk_layer_norm", ln_outs, x, empty, empty, epsilon=EPS, axis=np.int64(2)),
+        "epsilon": lambda: _call("jk_rms_norm", sd((4, 8), F32), x, empty, epsilon=np.float32(-1), axis=AX),
+        "mean_shape": lambda: _call("jk_layer_norm", (sd((4, 8), F32), sd((8,), F32), sd((4,), F32)), x,
+                                    empty, empty, epsilon=EPS, axis=AX),
+        "mean_dtype": lambda: _call("jk_layer_norm", (sd((4, 8), F32), sd((4,), jnp.float16), sd((4,), F32)),
+                                    x, empty, empty, epsilon=EPS, axis=AX),
+        "x_scalar": lambda: _call("jk_rms_norm", sd((), F32), jnp.float32(1), empty, epsilon=EPS, axis=AX),
+        "rms_scale": lambda: _call("jk_rms_norm", sd((4, 8), F32), x, jnp.ones((8,), F32), epsilon=EPS, axis=AX),
+        "stats_shape": lambda: _call("jk_layer_norm_stats", (sd((4,), F32), sd((5,), F32)), x, axis=AX),
+        "apply_rstd": lambda: _call("jk_rms_norm_apply", sd((4, 8), F32), x, jnp.ones((4, 1), F32), empty,
+                                    axis=AX),
+    }
+    with pytest.raises(Exception, match="jk_"):
+        jax.block_until_ready(calls[case]())
+
+
+# ---- edge cases ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,axis", [((0, 5), -1), ((5, 0), -1), ((2, 0, 3), 1), ((0, 4, 3), 1), ((0,), 0)])
+def test_zero_size(shape, axis):
+    x = jnp.zeros(shape, jnp.float32)
+    n = shape[axis]
+    y, mean, rstd = jk.layer_norm(x, jnp.ones((n,)), jnp.ones((n,)), axis=axis, return_stats=True)
+    stat_shape = tuple(d for i, d in enumerate(shape) if i != axis % len(shape))
+    assert y.shape == shape and mean.shape == stat_shape and rstd.shape == stat_shape
+    if n == 0:  # the mean of nothing, as jnp.mean gives
+        assert np.isnan(np.asarray(mean)).all() and np.isnan(np.asarray(rstd)).all()
+    assert jk.rms_norm(x, axis=axis).shape == shape
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n,axis", [(64, -1), (1000, -1), (4096, -1), (40000, -1), (8, 0)])
+def test_nan_poisons_only_its_row(rng, dtype, n, axis):
+    shape = (4, n) if axis == -1 else (n, 4)
+    x, _ = randn(rng, shape, dtype)
+    x = x.at[(2, 5) if axis == -1 else (5, 2)].set(jnp.nan)
+    for y in (jk.layer_norm(x, axis=axis), jk.rms_norm(x, axis=axis)):
+        y = np.asarray(y.astype(jnp.float32))
+        y = y if axis == -1 else y.T
+        assert np.isnan(y[2]).all()
+        assert np.isfinite(np.delete(y, 2, axis=0)).all()
+
+
+def test_inputs_not_modified(rng):
+    x, xf = randn(rng, (16, 256), jnp.bfloat16)
+    s, sf = randn(rng, (256,), jnp.bfloat16)
+    jax.block_until_ready(jk.layer_norm(x, s, s, return_stats=True))
+    jax.block_until_ready(jk.rms_norm(x, s))
+    np.testing.assert_array_equal(np.asarray(x.astype(jnp.float32)), xf)
+    np.testing.assert_array_equal(np.asarray(s.astype(jnp.float32)), sf)
+
+
+def test_misaligned_slice_inside_jit(rng):
+    """A slice at an odd offset: whatever buffer XLA hands over, the result is right (scalar path)."""
+    x, xf = randn(rng, (6 * 64 + 1,), jnp.float16)
+    f = jax.jit(lambda x: jk.layer_norm(x[1:].reshape(6, 64)))
+    assert_close(f(x), np_layer_norm(xf[1:].reshape(6, 64))[0], jnp.float16)
+
+
+# ---- statistics only / apply given statistics -------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape,axis", [((5, 300), -1), ((3, 4097), -1), ((4, 33, 6), 1), ((7, 3), 0)])
+def test_stats_and_apply(rng, dtype, shape, axis):
+    x, xf = randn(rng, shape, dtype, loc=3.0)
+    n = shape[axis]
+    mean, m2 = norms.layer_norm_stats(x, axis=axis)
+    em = xf.mean(axis=axis)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(m2, ((xf - np.expand_dims(em, axis)) ** 2).sum(axis=axis), rtol=1e-4, atol=1e-4 * n)
+    assert_close(norms.rms_norm_stats(x, axis=axis), (xf ** 2).mean(axis=axis), rtol=1e-5, atol=1e-5)
+    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
+    ey, em, er = np_layer_norm(xf, sf, bf, axis=axis)
+    y = norms.layer_norm_apply(x, jnp.asarray(em, F32), jnp.asarray(er, F32), s, b, axis=axis)
+    assert_close(y, ey, dtype)
+    rr = 1.0 / np.sqrt((xf ** 2).mean(axis=axis) + 1e-6)
+    assert_close(norms.rms_norm_apply(x, jnp.asarray(rr, F32), s, axis=axis), np_rms_norm(xf, sf, axis=axis), dtype)
+
+
+def test_stats_apply_vmap(rng):
+    B = 3
+    x, xf = randn(rng, (4, B, 32), jnp.float32)
+    s, sf = randn(rng, (B, 32), jnp.float32)
+    mean, m2 = jax.vmap(norms.layer_norm_stats, in_axes=1)(x)
+    assert_close(mean, xf.mean(-1).T, jnp.float32, scale=4.0)
+    rstd = 1.0 / jnp.sqrt(m2 / 32 + 1e-5)
+    y = jax.vmap(lambda x, m, r, s: norms.layer_norm_apply(x, m, r, s), in_axes=(1, 0, 0, 0))(x, mean, rstd, s)
+    for i in range(B):
+        assert_close(y[i], np_layer_norm(xf[:, i], sf[i])[0], jnp.float32, scale=2.0)
+    ms = jax.vmap(norms.rms_norm_stats, in_axes=1)(x)
+    assert_close(ms, (xf ** 2).mean(-1).T, rtol=1e-5, atol=1e-5)
+
+
+# ---- properties ---------------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_property_random_shapes(data):
+    rank = data.draw(st.integers(1, 4))
+    shape = tuple(data.draw(st.lists(st.integers(1, 9), min_size=rank, max_size=rank)))
+    axis = data.draw(st.integers(-rank, rank - 1))
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES))
+    loc = data.draw(st.sampled_from([0.0, 100.0, -3.0]))
+    scale = data.draw(st.sampled_from([1.0, 1e-2, 50.0]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    x, xf = randn(rng, shape, dtype, scale=scale, loc=loc)
+    n = shape[axis]
+    s, sf = randn(rng, (n,), dtype, loc=1.0)
+    y = jk.layer_norm(x, s, s, axis=axis)
+    ey = np_layer_norm(xf, sf, sf, axis=axis)[0]
+    # Rounding x to the storage dtype already happened in xf; allow for float32 statistics on a row
+    # with a large mean relative to its spread.
+    assert_close(y, ey, dtype, scale=4.0 if dtype == jnp.float32 else 1.0, atol=1e-3 if dtype == F32 else None)
+    assert_close(jk.rms_norm(x, s, axis=axis), np_rms_norm(xf, sf, axis=axis), dtype, scale=2.0)
+
+
+# ---- GPU-only sizes ----------------------------------------------------------------------------------
+@pytest.mark.skipif(not (ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"),
+                    reason="GPU with JK_LARGE_TESTS=1 only")
+@pytest.mark.parametrize("fn", ["layer_norm", "rms_norm"])
+def test_more_than_2_31_elements(fn):
+    rows, n = 49152, 65536  # 3.2e9 elements of bfloat16
+    x = jax.random.normal(jax.random.key(0), (rows, n), jnp.bfloat16)
+    y = jax.jit(getattr(jk, fn))(x)
+    idx = np.array([0, 1, 32767, 32768, rows - 2, rows - 1])
+    xs = np.asarray(x[idx].astype(jnp.float32), np.float64)
+    ys = y[idx]
+    ref = np_layer_norm(xs)[0] if fn == "layer_norm" else np_rms_norm(xs)
+    assert_close(ys, ref, jnp.bfloat16)

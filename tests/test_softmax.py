@@ -1,0 +1,389 @@
+"""softmax / log_softmax (and the stats / apply entries) against float64 NumPy with jax.nn's semantics.
+
+Row lengths cross every CUDA tier boundary (softmax_launch.cu): sub-warp lane groups (packs of 1..32),
+warp per row (n <= 1024), cluster of 1/2/4/8 CTAs (n <= 4096 / 8192 / 16384 / 131072 at 16 elements per
+thread and 256 target threads per CTA), columns beyond; odd n takes the scalar path.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jax_kernels as jk
+from jax_kernels.softmax import softmax_apply, softmax_stats
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close, custom_call_targets, randn
+
+OPS = {"softmax": (jk.softmax, jax.nn.softmax, False), "log_softmax": (jk.log_softmax, jax.nn.log_softmax, True)}
+
+
+def ref(x64, axis=-1, mask=None, log=False):
+    """float64 NumPy with jax.nn's masked semantics (masked -> 0 / -inf, no live entry -> all masked)."""
+    live = np.ones(x64.shape, bool) if mask is None else np.broadcast_to(np.asarray(mask), x64.shape)
+    xs = np.where(live, x64, -np.inf)
+    with np.errstate(all="ignore"):
+        m = np.max(xs, axis=axis, keepdims=True, initial=-np.inf)
+        t = xs - m
+        e = np.exp(t)
+        s = np.sum(np.where(live, e, 0.0), axis=axis, keepdims=True)
+        out = t - np.log(s) if log else e / s
+    return np.where(live, out, -np.inf if log else 0.0)
+
+
+def check(op, x, x64, axis=-1, mask=None, scale=1.0):
+    fn, _, log = OPS[op]
+    y = fn(x, axis=axis, where=None if mask is None else jnp.asarray(mask))
+    assert y.shape == x.shape and y.dtype == x.dtype
+    assert_close(y, ref(x64, axis, mask, log), dtype=x.dtype, scale=scale)
+    return y
+
+
+# ---- every tier, every dtype ------------------------------------------------------------------------
+ROW_LENGTHS = [1, 2, 3, 7, 8, 31, 32, 33, 64, 100, 255, 256, 257, 512, 1000, 1024, 1025, 2048, 4095, 4096,
+               4104, 8192, 8200, 16384, 16392, 32768, 65536, 131072, 131073, 140000]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", ROW_LENGTHS)
+def test_last_axis_tiers(rng, op, dtype, n):
+    rows = 37 if n <= 1024 else 3
+    x, x64 = randn(rng, (rows, n), dtype, scale=3.0)
+    check(op, x, x64, scale=1.0 if n <= 4096 else 10.0)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape,axis", [((5, 33, 7), 1), ((3, 300, 64), 1), ((1030, 3), 0), ((2, 3, 4, 5), 0),
+                                        ((4, 1, 6), 1), ((6, 40, 2, 3), -3), ((2, 2049, 33), 1)])
+def test_other_axes(rng, op, dtype, shape, axis):
+    x, x64 = randn(rng, shape, dtype, scale=2.0)
+    check(op, x, x64, axis=axis)
+
+
+# ---- where= -------------------------------------------------------------------------------------------
+MASK_CASES = [  # (x shape, mask shape, axis)
+    ((6, 40), (6, 40), -1), ((6, 40), (40,), -1), ((6, 40), (6, 1), -1), ((2, 16, 16), (16, 16), -1),
+    ((3, 64, 64), (1, 64, 64), -1), ((4, 5, 2048), (4, 1, 2048), -1), ((4, 3, 5000), (3, 5000), -1),
+    ((7, 9, 5), (9, 1), 1), ((7, 9, 5), (7, 1, 5), 0), ((3, 1030), (3, 1030), 0), ((2, 3, 4, 5), (3, 1, 5), 2),
+    ((5, 37), (5, 37), -1), ((5, 1027), (1027,), -1), ((3, 20000), (3, 20000), -1),
+]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("xs,ms,axis", MASK_CASES)
+def test_mask(rng, op, dtype, xs, ms, axis):
+    x, x64 = randn(rng, xs, dtype)
+    mask = rng.random(ms) < 0.7
+    check(op, x, x64, axis=axis, mask=mask, scale=3.0 if xs[axis] > 4096 else 1.0)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("n", [16, 2048 if ON_GPU else 300])
+def test_causal_mask_matches_jax_nn(rng, op, n):
+    x, _ = randn(rng, (2, n, n), jnp.bfloat16)
+    mask = jnp.tril(jnp.ones((n, n), bool))
+    fn, nn, _ = OPS[op]
+    np.testing.assert_allclose(np.asarray(fn(x, where=mask), np.float32),
+                               np.asarray(nn(x.astype(jnp.float32), where=mask)), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [5, 64, 3000, 20000])
+def test_masked_edge_rows(op, dtype, n):
+    """Fully masked rows, rows with one live entry (finite, -inf, +inf, NaN), masked NaN/inf, -inf rows."""
+    fn, nn, log = OPS[op]
+    x = np.random.default_rng(n).standard_normal((10, n)).astype(np.float32)
+    mask = np.ones((10, n), bool)
+    mask[0] = False                                    # no live entry
+    mask[1] = False; mask[1, n // 2] = True             # one live entry
+    mask[2] = False; mask[2, 0] = True; x[2, 0] = -np.inf
+    mask[3] = False; mask[3, -1] = True; x[3, -1] = np.inf
+    mask[4] = False; mask[4, 1 % n] = True; x[4, 1 % n] = np.nan
+    x[5, 0] = np.nan; mask[5, 0] = False                # masked NaN does not poison
+    x[6, :] = -np.inf                                  # live entries all -inf: NaN (as jax.nn)
+    x[7, 2] = np.inf                                   # live +inf: all NaN
+    x[8, 3] = np.nan                                   # live NaN: all NaN (row 8 only)
+    x[9, 1] = np.inf; mask[9, 1] = False                # masked +inf ignored
+    xj = jnp.asarray(x, dtype)
+    x64 = np.asarray(xj.astype(jnp.float32), np.float64)
+    y = np.asarray(fn(xj, where=jnp.asarray(mask)).astype(jnp.float32), np.float64)
+    expected = ref(x64, -1, mask, log)
+    assert_close(y, expected, dtype=dtype)
+    # Same NaN pattern and masked values as jax.nn itself (float32 to keep its own rounding out).
+    want = np.asarray(nn(jnp.asarray(x64, jnp.float32), where=jnp.asarray(mask)), np.float64)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(want))
+    np.testing.assert_array_equal(y[~mask], want[~mask])
+    assert np.all(y[0] == (-np.inf if log else 0.0))
+    assert y[1, n // 2] == (0.0 if log else 1.0)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [1, 4, 700, 5000])
+def test_extremes_without_mask(op, dtype, n):
+    fn, nn, log = OPS[op]
+    big_neg = -6e4 if dtype == jnp.float16 else -3e38
+    x = np.random.default_rng(1).standard_normal((6, n)).astype(np.float32)
+    x[0] = -np.inf                       # all -inf: NaN (as jax.nn)
+    x[1, 0] = 1e4                        # huge positive among normal values
+    x[2] = big_neg; x[2, -1] = 0.0       # huge negatives
+    x[3] *= 1e4 if dtype != jnp.float16 else 1e3
+    x[4, :] = big_neg                    # a row of equal huge negatives: uniform
+    x[5, n // 2] = np.nan                # NaN poisons its row only
+    xj = jnp.asarray(x, dtype)
+    x64 = np.asarray(xj.astype(jnp.float32), np.float64)
+    y = fn(xj)
+    assert_close(y, ref(x64, -1, None, log), dtype=dtype)
+    yn = np.asarray(y.astype(jnp.float32))
+    assert np.isnan(yn[5]).all() and not np.isnan(yn[1:5]).any()
+    if n == 1:
+        assert np.all(yn[1:5] == (0.0 if log else 1.0))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_nan_poisons_only_its_row_other_axis(dtype):
+    x = np.random.default_rng(2).standard_normal((50, 4, 3)).astype(np.float32)
+    x[7, 2, 1] = np.nan
+    y = np.asarray(jk.softmax(jnp.asarray(x, dtype), axis=0).astype(jnp.float32))
+    assert np.isnan(y[:, 2, 1]).all()
+    bad = np.zeros((4, 3), bool); bad[2, 1] = True
+    assert not np.isnan(y[:, ~bad]).any()
+
+
+# ---- transformations ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("op", OPS)
+def test_jit_jaxpr_and_hlo(rng, op):
+    fn = OPS[op][0]
+    x, x64 = randn(rng, (8, 300), jnp.float32)
+    mask = jnp.asarray(rng.random((300,)) < 0.5)
+    assert_close(jax.jit(lambda a, m: fn(a, where=m))(x, mask), ref(x64, -1, np.asarray(mask), OPS[op][2]))
+    assert f"jk_{op}" in str(jax.make_jaxpr(lambda a: fn(a))(x))
+    targets, text = custom_call_targets(lambda a, m: fn(a, axis=0, where=m), x, jnp.ones((8, 1), bool))
+    assert targets == [f"jk_{op}"]
+    for bad in ("stablehlo.reduce", "stablehlo.exponential", "stablehlo.transpose", "stablehlo.broadcast_in_dim"):
+        assert bad not in text, bad  # the mask travels with its size-1 dims, never expanded
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("x_axis,m_axis", [(0, None), (1, None), (2, None), (0, 0), (1, 2), (2, 1), (None, 0),
+                                           (0, "none")])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_vmap(rng, op, x_axis, m_axis, axis):
+    fn, _, log = OPS[op]
+    B = 3
+    base = (4, 5)
+    xs = list(base); xs.insert(x_axis if x_axis is not None else 0, B)
+    x, x64 = randn(rng, tuple(xs) if x_axis is not None else base, jnp.float32)
+    if m_axis == "none":
+        f = jax.vmap(lambda a: fn(a, axis=axis), in_axes=(x_axis,))
+        args = (x,)
+        masks = [None] * B
+    else:
+        ms = [4, 1] if m_axis is None else [4, 1]
+        if m_axis is not None:
+            ms.insert(m_axis, B)
+        mask_np = rng.random(ms) < 0.6
+        f = jax.vmap(lambda a, m: fn(a, axis=axis, where=m), in_axes=(x_axis, m_axis))
+        args = (x, jnp.asarray(mask_np))
+        masks = [mask_np if m_axis is None else np.take(mask_np, b, axis=m_axis) for b in range(B)]
+    y = f(*args)
+    for b in range(B):
+        xb = x64 if x_axis is None else np.take(x64, b, axis=x_axis)
+        assert_close(y[b], ref(xb, axis, masks[b], log))
+    targets, text = custom_call_targets(f, *args)
+    assert targets == [f"jk_{op}"] and "while" not in text
+
+
+def test_vmap_nested(rng):
+    x, x64 = randn(rng, (2, 4, 3, 6), jnp.float32)
+    mask = rng.random((3, 1, 6)) < 0.6
+    f = jax.vmap(jax.vmap(lambda a, m: jk.softmax(a, where=m), in_axes=(1, 0)), in_axes=(0, None))
+    y = f(x, jnp.asarray(mask))
+    for i in range(2):
+        for j in range(3):
+            assert_close(y[i, j], ref(x64[i, :, j], -1, mask[j], False))
+    assert custom_call_targets(f, x, jnp.asarray(mask))[0] == ["jk_softmax"]
+
+
+# ---- statistics / apply (sharding along the axis) -----------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape,axis", [((6, 100), -1), ((5, 33, 7), 1), ((40, 3), 0), ((3, 5000), -1)])
+@pytest.mark.parametrize("masked", [False, True])
+def test_stats_apply_split(rng, dtype, shape, axis, masked):
+    """Two halves of the axis: local statistics combined as the sharded path will, then apply."""
+    x, x64 = randn(rng, shape, dtype, scale=2.0)
+    mask = (rng.random(shape) < 0.7) if masked else None
+    if masked:
+        mask[(0,) * len(shape)] = True
+    n = shape[axis]
+    h = n // 2
+    parts = [(slice(0, h)), (slice(h, n))]
+    ms, ss = [], []
+    for sl in parts:
+        idx = [slice(None)] * len(shape); idx[axis] = sl; idx = tuple(idx)
+        m, s = softmax_stats(x[idx], axis=axis, where=None if mask is None else jnp.asarray(mask[idx]))
+        assert m.dtype == jnp.float32 and m.shape == tuple(d for k, d in enumerate(x[idx].shape) if k != axis % len(shape))
+        ms.append(np.asarray(m)); ss.append(np.asarray(s))
+    M = np.maximum(ms[0], ms[1])
+    with np.errstate(all="ignore"):
+        S = sum(np.where(mk == -np.inf, 0.0, sk * np.exp(mk - M)) for mk, sk in zip(ms, ss))
+    for log in (False, True):
+        y = softmax_apply(x, jnp.asarray(M, jnp.float32), jnp.asarray(S, jnp.float32), axis=axis,
+                          where=None if mask is None else jnp.asarray(mask), log=log)
+        assert_close(y, ref(x64, axis, mask, log), dtype=dtype, scale=2.0)
+
+
+def test_stats_empty_rows_and_vmap(rng):
+    x, _ = randn(rng, (3, 0), jnp.float32)
+    m, s = softmax_stats(x)
+    assert m.shape == (3,) and np.all(np.asarray(m) == -np.inf) and np.all(np.asarray(s) == 0)
+    x, x64 = randn(rng, (4, 3, 10), jnp.float32)
+    mk, sk = jax.vmap(lambda a: softmax_stats(a), in_axes=1)(x)
+    assert mk.shape == (3, 4)
+    assert_close(mk, np.max(x64, -1).T)
+    yv = jax.vmap(lambda a, m, s: softmax_apply(a, m, s), in_axes=(1, 0, 0))(x, mk, sk)
+    assert_close(yv, np.swapaxes(ref(x64), 0, 1))
+    assert custom_call_targets(jax.vmap(lambda a: softmax_stats(a)[0], in_axes=1), x)[0] == ["jk_softmax_stats"]
+
+
+# ---- bad input, zero size, inputs untouched ------------------------------------------------------------
+@pytest.mark.parametrize("op", OPS)
+def test_bad_inputs_raise_before_lowering(op):
+    fn = OPS[op][0]
+    x = jnp.ones((3, 4), jnp.float32)
+    with pytest.raises(TypeError, match=f"{op}: argument 'x'.*dtype"):
+        fn(jnp.ones((3, 4), jnp.int32))
+    with pytest.raises(TypeError, match=f"{op}: argument 'x'"):
+        fn([1.0, 2.0])
+    with pytest.raises(ValueError, match=f"{op}: argument 'axis'"):
+        fn(x, axis=2)
+    with pytest.raises(TypeError, match=f"{op}: argument 'axis'"):
+        fn(x, axis=(0, 1))
+    with pytest.raises(ValueError, match=f"{op}: argument 'x'.*rank"):
+        fn(jnp.float32(1.0))
+    with pytest.raises(TypeError, match=f"{op}: argument 'where'.*bool"):
+        fn(x, where=jnp.ones((3, 4), jnp.float32))
+    with pytest.raises(ValueError, match=f"{op}: argument 'where'.*broadcastable"):
+        fn(x, where=jnp.ones((3, 5), bool))
+    with pytest.raises(ValueError, match=f"{op}: argument 'where'.*broadcastable"):
+        fn(x, where=jnp.ones((2, 3, 4), bool))
+    with pytest.raises(ValueError, match="softmax_apply: argument 'row_max'"):
+        softmax_apply(x, jnp.ones((4,), jnp.float32), jnp.ones((3,), jnp.float32))
+    with pytest.raises(TypeError, match="softmax_apply: argument 'row_sum'"):
+        softmax_apply(x, jnp.ones((3,), jnp.float32), jnp.ones((3,), jnp.bfloat16))
+
+
+def _call(target, out, *args, **attrs):
+    return jax.ffi.ffi_call(target, out)(*args, **attrs)
+
+
+@pytest.mark.parametrize("target", ["jk_softmax", "jk_log_softmax"])
+def test_handler_validation(target):
+    x = jnp.ones((3, 4), jnp.float32)
+    none = jnp.zeros((0,), bool)
+    out = jax.ShapeDtypeStruct((3, 4), jnp.float32)
+    cases = [
+        (dict(), (jnp.ones((3, 4), jnp.int32), none), out, dict(axis=np.int64(-1)), "'x'"),
+        (dict(), (x, none), out, dict(axis=np.int64(5)), "'axis'"),
+        (dict(), (x, none), jax.ShapeDtypeStruct((3, 5), jnp.float32), dict(axis=np.int64(1)), "'y'"),
+        (dict(), (x, none), jax.ShapeDtypeStruct((3, 4), jnp.bfloat16), dict(axis=np.int64(1)), "'y'"),
+        (dict(), (x, jnp.ones((3, 4), jnp.int8)), out, dict(axis=np.int64(1)), "'mask'"),
+        (dict(), (x, jnp.ones((3, 2), bool)), out, dict(axis=np.int64(1)), "'mask'"),
+        (dict(), (x, jnp.ones((4,), bool)), out, dict(axis=np.int64(1)), "'mask'"),
+        (dict(), (jnp.ones((), jnp.float32), none), jax.ShapeDtypeStruct((), jnp.float32), dict(axis=np.int64(0)),
+         "'x'"),
+    ]
+    for _, args, o, attrs, arg in cases:
+        with pytest.raises(Exception, match=f"{target}: argument {arg}"):
+            jax.block_until_ready(_call(target, o, *args, **attrs))
+
+
+def test_handler_validation_stats_apply():
+    x = jnp.ones((3, 4), jnp.float32)
+    none = jnp.zeros((0,), bool)
+    f32 = lambda *s: jax.ShapeDtypeStruct(s, jnp.float32)
+    with pytest.raises(Exception, match="jk_softmax_stats: argument 'row_max'"):
+        jax.block_until_ready(_call("jk_softmax_stats", (f32(4), f32(3)), x, none, axis=np.int64(1)))
+    with pytest.raises(Exception, match="jk_softmax_stats: argument 'row_sum'"):
+        jax.block_until_ready(_call("jk_softmax_stats", (f32(3), jax.ShapeDtypeStruct((3,), jnp.float16)), x, none,
+                                    axis=np.int64(1)))
+    with pytest.raises(Exception, match="jk_softmax_apply: argument 'row_sum'"):
+        jax.block_until_ready(_call("jk_softmax_apply", f32(3, 4), x, none, jnp.ones(3), jnp.ones(4),
+                                    axis=np.int64(1)))
+    with pytest.raises(Exception, match="jk_log_softmax_apply: argument 'axis'"):
+        jax.block_until_ready(_call("jk_log_softmax_apply", f32(3, 4), x, none, jnp.ones(3), jnp.ones(3),
+                                    axis=np.int64(-3)))
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("shape,axis", [((0, 5), -1), ((5, 0), -1), ((5, 0), 0), ((0,), 0), ((2, 0, 3), 1)])
+def test_zero_size(op, shape, axis):
+    fn = OPS[op][0]
+    x = jnp.zeros(shape, jnp.bfloat16)
+    y = fn(x, axis=axis)
+    assert y.shape == shape and y.dtype == jnp.bfloat16
+    y = fn(x, axis=axis, where=jnp.ones(shape, bool))
+    assert y.shape == shape
+
+
+def test_inputs_not_modified(rng):
+    x, x64 = randn(rng, (16, 100), jnp.float32)
+    mask = jnp.asarray(rng.random((16, 100)) < 0.5)
+    before, mbefore = np.asarray(x).copy(), np.asarray(mask).copy()
+    jax.block_until_ready(jax.jit(lambda a, m: jk.softmax(a, where=m) + jk.log_softmax(a, where=m))(x, mask))
+    np.testing.assert_array_equal(np.asarray(x), before)
+    np.testing.assert_array_equal(np.asarray(mask), mbefore)
+
+
+# ---- properties -------------------------------------------------------------------------------------------
+@st.composite
+def _problem(draw):
+    rank = draw(st.integers(1, 4))
+    shape = tuple(draw(st.lists(st.integers(0, 7), min_size=rank, max_size=rank)))
+    axis = draw(st.integers(-rank, rank - 1))
+    dtype = draw(st.sampled_from(FLOAT_DTYPES))
+    mask_kind = draw(st.sampled_from(["none", "full", "broadcast"]))
+    keep = tuple(draw(st.lists(st.booleans(), min_size=rank, max_size=rank)))
+    scale = draw(st.sampled_from([1.0, 30.0, 1e3]))
+    seed = draw(st.integers(0, 2**31 - 1))
+    return shape, axis, dtype, mask_kind, keep, scale, seed
+
+
+@settings(max_examples=25, deadline=None)
+@given(_problem(), st.sampled_from(list(OPS)))
+def test_property_random_shapes(problem, op):
+    shape, axis, dtype, mask_kind, keep, scale, seed = problem
+    rng = np.random.default_rng(seed)
+    x, x64 = randn(rng, shape, dtype, scale=scale)
+    mask = None
+    if mask_kind != "none":
+        ms = shape if mask_kind == "full" else tuple(d if k else 1 for d, k in zip(shape, keep))
+        mask = rng.random(ms) < 0.6
+    check(op, x, x64, axis=axis, mask=mask)
+
+
+# ---- GPU only: past 2^31 elements (64-bit indexing) -----------------------------------------------------
+@pytest.mark.skipif(not (ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"),
+                    reason="GPU and JK_LARGE_TESTS=1 only")
+@pytest.mark.parametrize("op", OPS)
+def test_large_rows_past_2_31(op):
+    fn, _, log = OPS[op]
+    rows, n = 49152, 65536  # 3.2e9 bfloat16 elements
+    x = jax.random.normal(jax.random.key(0), (rows, n), jnp.bfloat16)
+    y = fn(x)
+    pick = np.array([0, 1, 32767, 32768, rows // 2, rows - 2, rows - 1])
+    xs = np.asarray(x[pick].astype(jnp.float32), np.float64)
+    assert_close(np.asarray(y[pick].astype(jnp.float32)), ref(xs, -1, None, log), dtype=jnp.bfloat16)
+    del y
+    z = fn(x.reshape(2, rows // 2, n), axis=0)
+    zs = np.asarray(z[:, 5, :64].astype(jnp.float32), np.float64)
+    xs = np.asarray(x.reshape(2, rows // 2, n)[:, 5, :64].astype(jnp.float32), np.float64)
+    assert_close(zs, ref(xs, 0, None, log), dtype=jnp.bfloat16)

@@ -1,0 +1,298 @@
+"""transpose against NumPy: every element size, every planner tier (copy, row copy, tiled with
+16-byte accesses, tiled scalar for odd sizes, grouped axes, widened elements), jit, vmap, bad input.
+
+A transpose is exact, so every comparison is bit-exact (np.array_equal on the raw values).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jax_kernels as jk
+from conftest import ON_GPU, custom_call_targets
+
+DTYPES = [jnp.bool_, jnp.int8, jnp.uint8, jnp.int16, jnp.uint16, jnp.float16, jnp.bfloat16,
+          jnp.int32, jnp.uint32, jnp.float32, jnp.complex64]
+X64_DTYPES = [jnp.int64, jnp.uint64, jnp.float64]
+
+
+def make(rng, shape, dtype):
+    """Random values of `dtype` (never all zeros) as a jax array and its exact NumPy twin."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        v = rng.random(shape) < 0.5
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape, dtype=np.int64)
+    elif dt.kind == "c":
+        v = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    else:
+        v = rng.standard_normal(shape)
+    x = jnp.asarray(np.asarray(v).astype(dt))
+    return x, np.asarray(x)
+
+
+def check(x, xn, axes):
+    y = jk.transpose(x, axes)
+    expected = np.transpose(xn, axes)
+    assert y.shape == expected.shape and y.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(y), expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_every_dtype(rng, dtype):
+    # 2-D with 16-byte-friendly sizes (vector tier), an odd 3-D shape (scalar tier), a batched swap.
+    for shape, axes in [((96, 160), None), ((5, 33, 7), (2, 0, 1)), ((3, 64, 48), (0, 2, 1)),
+                        ((4, 6, 8, 2), (1, 0, 2, 3)), ((4, 6, 8, 3), (3, 1, 0, 2))]:
+        x, xn = make(rng, shape, dtype)
+        check(x, xn, axes)
+
+
+@pytest.mark.parametrize("dtype", X64_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_every_dtype_x64(rng, dtype):
+    with jax.enable_x64(True):
+        for shape, axes in [((40, 24), None), ((5, 33, 7), (2, 0, 1)), ((3, 5, 4), (1, 0, 2))]:
+            x, xn = make(rng, shape, dtype)
+            assert x.dtype == np.dtype(dtype)
+            check(x, xn, axes)
+
+
+# Sizes crossing the tile edges of every tier: 1, 3, 33 (< and > one tile), 1025 (a tile + 1),
+# 4097 x 1023 (odd on both sides: scalar tier), multiples of 16 bytes (vector tier).
+SIZES_2D = [(1, 3), (3, 1025), (33, 33), (1025, 33), (64, 128), (128, 256), (4097, 1023), (4096, 96),
+            (130, 4097)]
+
+
+@pytest.mark.parametrize("dtype", [jnp.int8, jnp.bfloat16, jnp.float32, jnp.complex64],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SIZES_2D, ids=str)
+def test_2d_sizes(rng, dtype, shape):
+    x, xn = make(rng, shape, dtype)
+    check(x, xn, None)
+
+
+@pytest.mark.parametrize("dtype", [jnp.int8, jnp.bfloat16, jnp.float32, jnp.complex64],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("case", [
+    ((6, 96, 160), (0, 2, 1)),            # batched swap, vector tier
+    ((3, 33, 1025), (0, 2, 1)),           # batched swap, odd
+    ((2, 8, 16, 64), (0, 2, 1, 3)),       # attention head permute: row copy, 16-byte runs
+    ((3, 5, 7, 3), (2, 0, 1, 3)),         # row copy, short odd runs
+    ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # short last axis: grouped tile axes
+    ((64, 32, 2), (1, 0, 2)),             # short kept last axis: widened element
+    ((16, 1, 24, 1, 40), (4, 3, 0, 2, 1)),  # size-1 axes dropped
+    ((4, 6, 8, 10), (1, 0, 3, 2)),        # two independent swaps
+    ((2, 3, 4, 5, 6, 7), (5, 3, 1, 0, 2, 4)),
+    ((1, 4096), (1, 0)),                  # only a copy after dropping size-1 axes
+    ((12, 34), (0, 1)),                   # identity
+], ids=str)
+def test_permutations(rng, dtype, case):
+    shape, axes = case
+    x, xn = make(rng, shape, dtype)
+    check(x, xn, axes)
+
+
+def test_ranks_0_to_6_all_small_permutations(rng):
+    check(*make(rng, (), jnp.float32), None)
+    check(*make(rng, (), jnp.float32), ())
+    check(*make(rng, (7,), jnp.int16), (0,))
+    for rank in range(2, 5):
+        shape = (2, 3, 5, 4)[:rank]
+        x, xn = make(rng, shape, jnp.float32)
+        for axes in itertools.permutations(range(rank)):
+            check(x, xn, axes)
+    for rank in (5, 6):
+        shape = (3, 2, 4, 1, 5, 3)[:rank]
+        x, xn = make(rng, shape, jnp.int8)
+        for _ in range(6):
+            check(x, xn, tuple(rng.permutation(rank)))
+
+
+def test_axes_semantics(rng):
+    x, xn = make(rng, (2, 3, 4), jnp.float32)
+    check(x, xn, None)
+    check(x, xn, (-1, 0, -2))
+    np.testing.assert_array_equal(np.asarray(jk.transpose(x, [2, 1, 0])), xn.T)
+    np.testing.assert_array_equal(np.asarray(jk.transpose(x, np.array([1, 2, 0]))),
+                                  np.transpose(xn, (1, 2, 0)))
+    # The identity needs no kernel: the input comes back.
+    assert jk.transpose(x, (0, 1, 2)) is x
+    assert "jk_transpose" not in str(jax.make_jaxpr(lambda t: jk.transpose(t, (0, 1, 2)))(x))
+    # NumPy input works like jnp.transpose.
+    np.testing.assert_array_equal(np.asarray(jk.transpose(xn, (1, 0, 2))), np.transpose(xn, (1, 0, 2)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_property_random_permutations(data):
+    rank = data.draw(st.integers(0, 6), label="rank")
+    shape = tuple(data.draw(st.lists(st.sampled_from([1, 2, 3, 5, 8, 17, 33]), min_size=rank,
+                                     max_size=rank), label="shape"))
+    if int(np.prod(shape)) > 200_000:
+        shape = tuple(min(s, 5) for s in shape)
+    axes = tuple(data.draw(st.permutations(range(rank)), label="axes"))
+    dtype = data.draw(st.sampled_from([jnp.bool_, jnp.uint8, jnp.float16, jnp.int32, jnp.complex64]))
+    seed = data.draw(st.integers(0, 2**31), label="seed")
+    x, xn = make(np.random.default_rng(seed), shape, dtype)
+    check(x, xn, axes)
+
+
+def test_jit_jaxpr_and_lowering(rng):
+    x, xn = make(rng, (16, 24, 8), jnp.float32)
+    f = lambda t: jk.transpose(t, (2, 0, 1))
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(x)), np.transpose(xn, (2, 0, 1)))
+    assert "jk_transpose[" in str(jax.make_jaxpr(f)(x))
+    targets, text = custom_call_targets(f, x)
+    assert targets == ["jk_transpose"]
+    assert "stablehlo.transpose" not in text
+
+
+@pytest.mark.parametrize("in_axis", [0, 1, 2, 3])
+def test_vmap_each_axis(rng, in_axis):
+    x, xn = make(rng, (3, 4, 5, 6), jnp.bfloat16)
+    f = lambda t: jk.transpose(t, (2, 0, 1))
+    y = jax.vmap(f, in_axes=in_axis)(x)
+    expected = np.stack([np.transpose(np.take(xn, i, axis=in_axis), (2, 0, 1))
+                         for i in range(xn.shape[in_axis])])
+    np.testing.assert_array_equal(np.asarray(y), expected)
+    targets, text = custom_call_targets(jax.vmap(f, in_axes=in_axis), x)
+    assert targets == ["jk_transpose"]
+    assert "stablehlo.while" not in text and "stablehlo.transpose" not in text
+
+
+def test_nested_vmap_and_out_axes(rng):
+    x, xn = make(rng, (2, 3, 4, 5), jnp.int32)
+    f = jax.vmap(jax.vmap(lambda t: jk.transpose(t), in_axes=1), in_axes=0, out_axes=2)
+    y = f(x)
+    expected = np.moveaxis(np.stack([np.stack([xn[i, :, j].T for j in range(4)]) for i in range(2)]),
+                           0, 2)
+    np.testing.assert_array_equal(np.asarray(y), expected)
+    assert custom_call_targets(f, x)[0] == ["jk_transpose"]
+
+
+def test_zero_size(rng):
+    for shape, axes in [((0, 3), None), ((2, 0, 5), (2, 0, 1)), ((0,), None), ((4, 0), (1, 0))]:
+        x = jnp.zeros(shape, jnp.float32)
+        y = jk.transpose(x, axes)
+        assert y.shape == np.transpose(np.zeros(shape), axes).shape
+
+
+def test_nan_and_inf_move_untouched(rng):
+    x, xn = make(rng, (33, 65), jnp.float32)
+    xn = xn.copy()
+    xn[3, :] = np.nan
+    xn[5, 7] = np.inf
+    xn[6, 8] = -0.0
+    y = np.asarray(jk.transpose(jnp.asarray(xn)))
+    assert np.array_equal(y.view(np.uint32), xn.T.view(np.uint32))  # bit-exact, NaN payloads included
+
+
+def test_input_not_modified(rng):
+    x, xn = make(rng, (64, 96), jnp.float32)
+    before = xn.copy()
+    jax.block_until_ready(jk.transpose(x))
+    np.testing.assert_array_equal(np.asarray(x), before)
+
+
+def test_misaligned_slice_inside_jit(rng):
+    # A slice at an odd element offset is not 16-byte aligned: the kernels must take the scalar path.
+    x, xn = make(rng, (1 + 64 * 96,), jnp.float32)
+    f = jax.jit(lambda t: jk.transpose(t[1:].reshape(64, 96)))
+    np.testing.assert_array_equal(np.asarray(f(x)), xn[1:].reshape(64, 96).T)
+    x8, xn8 = make(rng, (3 + 128 * 256,), jnp.int8)
+    g = jax.jit(lambda t: jk.transpose(t[3:].reshape(2, 128, 128), (0, 2, 1)))
+    np.testing.assert_array_equal(np.asarray(g(x8)), np.transpose(xn8[3:].reshape(2, 128, 128), (0, 2, 1)))
+
+
+def test_inside_a_larger_jit(rng):
+    # Head split / merge as in attention, chained with other ops.
+    x, xn = make(rng, (2, 16, 4 * 32), jnp.float32)
+
+    def f(t):
+        h = jk.transpose(t.reshape(2, 16, 4, 32), (0, 2, 1, 3)) * 2.0
+        return jk.transpose(h, (0, 2, 1, 3)).reshape(2, 16, 128) + 1.0
+
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(x)), xn * 2.0 + 1.0, rtol=0, atol=0)
+
+
+# ---- bad input ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("axes, err, match", [
+    ((0, 1), ValueError, r"transpose: argument 'axes': expected a permutation of 3 axes"),
+    ((0, 1, 1), ValueError, r"transpose: argument 'axes': expected each axis exactly once"),
+    ((0, 1, 3), ValueError, r"transpose: argument 'axes': expected axes in \[-3, 3\)"),
+    ((0, 1, -4), ValueError, r"transpose: argument 'axes': expected axes in \[-3, 3\)"),
+    ((0, 1.0, 2), TypeError, r"transpose: argument 'axes': expected a sequence of ints"),
+    ((0, True, 2), TypeError, r"transpose: argument 'axes': expected a sequence of ints"),
+    ("abc", TypeError, r"transpose: argument 'axes'"),
+    (1.5, TypeError, r"transpose: argument 'axes': expected None or a sequence of ints"),
+])
+def test_bad_axes(axes, err, match):
+    with pytest.raises(err, match=match):
+        jk.transpose(jnp.zeros((2, 3, 4)), axes)
+
+
+def test_bad_dtype_and_type():
+    with pytest.raises(TypeError, match=r"transpose: argument 'x': expected a dtype of 1, 2, 4 or 8 bytes"):
+        jk.transpose(np.zeros((2, 3), np.complex128))
+    with pytest.raises(TypeError, match=r"transpose: argument 'x': expected a dtype of 1, 2, 4 or 8 bytes"):
+        jk.transpose(jnp.zeros((2, 4), jnp.int4))
+    with pytest.raises(TypeError, match=r"transpose: argument 'x': expected an array"):
+        jk.transpose([[1, 2], [3, 4]])
+
+
+def _raw_call(x, out_shape, out_dtype, perm):
+    call = jax.ffi.ffi_call("jk_transpose", jax.ShapeDtypeStruct(out_shape, out_dtype))
+    return jax.block_until_ready(call(x, permutation=np.asarray(perm, np.int64)))
+
+
+@pytest.mark.parametrize("out_shape, out_dtype, perm, match", [
+    ((3, 2), jnp.float32, (1,), "permutation"),            # wrong length
+    ((3, 2), jnp.float32, (1, 1), "permutation"),          # repeated axis
+    ((3, 2), jnp.float32, (1, 2), "permutation"),          # out of range
+    ((3, 2), jnp.float32, (-1, 0), "permutation"),         # negative (Python normalises first)
+    ((2, 3), jnp.float32, (1, 0), "'y': expected shape"),  # output not permuted
+    ((3, 2), jnp.int32, (1, 0), "'y': expected dtype"),    # dtype changes
+])
+def test_handler_validation(out_shape, out_dtype, perm, match):
+    x = jnp.ones((2, 3), jnp.float32)
+    with pytest.raises(Exception, match=match):
+        _raw_call(x, out_shape, out_dtype, perm)
+
+
+def test_handler_accepts_valid_raw_call(rng):
+    x, xn = make(rng, (5, 7), jnp.float32)
+    np.testing.assert_array_equal(np.asarray(_raw_call(x, (7, 5), jnp.float32, (1, 0))), xn.T)
+
+
+# ---- GPU-only sizes (the full GPU run sets JK_LARGE_TESTS=1) ----------------------------------------
+LARGE = pytest.mark.skipif(not (ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"),
+                           reason="GPU-only large case; set JK_LARGE_TESTS=1")
+
+
+@LARGE
+def test_large_int8_past_2_31_elements():
+    n = 49152  # 2.4e9 elements: flat indices past 2^31
+    i = jax.lax.broadcasted_iota(jnp.int32, (n, n), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (n, n), 1)
+    x = ((i * 7 + j * 13) % 251).astype(jnp.int8)
+    y = jk.transpose(x)
+    rows = np.array([0, 1, 12345, n - 2, n - 1])
+    got = np.asarray(y[rows, :])  # y[r, c] = x[c, r]
+    c = np.arange(n)
+    expected = ((c[None, :] * 7 + rows[:, None] * 13) % 251).astype(np.int8)
+    np.testing.assert_array_equal(got, expected)
+
+
+@LARGE
+def test_large_float32_3gib_batched_swap():
+    b, n = 3, 16384  # 3 GiB: byte offsets past 2^32
+    x = jax.random.normal(jax.random.key(0), (b, n, n), jnp.float32)
+    y = jk.transpose(x, (0, 2, 1))
+    for k, r in [(0, 0), (1, 777), (2, n - 1)]:
+        np.testing.assert_array_equal(np.asarray(y[k, r, :]), np.asarray(x[k, :, r]))
