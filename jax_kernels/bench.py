@@ -99,12 +99,20 @@ def run_benchmark(args, ours=None) -> dict:
     results["meta"] = _meta(args, device, timer, ceiling, copy_bytes, "quick" if args.quick else "default")
     timing.warn(f"{device.kind}: copy ceiling {ceiling:.0f} GB/s; {len(selected)} cases x 2 implementations, "
                 f"timer {timer.name}, up to {iterations} calls each")
+
+    def save_partial(_rows):  # a run killed by a time limit still leaves its finished cases
+        if args.json:
+            results["meta"]["partial"] = True
+            report.write_json(args.json, results)
+
     try:
         runner.run_cases(selected, ours, reference, timer, ceiling_gbps=ceiling, device=device.kind,
-                         seed=args.seed, progress=not args.no_progress, debug=args.debug, rows_out=rows)
+                         seed=args.seed, progress=not args.no_progress, debug=args.debug, rows_out=rows,
+                         on_case=save_partial)
     except KeyboardInterrupt:
-        timing.warn(f"interrupted: keeping the {len(rows) // 2} cases done")
+        timing.warn(f"interrupted: keeping the {len(rows) // 2} of {len(selected)} cases done")
         results["meta"]["interrupted"] = True
+    results["meta"].pop("partial", None)
     ceiling_end, _ = timing.copy_ceiling(timer, quick=args.quick)
     results["meta"]["copy_ceiling_gbps_start_end"] = [ceiling, ceiling_end]
     if ceiling_end > ceiling:  # report the best of the two, and re-derive the fractions from it
@@ -135,6 +143,16 @@ def run_model_cli(args) -> dict:
     return dict(meta=meta, rows=[], model=m)
 
 
+def _interrupt_on_sigterm():
+    """`timeout` sends SIGTERM: end like Ctrl-C, so the finished cases are still reported and saved."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        def handler(signum, frame):
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGTERM, handler)
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv
@@ -155,6 +173,7 @@ def main(argv=None) -> int:
     elif args.model:
         results = run_model_cli(args)
     else:
+        _interrupt_on_sigterm()
         results = run_benchmark(args)
     if results.get("rows"):
         print(report.format_table(results["rows"], results["meta"]))
@@ -164,6 +183,7 @@ def main(argv=None) -> int:
     _emit(results, args)
     failed = any(r.get("error") for r in results.get("rows", []))
     failed |= any(r.get("error") for r in (results.get("model") or {}).get("impls", {}).values())
+    failed |= bool(results.get("meta", {}).get("interrupted"))
     return 1 if failed and not args.from_json else 0
 
 

@@ -213,8 +213,10 @@ def run_case(case: Case, index: int, ours, ref, timer: Timer, cache: InputCache,
 
 
 def run_cases(cases, ours, ref, timer: Timer, *, ceiling_gbps: float, device: str, seed: int = 0,
-              progress: bool = True, debug: bool = False, rows_out: list | None = None) -> list[dict]:
-    """Runs every case; rows are appended to `rows_out` as they come (kept on interruption)."""
+              progress: bool = True, debug: bool = False, rows_out: list | None = None,
+              on_case=None) -> list[dict]:
+    """Runs every case; rows are appended to `rows_out` as they come (kept on interruption), and
+    `on_case(rows)` is called after each case (e.g. to save partial results)."""
     rows = rows_out if rows_out is not None else []
     bar = Progress(len(cases), enabled=progress)
     cache = InputCache(seed, on_device_rng=timer.device.on_gpu)
@@ -222,6 +224,8 @@ def run_cases(cases, ours, ref, timer: Timer, *, ceiling_gbps: float, device: st
         for i, case in enumerate(cases):
             rows += run_case(case, i, ours, ref, timer, cache, ceiling_gbps, device, debug)
             bar.update(f"{case.op} {case.dtype} {case.label}")
+            if on_case is not None:
+                on_case(rows)
     finally:
         cache.clear()
         bar.close()
