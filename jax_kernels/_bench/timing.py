@@ -134,7 +134,9 @@ class Timer:
             out, ts = self._measure(f, iterations=n)(*args)
             if ts is None:
                 raise RuntimeError("no GPU kernel was launched (nothing to time)")
-            ts = [ts] if np.isscalar(ts) else list(ts)
+            ts = [t for t in ([ts] if np.isscalar(ts) else ts) if t is not None]
+            if not ts:
+                raise RuntimeError("the profiler returned no kernel time")
             self.last_times = ts
             return float(statistics.median(ts)), n, out
         out = jax.block_until_ready(f(*args))  # compile + warm-up
