@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         m.add_argument(f"--{name}", type=int,
                        help=f"default {GPT2_SMALL[name]} (GPT-2 small), {TINY[name]} with --quick")
     m.add_argument("--model-dtype", default="bfloat16", choices=_cases.FLOAT_DTYPES)
+    m.add_argument("--model-precision", choices=("default", "high", "highest"),
+                   help="matmul precision on both sides (default: JAX's; float32 may use TF32 on GPUs)")
     return p
 
 
@@ -132,7 +134,7 @@ def run_model_cli(args) -> dict:
     preset = model_bench.TINY if args.quick else model_bench.GPT2_SMALL
     pick = {k: getattr(args, k) if getattr(args, k) is not None else v for k, v in preset.items()}
     cfg = gpt.GPTConfig(layers=pick["layers"], width=pick["width"], heads=pick["heads"], vocab=pick["vocab"],
-                        max_seq=max(1024, pick["seq"]), dtype=args.model_dtype)
+                        max_seq=max(1024, pick["seq"]), dtype=args.model_dtype, precision=args.model_precision)
     timer = timing.Timer(device, args.iterations or 10)
     timing.warn(f"{device.kind}: GPT forward, {cfg.layers} layers x {cfg.width} wide, batch {pick['batch']} "
                 f"x seq {pick['seq']}")

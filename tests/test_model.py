@@ -13,7 +13,8 @@ import pytest
 from jax_kernels import bench
 from jax_kernels.models import gpt
 
-TINY = gpt.GPTConfig(layers=2, width=64, heads=4, vocab=97, max_seq=32, dtype="float32")
+# precision="highest" on both sides: on a GPU, float32 DEFAULT lets XLA (and us) use TF32.
+TINY = gpt.GPTConfig(layers=2, width=64, heads=4, vocab=97, max_seq=32, dtype="float32", precision="highest")
 
 
 def _logits(ops, cfg, batch=2, seq=16):
@@ -68,7 +69,8 @@ def test_config_validation():
 def test_model_command(tmp_path):
     path = tmp_path / "model.json"
     rc = bench.main(["--model", "--quick", "--layers", "1", "--width", "64", "--heads", "2", "--vocab", "128",
-                     "--batch", "1", "--seq", "16", "--model-dtype", "float32", "--json", str(path)])
+                     "--batch", "1", "--seq", "16", "--model-dtype", "float32", "--model-precision", "highest",
+                     "--json", str(path)])
     m = json.loads(path.read_text())["model"]
     assert rc == 0, m
     assert m["tokens"] == 16 and m["config"]["layers"] == 1

@@ -48,7 +48,8 @@ def run_model(cfg: gpt.GPTConfig, batch: int, seq: int, timer: Timer, *, seed: i
     logits_bytes = batch * seq * cfg.vocab * jnp.dtype(cfg.dtype).itemsize
     impls = {"jax_kernels": gpt.kernel_ops(), "jnp": gpt.jnp_ops()}
     result = dict(config=dict(layers=cfg.layers, width=cfg.width, heads=cfg.heads, vocab=cfg.vocab,
-                              dtype=cfg.dtype, activation=cfg.activation, params=cfg.n_params()),
+                              dtype=cfg.dtype, activation=cfg.activation, precision=cfg.precision,
+                              params=cfg.n_params()),
                   batch=batch, seq=seq, tokens=tokens_per_call,
                   timer=("CUPTI kernel time + wall clock" if timer.device.on_gpu else "wall clock (host timer)"),
                   impls={})

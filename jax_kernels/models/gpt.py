@@ -37,6 +37,7 @@ class GPTConfig:
     dtype: str = "bfloat16"
     activation: str = "gelu"
     epsilon: float = 1e-5
+    precision: str | None = None  # matmul precision for both implementations ("highest": exact float32)
 
     def __post_init__(self):
         if self.width % self.heads:
@@ -104,15 +105,17 @@ def init_params(cfg: GPTConfig, seed: int = 0) -> dict:
 
 def _attention(ops: Ops, blk, h, mask, batch, seq, cfg: GPTConfig):
     nh, dh = cfg.heads, cfg.head_dim
-    q = ops.linear(h, blk["w_q"], blk["b_q"])                      # (B*T, D)
-    k = ops.linear(h, blk["w_k"], blk["b_k"])
-    v = ops.linear(h, blk["w_v"], blk["b_v"])
+    linear = partial(ops.linear, precision=cfg.precision)
+    matmul = partial(ops.matmul, precision=cfg.precision)
+    q = linear(h, blk["w_q"], blk["b_q"])                           # (B*T, D)
+    k = linear(h, blk["w_k"], blk["b_k"])
+    v = linear(h, blk["w_v"], blk["b_v"])
     q = q * jnp.asarray(1.0 / math.sqrt(dh), q.dtype)               # on (B*T, D), not on the scores
     q = ops.transpose(q.reshape(batch, seq, nh, dh), (0, 2, 1, 3))  # (B, H, T, Dh)
     kt = ops.transpose(k.reshape(batch, seq, nh, dh), (0, 2, 3, 1))  # (B, H, Dh, T)
     v = ops.transpose(v.reshape(batch, seq, nh, dh), (0, 2, 1, 3))  # (B, H, T, Dh)
-    p = ops.softmax(ops.matmul(q, kt), where=mask)                  # (B, H, T, T), causal
-    ctx = ops.transpose(ops.matmul(p, v), (0, 2, 1, 3))             # (B, T, H, Dh)
+    p = ops.softmax(matmul(q, kt), where=mask)                      # (B, H, T, T), causal
+    ctx = ops.transpose(matmul(p, v), (0, 2, 1, 3))                 # (B, T, H, Dh)
     return ctx.reshape(batch * seq, nh * dh)
 
 
@@ -125,14 +128,14 @@ def forward(ops: Ops, params: dict, tokens, cfg: GPTConfig):
     x = (params["wte"][tokens] + params["wpe"][:seq]).reshape(batch * seq, d)  # residual stream (B*T, D)
     mask = jnp.arange(seq)[None, :] <= jnp.arange(seq)[:, None]                 # (T, T), broadcast over B, H
     ln = partial(ops.layer_norm, epsilon=cfg.epsilon)
+    linear = partial(ops.linear, precision=cfg.precision)
     for blk in params["blocks"]:
         ctx = _attention(ops, blk, ln(x, blk["ln1_scale"], blk["ln1_bias"]), mask, batch, seq, cfg)
-        x = ops.linear(ctx, blk["w_o"], blk["b_o"], residual=x)
-        h = ops.linear(ln(x, blk["ln2_scale"], blk["ln2_bias"]), blk["w_fc"], blk["b_fc"],
-                       activation=cfg.activation)
-        x = ops.linear(h, blk["w_proj"], blk["b_proj"], residual=x)
+        x = linear(ctx, blk["w_o"], blk["b_o"], residual=x)
+        h = linear(ln(x, blk["ln2_scale"], blk["ln2_bias"]), blk["w_fc"], blk["b_fc"], activation=cfg.activation)
+        x = linear(h, blk["w_proj"], blk["b_proj"], residual=x)
     x = ln(x, params["lnf_scale"], params["lnf_bias"])
-    return ops.linear(x, params["w_head"]).reshape(batch, seq, cfg.vocab)
+    return linear(x, params["w_head"]).reshape(batch, seq, cfg.vocab)
 
 
 def random_tokens(cfg: GPTConfig, batch: int, seq: int, seed: int = 1):
