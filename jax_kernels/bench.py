@@ -132,6 +132,8 @@ def run_model_cli(args) -> dict:
     if not device.on_gpu:
         timing.warn("no GPU: timing on CPU with a host timer; figures are not GPU figures")
     preset = model_bench.TINY if args.quick else model_bench.GPT2_SMALL
+    if not device.on_gpu and not args.quick:
+        timing.warn("GPT-2 small (batch 8 x seq 1024) takes minutes on a CPU; --quick runs a tiny model")
     pick = {k: getattr(args, k) if getattr(args, k) is not None else v for k, v in preset.items()}
     cfg = gpt.GPTConfig(layers=pick["layers"], width=pick["width"], heads=pick["heads"], vocab=pick["vocab"],
                         max_seq=max(1024, pick["seq"]), dtype=args.model_dtype, precision=args.model_precision)
