@@ -168,6 +168,8 @@ def main(argv=None) -> int:
         selected = None if (args.model or args.from_json) else select_cases(args)
     except ValueError as e:
         build_parser().error(str(e))
+    if selected is not None and not selected:
+        build_parser().error("no benchmark case matches --ops/--dtypes (see --list without filters)")
     if args.list:
         for c in selected or []:
             print(f"{c.op:12s} {c.dtype:9s} {c.label}")
