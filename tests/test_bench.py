@@ -1,0 +1,129 @@
+"""The benchmark command: argument parsing, a --quick run in-process, its JSON, markdown and plots.
+
+Runs on whichever backend JAX has (a few seconds on CPU: two ops, small shapes).
+"""
+from __future__ import annotations
+
+import json
+import math
+import types
+
+import pytest
+
+from jax_kernels import bench, reference
+from jax_kernels._bench import cases, report, runner, timing
+
+ROW_KEYS = {"op", "impl", "dtype", "shape", "case", "group", "params", "timer", "time_ms", "iterations",
+            "bytes", "flops", "gbps", "tflops", "frac_ceiling", "ratio", "max_rel_err", "l2_warm", "error",
+            "device"}
+
+
+def test_cli_arguments_parse():
+    p = bench.build_parser()
+    a = p.parse_args(["--quick", "--ops", "softmax,layer_norm", "--dtypes", "bf16,float32", "--json", "x.json",
+                      "--plot-dir", "plots", "--iterations", "3"])
+    assert a.quick and a.json == "x.json" and a.plot_dir == "plots" and a.iterations == 3
+    assert cases.parse_ops(a.ops) == ("softmax", "layer_norm")
+    assert cases.parse_dtypes(a.dtypes) == ("bfloat16", "float32")
+    m = p.parse_args(["--model", "--layers", "2", "--width", "64", "--heads", "4", "--batch", "1", "--seq", "8"])
+    assert m.model and (m.layers, m.width, m.heads, m.batch, m.seq) == (2, 64, 4, 1, 8)
+
+
+@pytest.mark.parametrize("flag,value", [("--ops", "softmax,nope"), ("--dtypes", "float64")])
+def test_cli_rejects_unknown_names(flag, value, capsys):
+    with pytest.raises(SystemExit) as e:
+        bench.main(["--quick", flag, value, "--list"])
+    assert e.value.code == 2
+    assert value.split(",")[-1] in capsys.readouterr().err
+
+
+def test_default_sweep_is_the_issues_sweep():
+    cs = cases.default_cases()
+    sweep = [c for c in cs if "sweep" in c.tags]
+    assert len(sweep) == 4 * 3 * len(cases.SWEEP_COLS)
+    assert {c.shape for c in sweep if c.op == "softmax" and c.dtype == "float32"} == {
+        (24576 if n == 65536 else 49152, n) for n in cases.SWEEP_COLS}
+    assert any("masked" in c.tags and c.shape == (16, 2048, 2048) and c.dtype == "bfloat16" for c in cs)
+    assert any("non-last-axis" in c.tags for c in cs)
+    assert sum(c.op == "transpose" for c in cs) == 13
+    assert sum(c.group == "matmul" for c in cs) == 12
+    assert all(c.flops == 0 for c in cs if c.group != "matmul")
+
+
+def test_filters_select_cases():
+    cs = bench.select_cases(bench.build_parser().parse_args(["--quick", "--ops", "transpose", "--dtypes", "int8"]))
+    assert cs and all(c.op == "transpose" and c.dtype == "int8" for c in cs)
+
+
+@pytest.fixture(scope="module")
+def quick_results(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bench") / "quick.json"
+    rc = bench.main(["--quick", "--ops", "rms_norm,transpose", "--dtypes", "float32,int8", "--json", str(path),
+                     "--no-progress", "--iterations", "3"])
+    return rc, json.loads(path.read_text()), path
+
+
+def test_quick_run_writes_well_formed_json(quick_results):
+    rc, res, _ = quick_results
+    meta, rows = res["meta"], res["rows"]
+    assert rc == 0, [r["error"] for r in rows if r["error"]]
+    assert meta["device"]["backend"] and meta["versions"]["jax"] and meta["method"]
+    assert meta["copy_ceiling_gbps"] > 0 and meta["timer"] in ("cupti", "host")
+    assert {r["op"] for r in rows} == {"rms_norm", "transpose"}
+    assert {r["dtype"] for r in rows} <= {"float32", "int8"}
+    assert len(rows) % 2 == 0 and {r["impl"] for r in rows} == set(runner.IMPLS)
+    for r in rows:
+        assert ROW_KEYS <= set(r), ROW_KEYS - set(r)
+        assert r["error"] is None
+        assert r["time_ms"] > 0 and r["iterations"] >= 3 and r["bytes"] > 0
+        assert r["gbps"] == pytest.approx(r["bytes"] / (r["time_ms"] * 1e-3) / 1e9)
+        assert r["frac_ceiling"] == pytest.approx(r["gbps"] / meta["copy_ceiling_gbps"])
+        if r["impl"] == "jax_kernels":
+            assert r["ratio"] > 0 and math.isfinite(r["ratio"])
+            assert r["max_rel_err"] <= (0.0 if r["op"] == "transpose" else 1e-5)
+        else:
+            assert r["ratio"] is None
+
+
+def test_markdown_and_rerender(quick_results, tmp_path):
+    _, res, path = quick_results
+    md = report.to_markdown(res)
+    assert "| op | dtype | case |" in md and "rms_norm" in md and "transpose" in md
+    out = tmp_path / "out.md"
+    assert bench.main(["--from-json", str(path), "--markdown", str(out)]) == 0
+    assert out.read_text().strip() == md.strip()
+
+
+def test_plots(quick_results, tmp_path):
+    pytest.importorskip("matplotlib")
+    from jax_kernels._bench import plots
+    _, res, _ = quick_results
+    written = plots.write_plots(res, str(tmp_path))
+    names = {p.rsplit("/", 1)[-1] for p in written}
+    assert {"bandwidth_rms_norm.png", "transpose_bandwidth.png"} <= names
+    assert all((tmp_path / n).stat().st_size > 10_000 for n in names)
+
+
+def test_a_failing_case_is_recorded_and_the_run_goes_on():
+    def broken(*args, **kwargs):
+        raise RuntimeError("kernel exploded\nsecond line")
+
+    ours = types.SimpleNamespace(softmax=broken, rms_norm=reference.rms_norm)
+    device = timing.describe_device()
+    timer = timing.Timer(device, 3, min_time_s=0.0)
+    cs = [cases.norm_softmax_case("softmax", "float32", (8, 32)), cases.norm_softmax_case("rms_norm", "float32", (8, 32))]
+    rows = runner.run_cases(cs, ours, reference, timer, ceiling_gbps=1.0, device=device.kind, progress=False)
+    mine = {r["op"]: r for r in rows if r["impl"] == "jax_kernels"}
+    base = {r["op"]: r for r in rows if r["impl"] == "jnp"}
+    assert mine["softmax"]["error"] == "RuntimeError: kernel exploded" and mine["softmax"]["time_ms"] is None
+    assert base["softmax"]["error"] is None and base["softmax"]["time_ms"] > 0
+    assert mine["rms_norm"]["error"] is None and mine["rms_norm"]["max_rel_err"] == 0.0
+    assert "kernel exploded" in report.format_table(rows, {"device": {}, "versions": {}})
+
+
+def test_max_rel_err_handles_masked_infinities():
+    import jax.numpy as jnp
+    a = jnp.array([0.0, -jnp.inf, 1.0])
+    assert runner.max_rel_err(a, a) == 0.0
+    assert runner.max_rel_err(a.at[2].set(1.5), a) == pytest.approx(0.5)
+    assert math.isnan(runner.max_rel_err(a.at[0].set(jnp.nan), a))
