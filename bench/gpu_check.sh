@@ -39,8 +39,11 @@ cd /tmp   # import the installed package, not the source tree
 if [[ " $stages " == *" test "* ]]; then
   stage test
   $PY -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
-  JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} timeout "${JK_TEST_TIMEOUT:-480}" \
-    $PY -m pytest -q -p no:cacheprovider -o addopts="" "$REPO/tests" >"$OUT/tests.log" 2>&1
+  # Four pytest workers (pytest-xdist) share the GPU: the suite is bound by compilation, not by the
+  # GPU. No preallocation, so four processes fit.
+  JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${JK_TEST_TIMEOUT:-480}" \
+    $PY -m pytest -q -p no:cacheprovider -o addopts="" -n "${JK_TEST_WORKERS:-4}" --durations=15 \
+    "$REPO/tests" >"$OUT/tests.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -40
   tail -3 "$OUT/tests.log"
@@ -50,7 +53,7 @@ if [[ " $stages " == *" bench "* ]]; then
   stage bench
   rm -rf /tmp/jk_plots
   timeout "${JK_BENCH_TIMEOUT:-420}" $PY -m jax_kernels.bench --json "$OUT/results.json" \
-    --plot-dir /tmp/jk_plots ${JK_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1
+    --plot-dir /tmp/jk_plots --markdown "$OUT/results.md" ${JK_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   [ -d /tmp/jk_plots ] && tar -C /tmp -cf "$OUT/plots.tar" jk_plots
   tail -120 "$OUT/bench.log"

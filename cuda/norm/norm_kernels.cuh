@@ -197,9 +197,18 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
 // cluster; each thread holds C packs. Block partial sums are exchanged through distributed shared
 // memory, so a 64K-element row can be spread over several SMs' registers (measured slower than the
 // two-read kernel for long rows; the launcher uses cluster == 1).
+// Clusters exist from sm_90 on; the sm_80 build keeps the code path but never takes it (cluster == 1).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define JK_HAS_CLUSTERS 1
+#endif
+
 __device__ __forceinline__ void ClusterArriveWait() {
+#ifdef JK_HAS_CLUSTERS
   asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
   asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  __trap();
+#endif
 }
 
 // Sum over the block and then over the cluster; every thread gets the same, deterministically ordered,
@@ -209,10 +218,12 @@ __device__ __forceinline__ float RowAllReduceSum(float v, float* scratch, float*
   if (cluster == 1) return v;
   if (threadIdx.x == 0) *slot = v;
   ClusterArriveWait();
+  float total = 0.f;
+#ifdef JK_HAS_CLUSTERS
   namespace cg = cooperative_groups;
   cg::cluster_group cl = cg::this_cluster();
-  float total = 0.f;
   for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(slot, r);
+#endif
   return total;
 }
 
