@@ -8,11 +8,11 @@ REPO=$(pwd)
 OUT=${OUT:-/tmp/jk_out}
 mkdir -p "$OUT"
 export JK_CUDA=ON JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1 JK_LARGE_TESTS=1
-nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader; which python3; python3 -c "import scikit_build_core, nanobind, jax; print(jax.__version__)"
 start=$(date +%s)
 nvcc -O3 -std=c++17 -arch=sm_90a -Icuda bench/lab/transpose_lab.cu -o /tmp/tlab >"$OUT/lab_build.log" 2>&1 &
 NV=$!
-if ! pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then
+if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then
   tail -60 "$OUT/build.log"; exit 1
 fi
 echo "package built in $(( $(date +%s) - start ))s"
@@ -20,8 +20,8 @@ wait $NV || tail -30 "$OUT/lab_build.log"
 echo "lab built at $(( $(date +%s) - start ))s"
 timeout 90 /tmp/tlab ${LAB_ARGS:-} >"$OUT/lab.log" 2>&1; echo "lab rc=$? at $(( $(date +%s) - start ))s"
 cd /tmp
-timeout ${TEST_TIMEOUT:-120} pytest -q -x -p no:cacheprovider "$REPO/tests/test_transpose.py" 2>&1 | tee "$OUT/tests.log" | tail -25
+timeout ${TEST_TIMEOUT:-120} python3 -m pytest -q -x -p no:cacheprovider "$REPO/tests/test_transpose.py" 2>&1 | tee "$OUT/tests.log" | tail -25
 echo "tests done at $(( $(date +%s) - start ))s"
-timeout ${CASES_TIMEOUT:-140} python "$REPO/bench/lab/transpose_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -30
+timeout ${CASES_TIMEOUT:-140} python3 "$REPO/bench/lab/transpose_cases.py" 2>&1 | tee "$OUT/cases.log" | tail -30
 echo "cases done at $(( $(date +%s) - start ))s"
 echo "== lab"; cat "$OUT/lab.log"

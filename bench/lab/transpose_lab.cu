@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
     report("3' kTiledScalarPadded", MedianMs([&] {
              TiledArgs s = a;
              s.tiles_a = (cols + 31) / 32, s.tiles_b = (rows + 31) / 32, s.tiles = s.tiles_a * s.tiles_b;
-             TiledScalarPadded<uint32_t><<<int(s.tiles), 256>>>(s);
+             TiledScalarPadded<uint32_t><<<int(s.tiles), PaddedTile<>::kThreads>>>(s);
            }),
            true, copy_ms);
     if (vec)

@@ -53,18 +53,23 @@ __device__ __forceinline__ void Decompose(const AxisList<N>& axes, I i, int64_t*
 }
 
 // Input offset of tile row b / output offset of tile column a. One axis (the common case) needs no
-// division.
-__device__ __forceinline__ int64_t RowIn(const AxisList<kMaxGroupAxes>& g, int64_t b) {
-  if (g.n == 1) return b * g.in[0];
+// division; grouped axes divide in 32 bits whenever the group fits (always, in practice).
+template <bool kIn>
+__device__ __forceinline__ int64_t GroupOffset(const AxisList<kMaxGroupAxes>& g, int64_t i) {
+  if (g.n == 1) return i * (kIn ? g.in[0] : g.out[0]);
   int64_t in, out;
-  Decompose<int64_t>(g, b, &in, &out);
-  return in;
+  if (i <= 0xffffffffll) {
+    Decompose<uint32_t>(g, static_cast<uint32_t>(i), &in, &out);
+  } else {
+    Decompose<int64_t>(g, i, &in, &out);
+  }
+  return kIn ? in : out;
+}
+__device__ __forceinline__ int64_t RowIn(const AxisList<kMaxGroupAxes>& g, int64_t b) {
+  return GroupOffset<true>(g, b);
 }
 __device__ __forceinline__ int64_t ColOut(const AxisList<kMaxGroupAxes>& g, int64_t a) {
-  if (g.n == 1) return a * g.out[0];
-  int64_t in, out;
-  Decompose<int64_t>(g, a, &in, &out);
-  return out;
+  return GroupOffset<false>(g, a);
 }
 
 // Tile t -> (tile along A, tile along B, batch offsets). A varies fastest: neighbouring blocks read
@@ -78,17 +83,21 @@ __device__ __forceinline__ void TileCoords(const TiledArgs& p, int64_t t, int64_
 }
 
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
-template <int kE>
+// Tile side in elements and block size are template parameters so the lab can sweep them; the
+// launcher uses the defaults (the measured winners).
+template <int kE, int kTileElems = (kE == 1 ? 128 : (kE == 8 ? 32 : 64)), int kBlock = 256>
 struct VecTile {
-  static constexpr int kTile = kE == 1 ? 128 : (kE == 8 ? 32 : 64);  // elements per side
-  static constexpr int kV = 16 / kE;                                  // elements per 16-byte access
-  static constexpr int kRowBytes = kTile * kE;                        // 128 or 256: bank-neutral
-  static constexpr int kSlots = kRowBytes / 16;                       // 16-byte slots per row
-  static constexpr int kP = kE >= 4 ? 1 : 4 / kE;  // output rows sharing one 4-byte smem word
-  static constexpr int kThreads = 256;
-  static constexpr int kLoadSteps = kTile * kSlots / 32 / (kThreads / 32);
-  static constexpr int kStoreSteps = (kTile / kP / 4) * (kSlots / 8) / (kThreads / 32);
-  static_assert(kSlots >= 8 && kLoadSteps >= 1 && kStoreSteps >= 1, "tile too small");
+  static constexpr int kTile = kTileElems;
+  static constexpr int kThreads = kBlock;
+  static constexpr int kV = 16 / kE;                // elements per 16-byte access
+  static constexpr int kRowBytes = kTile * kE;      // a multiple of 128: rows are bank-neutral
+  static constexpr int kSlots = kRowBytes / 16;     // 16-byte slots per tile row
+  static constexpr int kP = kE >= 4 ? 1 : 4 / kE;   // output rows sharing one 4-byte smem word
+  static constexpr int kWarps = kThreads / 32;
+  static constexpr int kLoadSteps = kTile * kSlots / 32 / kWarps;
+  static constexpr int kStoreSteps = (kTile / kP / 4) * (kSlots / 8) / kWarps;
+  static_assert(kSlots >= 8 && kSlots % 8 == 0, "tile rows must be whole 128-byte lines");
+  static_assert(kLoadSteps >= 1 && kStoreSteps >= 1, "tile too small for the block");
 };
 template <int kE>
 struct SmemWord {
@@ -101,9 +110,9 @@ struct SmemWord<8> {
 
 // Byte offset of (tile row r, 16-byte slot s). XOR with (r / kV) % 8: the 16-byte writes of 8 lanes in
 // one row hit 8 distinct slots, and the column reads of 8 lanes (rows v*kV + k, v = 0..7) do too.
-template <int kE>
+template <typename S>
 __device__ __forceinline__ int SwizzledSlot(int r, int s) {
-  return r * VecTile<kE>::kRowBytes + ((s ^ ((r / VecTile<kE>::kV) & 7)) << 4);
+  return r * S::kRowBytes + ((s ^ ((r / S::kV) & 7)) << 4);
 }
 
 // Packs the column words w[0..kV) (each holding kP consecutive output rows) into kP 16-byte rows.
@@ -138,9 +147,9 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
 
 // Requires na % kV == 0, nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so a 16-byte
 // access is either wholly inside the array or wholly outside.
-template <int kE>
-__global__ void __launch_bounds__(256) TiledVec16Swizzled(TiledArgs p) {
-  using S = VecTile<kE>;
+template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
+__global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
+  using S = VecTile<kE, kTileElems, kBlock>;
   using Word = typename SmemWord<kE>::type;
   __shared__ __align__(16) unsigned char tile[S::kTile * S::kRowBytes];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -152,7 +161,7 @@ __global__ void __launch_bounds__(256) TiledVec16Swizzled(TiledArgs p) {
     uint4 v[S::kLoadSteps];
 #pragma unroll
     for (int i = 0; i < S::kLoadSteps; ++i) {  // all loads first: kLoadSteps requests in flight
-      const int s = i * 8 + warp;
+      const int s = i * S::kWarps + warp;
       const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
       const int64_t b = b0 + r, a = a0 + slot * S::kV;
       v[i] = make_uint4(0, 0, 0, 0);  // edge tiles: defined (never stored) values
@@ -161,22 +170,22 @@ __global__ void __launch_bounds__(256) TiledVec16Swizzled(TiledArgs p) {
     }
 #pragma unroll
     for (int i = 0; i < S::kLoadSteps; ++i) {
-      const int s = i * 8 + warp;
+      const int s = i * S::kWarps + warp;
       const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
-      *reinterpret_cast<uint4*>(tile + SwizzledSlot<kE>(r, slot)) = v[i];
+      *reinterpret_cast<uint4*>(tile + SwizzledSlot<S>(r, slot)) = v[i];
     }
     __syncthreads();
     // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
 #pragma unroll
     for (int i = 0; i < S::kStoreSteps; ++i) {
-      const int s = i * 8 + warp;
+      const int s = i * S::kWarps + warp;
       const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), og = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
       const int byte = og * S::kP * kE;  // this lane's column word inside a tile row
       Word w[S::kV];
 #pragma unroll
       for (int k = 0; k < S::kV; ++k) {
         const int r = slot * S::kV + k;
-        w[k] = *reinterpret_cast<const Word*>(tile + SwizzledSlot<kE>(r, byte >> 4) + (byte & 15));
+        w[k] = *reinterpret_cast<const Word*>(tile + SwizzledSlot<S>(r, byte >> 4) + (byte & 15));
       }
       uint4 o[S::kP];
       PackRows(w, o);
@@ -193,14 +202,16 @@ __global__ void __launch_bounds__(256) TiledVec16Swizzled(TiledArgs p) {
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------
-template <typename T>
+// 32x32 tile, 8 rows per thread (128 threads): more loads in flight per SM than the classic 4 rows
+// (register-limited occupancy), which matters for the latency-bound odd shapes.
+template <int kTileElems = 32, int kRows = 8>
 struct PaddedTile {
-  static constexpr int kTile = 32, kRowsPerThread = 4, kThreads = kTile * kTile / kRowsPerThread;
+  static constexpr int kTile = kTileElems, kRowsPerThread = kRows, kThreads = kTile * kTile / kRows;
 };
 
-template <typename T>
-__global__ void __launch_bounds__(256) TiledScalarPadded(TiledArgs p) {
-  constexpr int kTile = PaddedTile<T>::kTile, kStep = PaddedTile<T>::kThreads / kTile;
+template <typename T, int kTileElems = 32, int kRows = 8>
+__global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
+  constexpr int kTile = kTileElems, kStep = PaddedTile<kTileElems, kRows>::kThreads / kTile;
   __shared__ T tile[kTile][kTile + 1];  // +1: the column reads of the store phase hit 32 banks
   const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
   const T* x = reinterpret_cast<const T*>(p.x);
@@ -209,17 +220,17 @@ __global__ void __launch_bounds__(256) TiledScalarPadded(TiledArgs p) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
     const int64_t a0 = ta * kTile, b0 = tb * kTile;
-    T v[kTile / kStep] = {};
+    T v[kRows] = {};
 #pragma unroll
-    for (int i = 0; i < kTile / kStep; ++i) {
+    for (int i = 0; i < kRows; ++i) {
       const int64_t b = b0 + ty + i * kStep, a = a0 + tx;
       if (b < p.nb && a < p.na) v[i] = x[bin + RowIn(p.b, b) + a];
     }
 #pragma unroll
-    for (int i = 0; i < kTile / kStep; ++i) tile[ty + i * kStep][tx] = v[i];
+    for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < kTile / kStep; ++i) {
+    for (int i = 0; i < kRows; ++i) {
       const int64_t a = a0 + ty + i * kStep, b = b0 + tx;
       if (a < p.na && b < p.nb) y[bout + ColOut(p.a, a) + b] = tile[tx][ty + i * kStep];
     }

@@ -22,7 +22,7 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
   // vector and aligned buffers (a slice at an odd offset inside a jit is not).
   const bool vec16 = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
-  const int tile = vec16 ? transpose::VecTile<kE>::kTile : transpose::PaddedTile<T>::kTile;
+  const int tile = vec16 ? transpose::VecTile<kE>::kTile : transpose::PaddedTile<>::kTile;
   a.tiles_a = CeilDiv(a.na, tile);
   a.tiles_b = CeilDiv(a.nb, tile);
   a.tiles = a.tiles_a * a.tiles_b * a.batch.Size();
@@ -30,7 +30,7 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   if (vec16) {
     transpose::TiledVec16Swizzled<kE><<<blocks, transpose::VecTile<kE>::kThreads, 0, stream>>>(a);
   } else {
-    transpose::TiledScalarPadded<T><<<blocks, transpose::PaddedTile<T>::kThreads, 0, stream>>>(a);
+    transpose::TiledScalarPadded<T><<<blocks, transpose::PaddedTile<>::kThreads, 0, stream>>>(a);
   }
   return LastLaunchError();
 }
