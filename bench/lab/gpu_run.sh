@@ -27,6 +27,6 @@ echo "cases rc=$? at $(( $(date +%s) - start ))s"
 timeout $(( $(left) > 20 ? $(left) : 20 )) python3 -m pytest -q -p no:cacheprovider --durations=5 \
   "$REPO/tests/test_transpose.py" >"$OUT/tests.log" 2>&1
 echo "tests rc=$? at $(( $(date +%s) - start ))s"
-echo "== tests"; grep -E "passed|failed|error|FAILED|Error" "$OUT/tests.log" | tail -15
+echo "== tests"; grep -E "^(FAILED|ERROR)|Error:" "$OUT/tests.log" | head -12; tail -8 "$OUT/tests.log"
 echo "== cases"; tail -28 "$OUT/cases.log"
 echo "== lab"; cat "$OUT/lab.log"
