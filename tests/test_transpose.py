@@ -237,6 +237,15 @@ def test_bad_axes(axes, err, match):
         jk.transpose(jnp.zeros((2, 3, 4)), axes)
 
 
+def test_rank_limit_after_merging(rng):
+    # 17 axes that stay apart exceed the planner's 16; the same rank with merges is fine.
+    x, xn = make(rng, (2,) * 17, jnp.int8)
+    with pytest.raises(ValueError, match=r"transpose: argument 'axes': expected a permutation that leaves at most 16"):
+        jk.transpose(x)
+    check(x, xn, (1, 0) + tuple(range(2, 17)))
+    check(*make(rng, (1,) * 20 + (3, 4), jnp.float32), None)  # size-1 axes do not count
+
+
 def test_bad_dtype_and_type():
     with pytest.raises(TypeError, match=r"transpose: argument 'x': expected a dtype of 1, 2, 4 or 8 bytes"):
         jk.transpose(np.zeros((2, 3), np.complex128))
