@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "common/device.cuh"  // JK_DEVICE_ASSERT (bounds checks of the JK_DEBUG_BOUNDS build)
 #include "transpose/transpose_plan.h"
 
 namespace jk::transpose {
@@ -21,6 +22,7 @@ struct TiledArgs {
   unsigned char* y;
   int64_t na, nb;              // sizes of the A group (input-contiguous) and B group (output-contiguous)
   int64_t tiles_a, tiles_b, tiles;
+  int64_t elements;              // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxGroupAxes> a, b;  // a: output strides of tile columns; b: input strides of tile rows
   AxisList<kMaxTransposeRank> batch;
 };
@@ -30,6 +32,7 @@ struct RowArgs {
   unsigned char* y;
   int64_t row_vecs;    // accesses per output row
   int64_t total_vecs;  // accesses in the whole output
+  int64_t bytes;       // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxTransposeRank> rows;  // `in` strides in bytes
 };
 
@@ -176,8 +179,11 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
       const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
       const int64_t b = b0 + r, a = a0 + slot * S::kV;
       v[i] = make_uint4(0, 0, 0, 0);  // edge tiles: defined (never stored) values
-      if (b < p.nb && a < p.na)
-        v[i] = __ldg(reinterpret_cast<const uint4*>(p.x + (bin + RowIn(p.b, b) + a) * kE));
+      if (b < p.nb && a < p.na) {
+        const int64_t at = bin + RowIn(p.b, b) + a;
+        JK_DEVICE_ASSERT(at >= 0 && at + S::kV <= p.elements);
+        v[i] = __ldg(reinterpret_cast<const uint4*>(p.x + at * kE));
+      }
     }
 #pragma unroll
     for (int i = 0; i < S::kLoadSteps; ++i) {
@@ -204,8 +210,11 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
 #pragma unroll
       for (int j = 0; j < S::kP; ++j) {
         const int64_t a = a0 + og * S::kP + j;
-        if (a < p.na && b < p.nb)
-          *reinterpret_cast<uint4*>(p.y + (bout + ColOut(p.a, a) + b) * kE) = o[j];
+        if (a < p.na && b < p.nb) {
+          const int64_t at = bout + ColOut(p.a, a) + b;
+          JK_DEVICE_ASSERT(at >= 0 && at + S::kV <= p.elements);
+          *reinterpret_cast<uint4*>(p.y + at * kE) = o[j];
+        }
       }
     }
     __syncthreads();  // the next tile overwrites `tile`
@@ -235,7 +244,11 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
       const int64_t b = b0 + ty + i * kStep, a = a0 + tx;
-      if (b < p.nb && a < p.na) v[i] = x[bin + RowIn(p.b, b) + a];
+      if (b < p.nb && a < p.na) {
+        const int64_t at = bin + RowIn(p.b, b) + a;
+        JK_DEVICE_ASSERT(at >= 0 && at < p.elements);
+        v[i] = x[at];
+      }
     }
 #pragma unroll
     for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
@@ -243,7 +256,11 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
       const int64_t a = a0 + ty + i * kStep, b = b0 + tx;
-      if (a < p.na && b < p.nb) y[bout + ColOut(p.a, a) + b] = tile[tx][ty + i * kStep];
+      if (a < p.na && b < p.nb) {
+        const int64_t at = bout + ColOut(p.a, a) + b;
+        JK_DEVICE_ASSERT(at >= 0 && at < p.elements);
+        y[at] = tile[tx][ty + i * kStep];
+      }
     }
     __syncthreads();
   }
@@ -267,7 +284,9 @@ __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
         const I row = g / row_vecs, col = g - row * row_vecs;
         int64_t in, out;
         Decompose<I>(p.rows, row, &in, &out);
-        v[u] = *reinterpret_cast<const V*>(p.x + in + static_cast<int64_t>(col) * sizeof(V));
+        const int64_t at = in + static_cast<int64_t>(col) * sizeof(V);
+        JK_DEVICE_ASSERT(at >= 0 && at + static_cast<int64_t>(sizeof(V)) <= p.bytes);
+        v[u] = *reinterpret_cast<const V*>(p.x + at);
       }
     }
 #pragma unroll

@@ -92,7 +92,8 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
 }
 
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
-  RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0, plan.rows};
+  RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
+            plan.elements * plan.elem_bytes, plan.rows};
   for (int k = 0; k < a.rows.n; ++k) a.rows.in[k] *= plan.elem_bytes;  // bytes: any access width
   const int64_t row_bytes = plan.row * plan.elem_bytes;
   // 16-byte accesses when every run starts 16-byte aligned (row length and all strides are multiples
@@ -119,6 +120,7 @@ cudaError_t TiledTier(cudaStream_t stream, const TransposePlan& plan, const void
   a.y = static_cast<unsigned char*>(y);
   a.na = plan.a_group.Size();
   a.nb = plan.b_group.Size();
+  a.elements = plan.elements;
   a.a = plan.a_group;
   a.b = plan.b_group;
   a.batch = plan.batch;
