@@ -11,5 +11,6 @@ sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), 0, stream>>>\(a\
 if [ "$(grep -c 'jk_emu::Launch' "$B/emu_transpose_launch.cc")" != 4 ]; then
   echo "emulate.sh: expected to rewrite 4 launches in transpose_launch.cu"; exit 1
 fi
-g++ -std=c++20 -O1 -pthread -w -Icuda -I"$B" -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
+# UBSan (misaligned 16-byte accesses fault on a GPU, not on x86) and the kernels' bounds assertions.
+g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefined -fno-sanitize-recover=all -Icuda -I"$B" -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
 "$B/emu" 132 && "$B/emu" 2

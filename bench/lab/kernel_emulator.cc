@@ -133,7 +133,7 @@ void Check(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, i
                                  (~(reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y) | 8) + 1)));
   jk::TransposePlan plan, cpu_plan;
   if (!jk::PlanTranspose(dims.data(), perm.data(), int(dims.size()), elem, align_bytes, &plan) ||
-      !jk::PlanTranspose(dims.data(), perm.data(), int(dims.size()), elem, 8, &cpu_plan)) {
+      !jk::PlanTranspose(dims.data(), perm.data(), int(dims.size()), elem, align_bytes, &cpu_plan)) {
     std::printf("plan failed: %s\n", what);
     ++failures;
     return;
