@@ -4,8 +4,9 @@
 //   kTiledVec16Swizzled  tile through shared memory, 16-byte global loads and stores on both sides,
 //                        XOR-swizzled tile (conflict-free 16-byte writes and 4-byte column reads),
 //                        1- and 2-byte elements packed 4 or 2 to a word and un-packed with byte_perm.
-//   kTiledScalarPadded   the classic 32x33 padded tile with one element per access: any size, any
-//                        alignment (odd shapes such as 4097x1023, slices at odd offsets).
+//   kTiledScalarPadded   the classic padded tile (32x33 for 1- and 2-byte elements, 64x65 for 4 and
+//                        8) with one element per access: any size, any alignment (odd shapes such
+//                        as 4097x1023, slices at odd offsets).
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
 #pragma once
 #include <cuda_runtime.h>
