@@ -74,6 +74,15 @@ def _normalize_axes(axes, ndim: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+_MAX_MERGED_RANK = 16  # kMaxTransposeRank in cuda/transpose/transpose_plan.h
+
+
+def _merged_rank(shape, perm) -> int:
+    """The planner's rank after dropping size-1 axes and merging axes that stay adjacent."""
+    keep = [j for j in perm if shape[j] != 1]
+    return sum(1 for i, j in enumerate(keep) if i == 0 or j != keep[i - 1] + 1)
+
+
 def transpose(x, axes: Sequence[int] | None = None):
     """Permutes the axes of ``x`` as ``jnp.transpose(x, axes)`` does.
 
@@ -85,4 +94,9 @@ def transpose(x, axes: Sequence[int] | None = None):
     perm = _normalize_axes(axes, np.ndim(x))
     if perm == tuple(range(len(perm))):
         return jnp.asarray(x)
+    shape = tuple(np.shape(x))
+    if 0 not in shape and (len(shape) > 64 or _merged_rank(shape, perm) > _MAX_MERGED_RANK):
+        raise ValueError(f"{_OP}: argument 'axes': expected a permutation that leaves at most "
+                         f"{_MAX_MERGED_RANK} axes after dropping size-1 axes and merging axes that "
+                         f"stay adjacent (and rank <= 64); got {perm} for shape {shape}")
     return _transpose_p.bind(jnp.asarray(x), permutation=perm)

@@ -237,6 +237,15 @@ def test_bad_axes(axes, err, match):
         jk.transpose(jnp.zeros((2, 3, 4)), axes)
 
 
+def test_rank_limit_after_merging(rng):
+    # 17 axes that stay apart exceed the planner's 16; the same rank with merges is fine.
+    x, xn = make(rng, (2,) * 17, jnp.int8)
+    with pytest.raises(ValueError, match=r"transpose: argument 'axes': expected a permutation that leaves at most 16"):
+        jk.transpose(x)
+    check(x, xn, (1, 0) + tuple(range(2, 17)))
+    check(*make(rng, (1,) * 20 + (3, 4), jnp.float32), None)  # size-1 axes do not count
+
+
 def test_bad_dtype_and_type():
     with pytest.raises(TypeError, match=r"transpose: argument 'x': expected a dtype of 1, 2, 4 or 8 bytes"):
         jk.transpose(np.zeros((2, 3), np.complex128))
@@ -251,18 +260,51 @@ def _raw_call(x, out_shape, out_dtype, perm):
     return jax.block_until_ready(call(x, permutation=np.asarray(perm, np.int64)))
 
 
-@pytest.mark.parametrize("out_shape, out_dtype, perm, match", [
-    ((3, 2), jnp.float32, (1,), "permutation"),            # wrong length
-    ((3, 2), jnp.float32, (1, 1), "permutation"),          # repeated axis
-    ((3, 2), jnp.float32, (1, 2), "permutation"),          # out of range
-    ((3, 2), jnp.float32, (-1, 0), "permutation"),         # negative (Python normalises first)
-    ((2, 3), jnp.float32, (1, 0), "'y': expected shape"),  # output not permuted
-    ((3, 2), jnp.int32, (1, 0), "'y': expected dtype"),    # dtype changes
-])
+BAD_RAW_CALLS = [
+    ((3, 2), "float32", (1,), "permutation"),            # wrong length
+    ((3, 2), "float32", (1, 1), "permutation"),          # repeated axis
+    ((3, 2), "float32", (1, 2), "permutation"),          # out of range
+    ((3, 2), "float32", (-1, 0), "permutation"),         # negative (Python normalises first)
+    ((2, 3), "float32", (1, 0), "'y': expected shape"),  # output not permuted
+    ((3, 2), "int32", (1, 0), "'y': expected dtype"),    # dtype changes
+]
+
+
+@pytest.mark.skipif(ON_GPU, reason="on GPU: test_handler_validation_isolated (a crash must not end the suite)")
+@pytest.mark.parametrize("out_shape, out_dtype, perm, match", BAD_RAW_CALLS)
 def test_handler_validation(out_shape, out_dtype, perm, match):
     x = jnp.ones((2, 3), jnp.float32)
     with pytest.raises(Exception, match=match):
         _raw_call(x, out_shape, out_dtype, perm)
+
+
+_ISOLATED = """
+import sys, numpy as np, jax, jax.numpy as jnp, jax_kernels
+x = jnp.ones((2, 3), jnp.float32)
+for shape, dt, perm, match in {cases!r}:
+    call = jax.ffi.ffi_call("jk_transpose", jax.ShapeDtypeStruct(shape, jnp.dtype(dt)))
+    try:
+        jax.block_until_ready(call(x, permutation=np.asarray(perm, np.int64)))
+    except Exception as e:
+        assert match in str(e), str(e)
+    else:
+        sys.exit(f"no error for {{perm}}")
+# The process is still healthy after the rejected calls.
+y = jax_kernels.transpose(jnp.arange(6.0).reshape(2, 3))
+assert np.array_equal(np.asarray(y), np.arange(6.0).reshape(2, 3).T)
+print("OK")
+"""
+
+
+@pytest.mark.skipif(not ON_GPU, reason="CPU runs test_handler_validation in-process")
+def test_handler_validation_isolated():
+    # Every rejected raw call raises, and later executions still work, in a child process so that a
+    # crash (seen once with the command-buffer trait declared) fails this test instead of the suite.
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _ISOLATED.format(cases=BAD_RAW_CALLS)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "OK" in r.stdout, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
 
 
 def test_handler_accepts_valid_raw_call(rng):

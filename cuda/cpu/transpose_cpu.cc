@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 namespace jk::cpu {
 namespace {
@@ -37,22 +36,36 @@ void ForEach(const AxisList<N>& axes, Fn&& fn) {
   }
 }
 
-// Tiles of 32x32 elements keep both the read rows and the written rows in L1.
+// Offset of flat index i over `g` (innermost first), in the input (kIn) or the output.
+template <bool kIn, int N>
+int64_t GroupOffset(const AxisList<N>& g, int64_t i) {
+  int64_t off = 0;
+  for (int k = 0; k < g.n; ++k) {
+    const int64_t q = i / g.dim[k];
+    off += (i - q * g.dim[k]) * (kIn ? g.in[k] : g.out[k]);
+    i = q;
+  }
+  return off;
+}
+
+// Tiles of 32x32 elements keep both the read rows and the written rows in L1. Offsets are computed
+// per tile (a group can hold billions of elements: no table sized by the group).
 template <typename T>
 void Tiled(const TransposePlan& p, const T* x, T* y) {
   constexpr int64_t kTile = 32;
   const int64_t na = p.a_group.Size(), nb = p.b_group.Size();
-  std::vector<int64_t> out_a(na), in_b(nb);  // where tile column a / tile row b lives
-  ForEach(p.a_group, [&](int64_t i, int64_t, int64_t out) { out_a[i] = out; });
-  ForEach(p.b_group, [&](int64_t i, int64_t in, int64_t) { in_b[i] = in; });
+  int64_t out_a[kTile], in_b[kTile];  // where the tile's columns / rows live
   ForEach(p.batch, [&](int64_t, int64_t bin, int64_t bout) {
     for (int64_t b0 = 0; b0 < nb; b0 += kTile) {
       const int64_t b1 = std::min(nb, b0 + kTile);
+      for (int64_t b = b0; b < b1; ++b) in_b[b - b0] = GroupOffset<true>(p.b_group, b);
       for (int64_t a0 = 0; a0 < na; a0 += kTile) {
         const int64_t a1 = std::min(na, a0 + kTile);
+        for (int64_t a = a0; a < a1; ++a) out_a[a - a0] = GroupOffset<false>(p.a_group, a);
         for (int64_t a = a0; a < a1; ++a) {
-          T* dst = y + bout + out_a[a];
-          for (int64_t b = b0; b < b1; ++b) dst[b] = x[bin + in_b[b] + a];
+          T* dst = y + bout + out_a[a - a0] + b0;
+          const T* src = x + bin + a;
+          for (int64_t b = b0; b < b1; ++b) dst[b - b0] = src[in_b[b - b0]];
         }
       }
     }

@@ -14,24 +14,67 @@ constexpr int64_t kMaxBlocks = int64_t{1} << 20;
 
 inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// Tile configurations per element size, from the lab sweep on an H200 (bench/results/transpose_h200.md).
+// kBig: tile side (elements) and block size for problems of several waves; rows of 256 bytes beat
+// 128 (e.g. bfloat16 3860 GB/s with 128x128 tiles against 3399 with 64x64). kSmall: problems with
+// fewer big tiles than kSmallWaves x SMs take a smaller tile, so that every SM gets blocks.
+template <int kE>
+struct TiledConfig;
+template <>
+struct TiledConfig<1> {
+  static constexpr int kBigTile = 128, kBigThreads = 256, kSmallTile = 128, kSmallThreads = 256;
+  static constexpr int kPadTile = 32, kPadRows = 8;  // byte tiles of 33: conflict-free columns
+};
+template <>
+struct TiledConfig<2> {
+  static constexpr int kBigTile = 128, kBigThreads = 256, kSmallTile = 64, kSmallThreads = 128;
+  static constexpr int kPadTile = 32, kPadRows = 8;
+};
+template <>
+struct TiledConfig<4> {
+  static constexpr int kBigTile = 64, kBigThreads = 256, kSmallTile = 32, kSmallThreads = 128;
+  static constexpr int kPadTile = 64, kPadRows = 16;
+};
+template <>
+struct TiledConfig<8> {
+  static constexpr int kBigTile = 32, kBigThreads = 128, kSmallTile = 32, kSmallThreads = 128;
+  static constexpr int kPadTile = 64, kPadRows = 16;
+};
+constexpr int64_t kSmallWaves = 2;
+
+template <int kTile>
+int64_t CountTiles(TiledArgs* a) {
+  a->tiles_a = CeilDiv(a->na, kTile);
+  a->tiles_b = CeilDiv(a->nb, kTile);
+  a->tiles = a->tiles_a * a->tiles_b * a->batch.Size();
+  return a->tiles;
+}
+
+template <int kE, int kTile, int kThreads>
+cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
+  const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
+  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, 0, stream>>>(a);
+  return LastLaunchError();
+}
+
 template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   using T = std::conditional_t<kE == 1, uint8_t,
             std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
+  using C = TiledConfig<kE>;
   constexpr int kV = 16 / kE;
   // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
   // vector and aligned buffers (a slice at an odd offset inside a jit is not).
-  const bool vec16 = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
-  const int tile = vec16 ? transpose::VecTile<kE>::kTile : transpose::PaddedTile<T>::kTile;
-  a.tiles_a = CeilDiv(a.na, tile);
-  a.tiles_b = CeilDiv(a.nb, tile);
-  a.tiles = a.tiles_a * a.tiles_b * a.batch.Size();
-  const int blocks = static_cast<int>(std::min(a.tiles, kMaxBlocks));
-  if (vec16) {
-    transpose::TiledVec16Swizzled<kE><<<blocks, transpose::VecTile<kE>::kThreads, 0, stream>>>(a);
-  } else {
-    transpose::TiledScalarPadded<T><<<blocks, transpose::PaddedTile<T>::kThreads, 0, stream>>>(a);
+  if (a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y)) {
+    TiledArgs probe = a;
+    if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
+      return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+    }
+    return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
   }
+  constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
+  const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
+  transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
   return LastLaunchError();
 }
 
@@ -49,7 +92,8 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
 }
 
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
-  RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0, plan.rows};
+  RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
+            plan.elements * plan.elem_bytes, plan.rows};
   for (int k = 0; k < a.rows.n; ++k) a.rows.in[k] *= plan.elem_bytes;  // bytes: any access width
   const int64_t row_bytes = plan.row * plan.elem_bytes;
   // 16-byte accesses when every run starts 16-byte aligned (row length and all strides are multiples
@@ -76,6 +120,7 @@ cudaError_t TiledTier(cudaStream_t stream, const TransposePlan& plan, const void
   a.y = static_cast<unsigned char*>(y);
   a.na = plan.a_group.Size();
   a.nb = plan.b_group.Size();
+  a.elements = plan.elements;
   a.a = plan.a_group;
   a.b = plan.b_group;
   a.batch = plan.batch;

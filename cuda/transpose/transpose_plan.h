@@ -57,12 +57,12 @@ struct TransposePlan {
 inline bool PlanTranspose(const int64_t* dims, const int64_t* perm, int rank, int elem_bytes,
                           int max_elem_bytes, TransposePlan* plan) {
   *plan = TransposePlan{};
-  if (rank > 64) return false;
   int64_t total = 1;
   for (int i = 0; i < rank; ++i) total *= dims[i];
   plan->elem_bytes = elem_bytes;
   plan->elements = total;
   if (total == 0) return true;  // kEmpty
+  if (rank > 64) return false;
 
   // 1. Keep non-1 axes; renumber them in input order.
   int newid[64];

@@ -1,0 +1,196 @@
+// Runs the real CUDA transpose launcher and kernels on the CPU, one host thread per CUDA thread, and
+// compares every result with the CPU implementation. It exists because device time is scarce: tile
+// tables, index math and edge handling can be checked here first. Build and run with
+// `bash bench/lab/emulate.sh` (g++ and the CUDA headers; no GPU, no libcudart).
+//
+// How: the CUDA built-ins become host objects (threadIdx is thread_local, __syncthreads a barrier,
+// __shared__ a function-local static, shared by the block's threads because blocks run one at a time);
+// emulate.sh rewrites each `kernel<<<blocks, threads, 0, stream>>>(a)` of transpose_launch.cu into
+// `jk_emu::Launch(&kernel, blocks, threads, a)`.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace jk_emu {
+// A blocking barrier (mutex + condition variable): spinning barriers with hundreds of threads on a few
+// cores crawl.
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void Wait() {
+    std::unique_lock<std::mutex> l(m_);
+    const long gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(l, [&] { return gen_ != gen; });
+    }
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  long gen_ = 0;
+};
+
+thread_local dim3 tid, bid;
+dim3 bdim, gdim;
+Barrier* bar = nullptr;
+int sms = 132;
+long launches = 0;
+
+// One host thread per CUDA thread of a block; the threads walk the blocks together, meeting at a
+// barrier after each block because __shared__ (a static) is reused by the next block.
+template <typename Args>
+void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
+  ++launches;
+  gdim = dim3(blocks);
+  bdim = dim3(threads);
+  Barrier block_bar(threads);
+  bar = &block_bar;
+  std::vector<std::thread> ts;
+  ts.reserve(threads);
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([=] {
+      tid = dim3(t);
+      for (int b = 0; b < blocks; ++b) {
+        bid = dim3(b);
+        kernel(a);
+        bar->Wait();
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+}
+}  // namespace jk_emu
+
+// ---- CUDA built-ins and runtime calls, host versions ----------------------------------------------
+#define threadIdx jk_emu::tid
+#define blockIdx jk_emu::bid
+#define blockDim jk_emu::bdim
+#define gridDim jk_emu::gdim
+#undef __shared__
+#define __shared__ static
+#define __launch_bounds__(...)
+inline void __syncthreads() { jk_emu::bar->Wait(); }
+template <typename T>
+T __ldg(const T* p) { return *p; }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const uint64_t v = (uint64_t(y) << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= unsigned((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+inline float __shfl_xor_sync(unsigned, float v, int, int) { return v; }  // unused by the transpose
+
+cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = jk_emu::sms; return cudaSuccess; }
+cudaError_t cudaGetLastError() { return cudaSuccess; }
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t) {
+  std::memcpy(dst, src, n);
+  return cudaSuccess;
+}
+
+#include "emu_transpose_launch.cc"  // transpose_launch.cu with the launches rewritten (emulate.sh)
+#include "cpu/transpose_cpu.cc"
+
+// ---- the checks -----------------------------------------------------------------------------------
+namespace {
+
+int failures = 0, cases = 0;
+
+void Check(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, int elem, int offset,
+           const char* what) {
+  int64_t n = 1;
+  for (auto d : dims) n *= d;
+  const size_t bytes = size_t(n) * elem;
+  // 16-byte aligned storage, then an optional offset (a slice at an odd element inside a jit).
+  std::vector<unsigned char> xs(bytes + 64), ys(bytes + 64), ref(bytes + 64);
+  auto align = [](unsigned char* p) {
+    return reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(p) + 15) & ~uintptr_t(15));
+  };
+  unsigned char* x = align(xs.data()) + offset * elem;
+  unsigned char* y = align(ys.data()) + offset * elem;
+  unsigned char* r = align(ref.data()) + offset * elem;
+  std::mt19937 g(cases);
+  for (size_t i = 0; i < bytes; ++i) x[i] = static_cast<unsigned char>(g());
+  std::memset(y, 0xcd, bytes);
+  const int align_bytes = static_cast<int>(
+      std::min<uintptr_t>(8, (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y) | 8) &
+                                 (~(reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y) | 8) + 1)));
+  jk::TransposePlan plan, cpu_plan;
+  if (!jk::PlanTranspose(dims.data(), perm.data(), int(dims.size()), elem, align_bytes, &plan) ||
+      !jk::PlanTranspose(dims.data(), perm.data(), int(dims.size()), elem, align_bytes, &cpu_plan)) {
+    std::printf("plan failed: %s\n", what);
+    ++failures;
+    return;
+  }
+  if (std::getenv("EMU_VERBOSE")) std::printf("case %d: %s elem=%d offset=%d kind=%d\n", cases, what, elem, offset, int(plan.kind)), std::fflush(stdout);
+  jk::cpu::Transpose(cpu_plan, x, r);
+  jk::LaunchTranspose(nullptr, plan, x, y);
+  ++cases;
+  if (std::memcmp(y, r, bytes) != 0) {
+    ++failures;
+    std::printf("MISMATCH %s elem=%d offset=%d kind=%d plan elem=%d\n", what, elem, offset, int(plan.kind),
+                plan.elem_bytes);
+    std::fflush(stdout);
+  }
+}
+
+std::string Describe(const std::vector<int64_t>& d, const std::vector<int64_t>& p) {
+  std::string s = "(";
+  for (auto v : d) s += std::to_string(v) + ",";
+  s += ") perm (";
+  for (auto v : p) s += std::to_string(v) + ",";
+  return s + ")";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  jk_emu::sms = argc > 1 ? std::atoi(argv[1]) : 132;  // few SMs: the big-tile tier on small shapes
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{64, 128}, {1, 0}},          {{128, 256}, {1, 0}},         {{33, 65}, {1, 0}},
+      {{3, 1025}, {1, 0}},          {{130, 97}, {1, 0}},          {{256, 128}, {1, 0}},
+      {{3, 64, 48}, {0, 2, 1}},     {{2, 8, 16, 64}, {0, 2, 1, 3}}, {{3, 5, 7, 3}, {2, 0, 1, 3}},
+      {{8, 16, 32, 8, 2}, {4, 0, 3, 1, 2}}, {{64, 32, 2}, {1, 0, 2}}, {{16, 1, 24, 1, 40}, {4, 3, 0, 2, 1}},
+      {{4, 6, 8, 10}, {1, 0, 3, 2}}, {{2, 3, 4, 5, 6, 7}, {5, 3, 1, 0, 2, 4}}, {{1, 512}, {1, 0}},
+      {{136, 264}, {1, 0}},         {{2, 136, 128}, {0, 2, 1}},   {{144, 272}, {1, 0}},
+      {{2, 48, 400}, {0, 2, 1}},    {{520, 1040}, {1, 0}},
+  };
+  for (int elem : {1, 2, 4, 8}) {
+    for (auto& [d, p] : shapes) {
+      const std::string what = Describe(d, p);
+      Check(d, p, elem, 0, what.c_str());
+      Check(d, p, elem, 1, (what + " misaligned").c_str());
+    }
+  }
+  std::mt19937 g(7);  // random permutations of random small shapes
+  for (int i = 0; i < 60; ++i) {
+    const int rank = 2 + g() % 4;
+    std::vector<int64_t> d(rank), p(rank);
+    int64_t n = 1;
+    for (int k = 0; k < rank; ++k) d[k] = 1 + g() % 40, p[k] = k, n *= d[k];
+    if (n > 40000) continue;  // emulated threads are slow: keep the random cases small
+    std::shuffle(p.begin(), p.end(), g);
+    const std::string what = Describe(d, p);
+    Check(d, p, 1 << (g() % 4), 0, what.c_str());
+  }
+  std::fflush(stdout);
+  std::printf("emulated %d cases (%ld launches, %d SMs): %d mismatches\n", cases, jk_emu::launches, jk_emu::sms,
+              failures);
+  return failures != 0;
+}
