@@ -21,6 +21,7 @@ namespace cg = cooperative_groups;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kWarpRowsBlock = 128;  // threads per block of the warp-per-row tier
+constexpr int kTwoPassBlock = 512;   // threads per block of the two-pass tier
 constexpr int kColumnsBlock = 256;   // threads per block of the columns tier
 
 __device__ __forceinline__ float Exp2(float v) {
@@ -273,7 +274,106 @@ __global__ void __launch_bounds__(1024)
 #endif
 }
 
-// ---- tier 3: columns (any axis, any row length; also the statistics-only and apply entries) --------
+// ---- tier 3: a block per row, two reads --------------------------------------------------------------
+// Rows longer than a cluster holds: pass 1 keeps a per-thread online (max, sum) over 16-byte packs, the
+// block merges the pairs; pass 2 re-reads the row (from L2 when the rows in flight fit there) and writes.
+// The re-read is the row's last use, hence the evict-first (streaming) load.
+__device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* sm, float* ss) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+#pragma unroll
+  for (int k = 16; k > 0; k /= 2) MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
+  __syncthreads();  // sm/ss may still be read by the previous row
+  if (lane == 0) {
+    sm[warp] = m;
+    ss[warp] = s;
+  }
+  __syncthreads();
+  m = sm[0];
+  s = ss[0];
+  for (int w = 1; w < warps; ++w) MergeStats(m, s, sm[w], ss[w]);
+}
+
+template <typename T, int kVec>
+__device__ __forceinline__ void LoadPackLastUse(const T* p, float* v) {
+  if constexpr (sizeof(T) * kVec == 16) {
+    const int4 raw = __ldcs(reinterpret_cast<const int4*>(p));
+    Pack<T, kVec> pk;
+    memcpy(&pk, &raw, 16);
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) v[k] = ToFloat(pk.v[k]);
+  } else {
+    LoadPack<T, kVec>(p, v);
+  }
+}
+
+template <typename T, int kVec, bool kMask>
+__global__ void __launch_bounds__(kTwoPassBlock)
+    TwoPassRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+                      bool log) {
+  constexpr int kUnroll = 4;  // packs loaded before any is used: 4 independent 16-byte loads in flight
+  __shared__ float sm[32], ss[32];
+  const int64_t step = int64_t(blockDim.x) * kVec;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
+    const T* xr = x + row * n;
+    float m = -CUDART_INF_F, s = 0.f;
+    for (int64_t base = int64_t(threadIdx.x) * kVec; base < n; base += kUnroll * step) {
+      float v[kUnroll][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t col = base + u * step;
+        if (col < n) {
+          LoadPack<T, kVec>(xr + col, v[u]);
+          if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
+        } else {
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) v[u][k] = -CUDART_INF_F;
+        }
+      }
+      float pm = -CUDART_INF_F;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) pm = fmaxf(pm, v[u][k]);
+      float ps = 0.f;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) ps += v[u][k] == -CUDART_INF_F ? 0.f : ExpShifted(v[u][k], pm);
+      MergeStats(m, s, pm, ps);
+    }
+    BlockAllReduceStats(m, s, sm, ss);
+    T* yr = y + row * n;
+    const bool degenerate = Degenerate(m, s);
+    const float a = log ? logf(s) : 1.f / s;
+    for (int64_t base = int64_t(threadIdx.x) * kVec; base < n; base += kUnroll * step) {
+      float v[kUnroll][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t col = base + u * step;
+        if (col < n && !degenerate) LoadPackLastUse<T, kVec>(xr + col, v[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t col = base + u * step;
+        if (col >= n) continue;
+        if (degenerate) {
+          StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+          continue;
+        }
+        if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const float t = v[u][k] - m;
+          v[u][k] = log ? t - a : Exp2(t * kLog2e) * a;
+        }
+        StorePack<T, kVec>(yr + col, v[u]);
+      }
+    }
+  }
+}
+
+// ---- tier 4: columns (any axis, any row length; also the statistics-only and apply entries) --------
 // blockDim = (bx, by), bx * by = kColumnsBlock: bx consecutive positions of the inner (contiguous) dims,
 // by threads splitting the axis. Pass 1 runs the online max/sum; the by partials merge in shared memory
 // (tree); pass 2 re-reads x (mostly from L2) and writes. Coalesced for inner >= 32 and for inner == 1

@@ -6,8 +6,9 @@
 //   kClusterRowsRegisters  n <= 8 CTAs * 1024 threads * 16: a CTA per row slice, C in {1,2,4,8} CTAs of a
 //                          thread-block cluster per row (sm_90+; C = 1 elsewhere), the row in registers,
 //                          the statistics exchanged through distributed shared memory. One DRAM read.
-//   kColumnsTwoPass        longer rows, other axes, statistics-only and apply: online max/sum pass, then
-//                          a second read (mostly L2) that writes.
+//   kBlockRowsTwoPass      longer rows: a block per row, an online max/sum pass, then a second read
+//                          (mostly from L2) that writes.
+// Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
 #include <cuda_bf16.h>
@@ -159,13 +160,21 @@ cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out,
   return LastLaunchError();
 }
 
+// Two CTAs of 512 per SM, persistent: few enough rows in flight that the second read mostly hits L2.
+template <typename T, int kVec, bool kMask>
+cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
+  const int64_t grid = std::min<int64_t>(a.rows, int64_t(2) * NumSMs());
+  softmax::TwoPassRowsKernel<T, kVec, kMask>
+      <<<static_cast<unsigned>(grid), softmax::kTwoPassBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return LastLaunchError();
+}
+
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= 1024) return DispatchWarpRows<T, kVec, kMask>(a);
   const ClusterShape shape = PickClusterShape(a.n);
   if (shape.ctas > 0) return LaunchClusterRows<T, kVec, kMask>(a, shape);
-  return LaunchColumns<T, ColumnsMode::kSoftmax>(a.stream, a.x, a.y, nullptr, nullptr, nullptr, nullptr, a.rows,
-                                                 a.n, 1, *a.mask, a.log);
+  return LaunchTwoPassRows<T, kVec, kMask>(a);
 }
 
 // 16-byte accesses need n to be a whole number of packs, 16-byte aligned x and y, and (with a mask) a mask
