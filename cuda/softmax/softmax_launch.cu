@@ -29,7 +29,8 @@ using softmax::ColumnsMode;
 constexpr int kClusterElems = 16;  // elements per thread in the cluster tier
 constexpr int kMaxCluster = 8;     // the portable cluster size limit
 
-// Lab knobs (read once): the cluster tier's target threads per CTA and its largest cluster.
+// Lab knobs (read once per process), defaults from the sweep: the cluster tier's target threads per CTA,
+// its largest cluster, and the longest row of the warp tier.
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v ? std::max(1, std::atoi(v)) : fallback;
@@ -40,6 +41,11 @@ int ClusterTargetThreads() {
 }
 int ClusterLimit() {
   static const int v = std::min(kMaxCluster, EnvInt("JK_SOFTMAX_MAX_CLUSTER", kMaxCluster));
+  return v;
+}
+// Longest row of the warp-per-row tier (at most 1024: 32 lanes x 32 elements in registers).
+int WarpRowsMax() {
+  static const int v = std::min(1024, EnvInt("JK_SOFTMAX_WARP_MAX", 1024));
   return v;
 }
 
@@ -171,7 +177,7 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
-  if (a.n <= 1024) return DispatchWarpRows<T, kVec, kMask>(a);
+  if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
   const ClusterShape shape = PickClusterShape(a.n);
   if (shape.ctas > 0) return LaunchClusterRows<T, kVec, kMask>(a, shape);
   return LaunchTwoPassRows<T, kVec, kMask>(a);
