@@ -42,7 +42,7 @@ def kernel_names(f, *args):
     _, ks = measure(f, aggregate=False)(*args)
     names = []
     for name, _ in ks or []:
-        m = re.search(r"(WarpRowsKernel|ClusterRowsKernel|ColumnsKernel)\D*(\w*)", name)
+        m = re.search(r"(WarpRowsKernel|BlockRowsKernel|TwoPassRowsKernel|ColumnsKernel)\D*(\w*)", name)
         names.append(m.group(1).replace("Kernel", "") if m else name[:24])
     return "+".join(names)
 

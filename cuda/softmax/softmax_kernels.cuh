@@ -21,6 +21,7 @@ namespace cg = cooperative_groups;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kWarpRowsBlock = 128;  // threads per block of the warp-per-row tier
+constexpr int kBlockRowsMaxThreads = 512;  // widest CTA of the block tier
 constexpr int kTwoPassBlock = 512;   // threads per block of the two-pass tier
 constexpr int kColumnsBlock = 256;   // threads per block of the columns tier
 
@@ -56,19 +57,56 @@ __device__ __forceinline__ void MergeStats(float& m, float& s, float m2, float s
   m = mm;
 }
 
+// Packs move through plain vector types (uint4 for 16 bytes).
+template <int kBytes>
+struct RawVec;
+template <>
+struct RawVec<16> {
+  using type = uint4;
+};
+template <>
+struct RawVec<8> {
+  using type = uint2;
+};
+template <>
+struct RawVec<4> {
+  using type = uint32_t;
+};
+template <>
+struct RawVec<2> {
+  using type = uint16_t;
+};
+
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPack(const T* p, float* v) {
-  const Pack<T, kVec> pk = *reinterpret_cast<const Pack<T, kVec>*>(p);
+  using Raw = typename RawVec<sizeof(T) * kVec>::type;
+  const Raw raw = *reinterpret_cast<const Raw*>(p);
+  Pack<T, kVec> pk;
+  memcpy(&pk, &raw, sizeof(raw));
 #pragma unroll
   for (int k = 0; k < kVec; ++k) v[k] = ToFloat(pk.v[k]);
 }
 
+// The store is spelled in PTX for 16- and 8-byte packs: even through uint4, nvcc split the block tiers'
+// stores into 4-byte pieces (PTX st.global.v2.u16), which is what held 16-bit types to ~1.2 TB/s.
+__device__ __forceinline__ void StoreRaw(void* p, uint4 r) {
+  asm("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w));
+}
+__device__ __forceinline__ void StoreRaw(void* p, uint2 r) {
+  asm("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(r.x), "r"(r.y));
+}
+__device__ __forceinline__ void StoreRaw(void* p, uint32_t r) { *static_cast<uint32_t*>(p) = r; }
+__device__ __forceinline__ void StoreRaw(void* p, uint16_t r) { *static_cast<uint16_t*>(p) = r; }
+
 template <typename T, int kVec>
 __device__ __forceinline__ void StorePack(T* p, const float* v) {
+  using Raw = typename RawVec<sizeof(T) * kVec>::type;
   Pack<T, kVec> pk;
 #pragma unroll
   for (int k = 0; k < kVec; ++k) pk.v[k] = FromFloat<T>(v[k]);
-  *reinterpret_cast<Pack<T, kVec>*>(p) = pk;
+  Raw raw;
+  memcpy(&raw, &pk, sizeof(raw));
+  StoreRaw(p, raw);
 }
 
 // Live flags of kVec consecutive entries along the axis starting at `col`. The launcher only picks kVec > 1
@@ -78,9 +116,12 @@ __device__ __forceinline__ void LoadLive(const MaskIndex& mask, int64_t row_offs
   if constexpr (kVec == 1) {
     live[0] = mask.data[row_offset + col * mask.axis_stride] != 0;
   } else {
-    const Pack<uint8_t, kVec> pk = *reinterpret_cast<const Pack<uint8_t, kVec>*>(mask.data + row_offset + col);
+    using Raw = typename RawVec<kVec>::type;
+    const Raw raw = *reinterpret_cast<const Raw*>(mask.data + row_offset + col);
+    uint8_t bytes[kVec];
+    memcpy(bytes, &raw, kVec);
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) live[k] = pk.v[k] != 0;
+    for (int k = 0; k < kVec; ++k) live[k] = bytes[k] != 0;
   }
 }
 
@@ -209,8 +250,8 @@ __device__ __forceinline__ float ClusterAllReduce(float v, Op op, float* slot, u
 }
 
 template <typename T, int kVec, int kPacks, bool kMask>
-__global__ void __launch_bounds__(1024)
-    ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers, as measured
+    BlockRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                       bool log) {
   constexpr int kElems = kPacks * kVec;
   __shared__ float scratch[32];
@@ -220,7 +261,7 @@ __global__ void __launch_bounds__(1024)
   rank = cg::this_cluster().block_rank();
   ranks = cg::this_cluster().num_blocks();
 #endif
-  const int64_t col0 = int64_t(rank) * blockDim.x * kElems;
+  const int col0 = int(rank * blockDim.x) * kElems;  // n < 2^31 in this tier: 32-bit column math
   for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     const T* xr = x + row * n;
@@ -228,7 +269,7 @@ __global__ void __launch_bounds__(1024)
     float m = -CUDART_INF_F;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int64_t col = col0 + (int64_t(p) * blockDim.x + threadIdx.x) * kVec;
+      const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
       float* vp = &v[p * kVec];
       if (col < n) {
         LoadPack<T, kVec>(xr + col, vp);
@@ -253,16 +294,21 @@ __global__ void __launch_bounds__(1024)
     s = BlockAllReduce(s, SumOp(), scratch);
     if (ranks > 1) s = ClusterAllReduce(s, SumOp(), &slots[1], ranks);
     T* yr = y + row * n;
-    const bool degenerate = Degenerate(m, s);
+    // Degenerate rows take their own loop: sharing the store with the normal path made nvcc split the
+    // 16-byte stores.
+    if (Degenerate(m, s)) {
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      }
+      continue;
+    }
     const float a = log ? logf(s) : 1.f / s;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int64_t col = col0 + (int64_t(p) * blockDim.x + threadIdx.x) * kVec;
+      const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
       if (col >= n) continue;
-      if (degenerate) {
-        StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
-        continue;
-      }
       float o[kVec];
 #pragma unroll
       for (int k = 0; k < kVec; ++k) o[k] = log ? v[p * kVec + k] - a : v[p * kVec + k] * a;
@@ -296,7 +342,7 @@ __device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* s
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPackLastUse(const T* p, float* v) {
   if constexpr (sizeof(T) * kVec == 16) {
-    const int4 raw = __ldcs(reinterpret_cast<const int4*>(p));
+    const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
     Pack<T, kVec> pk;
     memcpy(&pk, &raw, 16);
 #pragma unroll
@@ -344,23 +390,23 @@ __global__ void __launch_bounds__(kTwoPassBlock)
     }
     BlockAllReduceStats(m, s, sm, ss);
     T* yr = y + row * n;
-    const bool degenerate = Degenerate(m, s);
+    if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
+      for (int64_t col = int64_t(threadIdx.x) * kVec; col < n; col += step)
+        StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      continue;
+    }
     const float a = log ? logf(s) : 1.f / s;
     for (int64_t base = int64_t(threadIdx.x) * kVec; base < n; base += kUnroll * step) {
       float v[kUnroll][kVec];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int64_t col = base + u * step;
-        if (col < n && !degenerate) LoadPackLastUse<T, kVec>(xr + col, v[u]);
+        if (col < n) LoadPackLastUse<T, kVec>(xr + col, v[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int64_t col = base + u * step;
         if (col >= n) continue;
-        if (degenerate) {
-          StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
-          continue;
-        }
         if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
