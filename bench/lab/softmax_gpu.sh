@@ -25,16 +25,15 @@ t "sweep rc=$?"
 XLA_PYTHON_CLIENT_PREALLOCATE=false JK_LARGE_TESTS=1 timeout "${TEST_TIMEOUT:-80}" \
   $PY -m pytest -q -x -p no:cacheprovider -n 6 "$REPO/tests/test_softmax.py" >"$OUT/tests.log" 2>&1
 t "tests rc=$?"; grep -E "passed|failed|Error|error" "$OUT/tests.log" | tail -12
-knob() {  # knob ENV=VALUE dtypes cols...
+knob() {  # knob "ENV=VALUE [ENV=VALUE]" cols...   (the knobs are read once per process)
   local env=$1; shift
-  env "$env" timeout 20 $PY "$REPO/bench/lab/softmax_sweep.py" --ours-only --no-ceiling --no-mask --ops softmax \
+  env $env timeout 20 $PY "$REPO/bench/lab/softmax_sweep.py" --ours-only --no-ceiling --no-mask --ops softmax \
     --dtypes bfloat16 float32 --cols "$@" 2>&1 | grep '^point' | awk -v e="$env" '{print e, $3, $4, $6, $12}'
 }
 {
-  knob JK_SOFTMAX_CTA_THREADS=128 4096 8192 16384 32768 65536
-  knob JK_SOFTMAX_CTA_THREADS=512 4096 8192 16384 32768 65536
-  knob JK_SOFTMAX_MAX_CLUSTER=1 8192 16384 32768 65536
-  knob JK_SOFTMAX_WARP_MAX=256 512 1024
+  knob "JK_SOFTMAX_MAX_CLUSTER=8" 8192 16384 32768
+  knob "JK_SOFTMAX_MAX_CLUSTER=8 JK_SOFTMAX_CTA_THREADS=512" 16384 32768 65536
+  knob "JK_SOFTMAX_WARP_MAX=512" 1024
 } >"$OUT/knobs.log" 2>&1
 t "knobs done"
 echo "== knobs (GB/s, ours only)"; cat "$OUT/knobs.log"
