@@ -34,6 +34,7 @@ knob() {  # knob "ENV=VALUE [ENV=VALUE]" cols...   (the knobs are read once per 
   knob "JK_SOFTMAX_MAX_CLUSTER=8" 8192 16384 32768
   knob "JK_SOFTMAX_MAX_CLUSTER=8 JK_SOFTMAX_CTA_THREADS=512" 16384 32768 65536
   knob "JK_SOFTMAX_WARP_MAX=512" 1024
+  knob "JK_SOFTMAX_BLOCK_MAX=1024" 2048 4096 8192
 } >"$OUT/knobs.log" 2>&1
 t "knobs done"
 echo "== knobs (GB/s, ours only)"; cat "$OUT/knobs.log"

@@ -36,7 +36,7 @@ constexpr int kBlockElems = 16;  // elements per thread in the block tier
 constexpr int kMaxCluster = 8;   // the portable cluster size limit
 
 // Lab knobs, read once per process: the block tier's CTA width when clustered, its largest cluster
-// (1: no clusters), and the longest row of the warp tier.
+// (1: no clusters), and the longest rows of the warp and block tiers.
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v ? std::max(1, std::atoi(v)) : fallback;
@@ -52,6 +52,11 @@ int ClusterLimit() {
 // Longest row of the warp-per-row tier (at most 1024: 32 lanes x 32 elements in registers).
 int WarpRowsMax() {
   static const int v = std::min(1024, EnvInt("JK_SOFTMAX_WARP_MAX", 1024));
+  return v;
+}
+// Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
+int BlockRowsMax() {
+  static const int v = EnvInt("JK_SOFTMAX_BLOCK_MAX", 1 << 30);
   return v;
 }
 
@@ -192,7 +197,7 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
-  const BlockShape shape = PickBlockShape(a.n);
+  const BlockShape shape = a.n <= BlockRowsMax() ? PickBlockShape(a.n) : BlockShape{};
   if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kMask>(a, shape);
   return LaunchTwoPassRows<T, kVec, kMask>(a);
 }
