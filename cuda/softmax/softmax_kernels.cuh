@@ -88,7 +88,8 @@ __device__ __forceinline__ void LoadPack(const T* p, float* v) {
 }
 
 // The store is spelled in PTX for 16- and 8-byte packs: even through uint4, nvcc split the block tiers'
-// stores into 4-byte pieces (PTX st.global.v2.u16), which is what held 16-bit types to ~1.2 TB/s.
+// stores into 4-byte pieces (PTX st.global.v2.u16; scalar 2-byte stores in an earlier build, which held
+// 16-bit types to ~1.2 TB/s on an H200).
 __device__ __forceinline__ void StoreRaw(void* p, uint4 r) {
   asm("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w));
 }
@@ -229,10 +230,9 @@ __global__ void __launch_bounds__(kWarpRowsBlock)
 }
 
 // ---- tier 2: a block (or a thread-block cluster) per row, the row in registers ----------------------
-// Each CTA holds blockDim.x * kPacks * kVec consecutive columns; a cluster of C CTAs (C = 1 without
-// clusters) covers rows up to C times longer, exchanging the per-CTA max and sum through distributed
-// shared memory, so long rows are read from DRAM exactly once without the one-CTA-per-SM occupancy that a
-// shared-memory copy of a 64-128 KB row would impose.
+// Each CTA holds blockDim.x * kPacks * kVec consecutive columns, read from DRAM once. Opt-in (lab knob):
+// a cluster of C CTAs covers rows C times longer, exchanging the per-CTA max and sum through distributed
+// shared memory (measured slower than one CTA per row or two passes on an H200, hence off by default).
 template <typename Op>
 __device__ __forceinline__ float ClusterAllReduce(float v, Op op, float* slot, unsigned ranks) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers, 
 }
 
 // ---- tier 3: a block per row, two reads --------------------------------------------------------------
-// Rows longer than a cluster holds: pass 1 keeps a per-thread online (max, sum) over 16-byte packs, the
+// Rows longer than a CTA holds: pass 1 keeps a per-thread online (max, sum) over 16-byte packs, the
 // block merges the pairs; pass 2 re-reads the row (from L2 when the rows in flight fit there) and writes.
 // The re-read is the row's last use, hence the evict-first (streaming) load.
 __device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* sm, float* ss) {
