@@ -64,14 +64,19 @@ ffi::ErrorOr<SoftmaxGeometry> CheckSoftmax(std::string_view op, const ffi::AnyBu
 
   const auto md = mask.dimensions();
   if (mask.element_count() == 0 && md.size() == 1 && md[0] == 0) return g;  // no mask
-  const std::string broadcastable = "a shape of rank " + std::to_string(xd.size()) +
-                                    " with every dim equal to x's " + ShapeString(xd) + " or 1";
+  // Messages are built only on failure: the success path must not format strings (std::ostringstream
+  // inside a CUDA handler crashed the process on the GPU machine's build; see the report).
+  auto not_broadcastable = [&] {
+    return ffi::Unexpected<ffi::Error>(ArgError(op, "mask",
+                                                "a shape of rank " + std::to_string(xd.size()) +
+                                                    " with every dim equal to x's " + ShapeString(xd) + " or 1",
+                                                ShapeString(md)));
+  };
   if (ffi::Error e = ExpectDType(mask.element_type(), ffi::DataType::PRED, op, "mask"); e.failure())
     return ffi::Unexpected<ffi::Error>(std::move(e));
-  if (md.size() != xd.size()) return ffi::Unexpected<ffi::Error>(ArgError(op, "mask", broadcastable, ShapeString(md)));
+  if (md.size() != xd.size()) return not_broadcastable();
   for (size_t k = 0; k < xd.size(); ++k) {
-    if (md[k] != xd[k] && md[k] != 1)
-      return ffi::Unexpected<ffi::Error>(ArgError(op, "mask", broadcastable, ShapeString(md)));
+    if (md[k] != xd[k] && md[k] != 1) return not_broadcastable();
   }
   // Row-major strides of the mask, 0 on its broadcast dims.
   std::vector<int64_t> stride(xd.size());

@@ -21,6 +21,8 @@ namespace cg = cooperative_groups;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kWarpRowsBlock = 128;  // threads per block of the warp-per-row tier
+constexpr int kBlockRowsMaxThreads = 512;  // widest CTA of the block tier
+constexpr int kTwoPassBlock = 512;   // threads per block of the two-pass tier
 constexpr int kColumnsBlock = 256;   // threads per block of the columns tier
 
 __device__ __forceinline__ float Exp2(float v) {
@@ -55,19 +57,57 @@ __device__ __forceinline__ void MergeStats(float& m, float& s, float m2, float s
   m = mm;
 }
 
+// Packs move through plain vector types (uint4 for 16 bytes).
+template <int kBytes>
+struct RawVec;
+template <>
+struct RawVec<16> {
+  using type = uint4;
+};
+template <>
+struct RawVec<8> {
+  using type = uint2;
+};
+template <>
+struct RawVec<4> {
+  using type = uint32_t;
+};
+template <>
+struct RawVec<2> {
+  using type = uint16_t;
+};
+
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPack(const T* p, float* v) {
-  const Pack<T, kVec> pk = *reinterpret_cast<const Pack<T, kVec>*>(p);
+  using Raw = typename RawVec<sizeof(T) * kVec>::type;
+  const Raw raw = *reinterpret_cast<const Raw*>(p);
+  Pack<T, kVec> pk;
+  memcpy(&pk, &raw, sizeof(raw));
 #pragma unroll
   for (int k = 0; k < kVec; ++k) v[k] = ToFloat(pk.v[k]);
 }
 
+// The store is spelled in PTX for 16- and 8-byte packs: even through uint4, nvcc split the block tiers'
+// stores into 4-byte pieces (PTX st.global.v2.u16; scalar 2-byte stores in an earlier build, which held
+// 16-bit types to ~1.2 TB/s on an H200).
+__device__ __forceinline__ void StoreRaw(void* p, uint4 r) {
+  asm("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w));
+}
+__device__ __forceinline__ void StoreRaw(void* p, uint2 r) {
+  asm("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(r.x), "r"(r.y));
+}
+__device__ __forceinline__ void StoreRaw(void* p, uint32_t r) { *static_cast<uint32_t*>(p) = r; }
+__device__ __forceinline__ void StoreRaw(void* p, uint16_t r) { *static_cast<uint16_t*>(p) = r; }
+
 template <typename T, int kVec>
 __device__ __forceinline__ void StorePack(T* p, const float* v) {
+  using Raw = typename RawVec<sizeof(T) * kVec>::type;
   Pack<T, kVec> pk;
 #pragma unroll
   for (int k = 0; k < kVec; ++k) pk.v[k] = FromFloat<T>(v[k]);
-  *reinterpret_cast<Pack<T, kVec>*>(p) = pk;
+  Raw raw;
+  memcpy(&raw, &pk, sizeof(raw));
+  StoreRaw(p, raw);
 }
 
 // Live flags of kVec consecutive entries along the axis starting at `col`. The launcher only picks kVec > 1
@@ -77,9 +117,12 @@ __device__ __forceinline__ void LoadLive(const MaskIndex& mask, int64_t row_offs
   if constexpr (kVec == 1) {
     live[0] = mask.data[row_offset + col * mask.axis_stride] != 0;
   } else {
-    const Pack<uint8_t, kVec> pk = *reinterpret_cast<const Pack<uint8_t, kVec>*>(mask.data + row_offset + col);
+    using Raw = typename RawVec<kVec>::type;
+    const Raw raw = *reinterpret_cast<const Raw*>(mask.data + row_offset + col);
+    uint8_t bytes[kVec];
+    memcpy(bytes, &raw, kVec);
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) live[k] = pk.v[k] != 0;
+    for (int k = 0; k < kVec; ++k) live[k] = bytes[k] != 0;
   }
 }
 
@@ -187,10 +230,9 @@ __global__ void __launch_bounds__(kWarpRowsBlock)
 }
 
 // ---- tier 2: a block (or a thread-block cluster) per row, the row in registers ----------------------
-// Each CTA holds blockDim.x * kPacks * kVec consecutive columns; a cluster of C CTAs (C = 1 without
-// clusters) covers rows up to C times longer, exchanging the per-CTA max and sum through distributed
-// shared memory, so long rows are read from DRAM exactly once without the one-CTA-per-SM occupancy that a
-// shared-memory copy of a 64-128 KB row would impose.
+// Each CTA holds blockDim.x * kPacks * kVec consecutive columns, read from DRAM once. Opt-in (lab knob):
+// a cluster of C CTAs covers rows C times longer, exchanging the per-CTA max and sum through distributed
+// shared memory (measured slower than one CTA per row or two passes on an H200, hence off by default).
 template <typename Op>
 __device__ __forceinline__ float ClusterAllReduce(float v, Op op, float* slot, unsigned ranks) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -208,8 +250,8 @@ __device__ __forceinline__ float ClusterAllReduce(float v, Op op, float* slot, u
 }
 
 template <typename T, int kVec, int kPacks, bool kMask>
-__global__ void __launch_bounds__(1024)
-    ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers, as measured
+    BlockRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                       bool log) {
   constexpr int kElems = kPacks * kVec;
   __shared__ float scratch[32];
@@ -219,7 +261,7 @@ __global__ void __launch_bounds__(1024)
   rank = cg::this_cluster().block_rank();
   ranks = cg::this_cluster().num_blocks();
 #endif
-  const int64_t col0 = int64_t(rank) * blockDim.x * kElems;
+  const int col0 = int(rank * blockDim.x) * kElems;  // n < 2^31 in this tier: 32-bit column math
   for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     const T* xr = x + row * n;
@@ -227,7 +269,7 @@ __global__ void __launch_bounds__(1024)
     float m = -CUDART_INF_F;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int64_t col = col0 + (int64_t(p) * blockDim.x + threadIdx.x) * kVec;
+      const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
       float* vp = &v[p * kVec];
       if (col < n) {
         LoadPack<T, kVec>(xr + col, vp);
@@ -252,16 +294,21 @@ __global__ void __launch_bounds__(1024)
     s = BlockAllReduce(s, SumOp(), scratch);
     if (ranks > 1) s = ClusterAllReduce(s, SumOp(), &slots[1], ranks);
     T* yr = y + row * n;
-    const bool degenerate = Degenerate(m, s);
+    // Degenerate rows take their own loop: sharing the store with the normal path made nvcc split the
+    // 16-byte stores.
+    if (Degenerate(m, s)) {
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      }
+      continue;
+    }
     const float a = log ? logf(s) : 1.f / s;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int64_t col = col0 + (int64_t(p) * blockDim.x + threadIdx.x) * kVec;
+      const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
       if (col >= n) continue;
-      if (degenerate) {
-        StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
-        continue;
-      }
       float o[kVec];
 #pragma unroll
       for (int k = 0; k < kVec; ++k) o[k] = log ? v[p * kVec + k] - a : v[p * kVec + k] * a;
@@ -273,7 +320,106 @@ __global__ void __launch_bounds__(1024)
 #endif
 }
 
-// ---- tier 3: columns (any axis, any row length; also the statistics-only and apply entries) --------
+// ---- tier 3: a block per row, two reads --------------------------------------------------------------
+// Rows longer than a CTA holds: pass 1 keeps a per-thread online (max, sum) over 16-byte packs, the
+// block merges the pairs; pass 2 re-reads the row (from L2 when the rows in flight fit there) and writes.
+// The re-read is the row's last use, hence the evict-first (streaming) load.
+__device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* sm, float* ss) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+#pragma unroll
+  for (int k = 16; k > 0; k /= 2) MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
+  __syncthreads();  // sm/ss may still be read by the previous row
+  if (lane == 0) {
+    sm[warp] = m;
+    ss[warp] = s;
+  }
+  __syncthreads();
+  m = sm[0];
+  s = ss[0];
+  for (int w = 1; w < warps; ++w) MergeStats(m, s, sm[w], ss[w]);
+}
+
+template <typename T, int kVec>
+__device__ __forceinline__ void LoadPackLastUse(const T* p, float* v) {
+  if constexpr (sizeof(T) * kVec == 16) {
+    const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
+    Pack<T, kVec> pk;
+    memcpy(&pk, &raw, 16);
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) v[k] = ToFloat(pk.v[k]);
+  } else {
+    LoadPack<T, kVec>(p, v);
+  }
+}
+
+template <typename T, int kVec, bool kMask>
+__global__ void __launch_bounds__(kTwoPassBlock)
+    TwoPassRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+                      bool log) {
+  constexpr int kUnroll = 4;  // packs loaded before any is used: 4 independent 16-byte loads in flight
+  __shared__ float sm[32], ss[32];
+  const int64_t step = int64_t(blockDim.x) * kVec;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
+    const T* xr = x + row * n;
+    float m = -CUDART_INF_F, s = 0.f;
+    for (int64_t base = int64_t(threadIdx.x) * kVec; base < n; base += kUnroll * step) {
+      float v[kUnroll][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t col = base + u * step;
+        if (col < n) {
+          LoadPack<T, kVec>(xr + col, v[u]);
+          if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
+        } else {
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) v[u][k] = -CUDART_INF_F;
+        }
+      }
+      float pm = -CUDART_INF_F;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) pm = fmaxf(pm, v[u][k]);
+      float ps = 0.f;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) ps += v[u][k] == -CUDART_INF_F ? 0.f : ExpShifted(v[u][k], pm);
+      MergeStats(m, s, pm, ps);
+    }
+    BlockAllReduceStats(m, s, sm, ss);
+    T* yr = y + row * n;
+    if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
+      for (int64_t col = int64_t(threadIdx.x) * kVec; col < n; col += step)
+        StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      continue;
+    }
+    const float a = log ? logf(s) : 1.f / s;
+    for (int64_t base = int64_t(threadIdx.x) * kVec; base < n; base += kUnroll * step) {
+      float v[kUnroll][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t col = base + u * step;
+        if (col < n) LoadPackLastUse<T, kVec>(xr + col, v[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t col = base + u * step;
+        if (col >= n) continue;
+        if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const float t = v[u][k] - m;
+          v[u][k] = log ? t - a : Exp2(t * kLog2e) * a;
+        }
+        StorePack<T, kVec>(yr + col, v[u]);
+      }
+    }
+  }
+}
+
+// ---- tier 4: columns (any axis, any row length; also the statistics-only and apply entries) --------
 // blockDim = (bx, by), bx * by = kColumnsBlock: bx consecutive positions of the inner (contiguous) dims,
 // by threads splitting the axis. Pass 1 runs the online max/sum; the by partials merge in shared memory
 // (tree); pass 2 re-reads x (mostly from L2) and writes. Coalesced for inner >= 32 and for inner == 1

@@ -1,15 +1,22 @@
 // Softmax launchers: the one dtype dispatch, then the tier chosen by the shape.
 //
 // Last axis (inner == 1), by row length n:
-//   kWarpRowsRegisters     n <= 1024: kWidth in {1..32} lanes per row (several rows per warp for short
-//                          rows), the row in registers, shuffle reductions.
-//   kClusterRowsRegisters  n <= 8 CTAs * 1024 threads * 16: a CTA per row slice, C in {1,2,4,8} CTAs of a
-//                          thread-block cluster per row (sm_90+; C = 1 elsewhere), the row in registers,
-//                          the statistics exchanged through distributed shared memory. One DRAM read.
-//   kColumnsTwoPass        longer rows, other axes, statistics-only and apply: online max/sum pass, then
-//                          a second read (mostly L2) that writes.
+//   kWarpRowsRegisters   n <= 1024: kWidth in {1..32} lanes per row (several rows per warp and per lane
+//                        for short rows), the row in registers, shuffle reductions.
+//   kBlockRowsRegisters  n <= 8192: one CTA of <= 512 threads per row at 16 elements per thread, the row
+//                        in registers; one DRAM read. With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up
+//                        to 8x longer spread over a thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS
+//                        (256) that exchange the statistics through distributed shared memory.
+//   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
+//                        (mostly from L2) that writes.
+// Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
+//
+// Measured on an H200 (float32, before the block tiers' stores were vectorised for 16-bit types): CTAs of
+// 128-256 threads x 16 elements ran at 4.0-4.2 TB/s (n = 2048, 4096); a 512-thread CTA (2 per SM) at 3.3
+// (n = 8192); clusters of 2-8 CTAs at 2.0-2.3 (n = 8192-65536); the two-pass tier at 2.7-3.1 (n = 32768,
+// 65536). Hence no clusters by default.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -25,20 +32,31 @@ namespace {
 
 using softmax::ColumnsMode;
 
-constexpr int kClusterElems = 16;  // elements per thread in the cluster tier
-constexpr int kMaxCluster = 8;     // the portable cluster size limit
+constexpr int kBlockElems = 16;  // elements per thread in the block tier
+constexpr int kMaxCluster = 8;   // the portable cluster size limit
 
-// Lab knobs (read once): the cluster tier's target threads per CTA and its largest cluster.
+// Lab knobs, read once per process: the block tier's CTA width when clustered, its largest cluster
+// (1: no clusters), and the longest rows of the warp and block tiers.
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v ? std::max(1, std::atoi(v)) : fallback;
 }
-int ClusterTargetThreads() {
-  static const int v = EnvInt("JK_SOFTMAX_CTA_THREADS", 256);
+int BlockThreads() {
+  static const int v = std::min(softmax::kBlockRowsMaxThreads, EnvInt("JK_SOFTMAX_CTA_THREADS", 256));
   return v;
 }
 int ClusterLimit() {
-  static const int v = std::min(kMaxCluster, EnvInt("JK_SOFTMAX_MAX_CLUSTER", kMaxCluster));
+  static const int v = std::min(kMaxCluster, EnvInt("JK_SOFTMAX_MAX_CLUSTER", 1));
+  return v;
+}
+// Longest row of the warp-per-row tier (at most 1024: 32 lanes x 32 elements in registers).
+int WarpRowsMax() {
+  static const int v = std::min(1024, EnvInt("JK_SOFTMAX_WARP_MAX", 1024));
+  return v;
+}
+// Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
+int BlockRowsMax() {
+  static const int v = EnvInt("JK_SOFTMAX_BLOCK_MAX", 1 << 30);
   return v;
 }
 
@@ -75,7 +93,9 @@ struct RowArgs {
 
 template <typename T, int kVec, int kPacks, int kWidth, bool kMask>
 cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
-  constexpr int kRows = kWidth <= 8 ? 2 : 1;  // short rows: two rows per lane for more bytes in flight
+  // One pack per lane per row (rows of <= 32 packs): 4 rows per lane, for 64 bytes in flight per lane and
+  // fewer, longer-lived blocks (measured 0.8x of XLA at 128 bfloat16 columns with one row per lane).
+  constexpr int kRows = kPacks == 1 ? 4 : 1;
   constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
   const int64_t grid = std::min<int64_t>(CeilDiv(a.rows, kRowsPerBlock), int64_t(1) << 30);
   softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask>
@@ -108,23 +128,24 @@ cudaError_t DispatchWarpRows(const RowArgs<T>& a) {
   }
 }
 
-// Cluster size and CTA width for a row of n: the smallest cluster whose CTAs stay near the target width.
-struct ClusterShape {
+// CTA width and cluster size for a row of n at 16 elements per thread: one CTA of up to 512 threads
+// (n <= 8192); with clusters enabled, C CTAs of up to the target width instead of CTAs wider than it.
+struct BlockShape {
   int ctas = 0, threads = 0;  // ctas == 0: the row does not fit
 };
-ClusterShape PickClusterShape(int64_t n) {
-  const int64_t threads_needed = CeilDiv(n, kClusterElems);
+BlockShape PickBlockShape(int64_t n) {
+  const int64_t threads_needed = CeilDiv(n, kBlockElems);
   const int limit = HasClusters() ? ClusterLimit() : 1;
   int c = 1;
-  while (c < limit && threads_needed > int64_t(c) * ClusterTargetThreads()) c *= 2;
-  const int64_t threads = CeilDiv(CeilDiv(threads_needed, c), 32) * 32;
-  if (threads > 1024) return {};
-  return {c, static_cast<int>(std::max<int64_t>(threads, 32))};
+  while (c < limit && threads_needed > c * int64_t(BlockThreads())) c *= 2;
+  const int64_t threads = std::max<int64_t>(32, CeilDiv(CeilDiv(threads_needed, c), 32) * 32);
+  if (threads > softmax::kBlockRowsMaxThreads) return {};
+  return {c, static_cast<int>(threads)};
 }
 
 template <typename T, int kVec, bool kMask>
-cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterShape shape) {
-  auto kernel = softmax::ClusterRowsKernel<T, kVec, kClusterElems / kVec, kMask>;
+cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
+  auto kernel = softmax::BlockRowsKernel<T, kVec, kBlockElems / kVec, kMask>;
   const int64_t clusters = std::min<int64_t>(a.rows, int64_t(1) << 24);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(clusters * shape.ctas));
@@ -159,13 +180,26 @@ cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out,
   return LastLaunchError();
 }
 
+// Persistent, one or two CTAs of 512 per SM: as many rows in flight as keep their bytes under ~24 MB, so
+// the second read hits L2 (measured with two per SM: 63% of the copy ceiling at 256 KB rows, 71% at 128 KB,
+// consistent with the re-read missing L2 once ~34-67 MB of rows are in flight).
+template <typename T, int kVec, bool kMask>
+cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
+  constexpr int64_t kL2Budget = int64_t(24) << 20;
+  const int64_t row_bytes = a.n * int64_t(sizeof(T));
+  const int64_t per_sm = std::clamp<int64_t>(kL2Budget / (int64_t(NumSMs()) * row_bytes), 1, 2);
+  const int64_t grid = std::min<int64_t>(a.rows, per_sm * NumSMs());
+  softmax::TwoPassRowsKernel<T, kVec, kMask>
+      <<<static_cast<unsigned>(grid), softmax::kTwoPassBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return LastLaunchError();
+}
+
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
-  if (a.n <= 1024) return DispatchWarpRows<T, kVec, kMask>(a);
-  const ClusterShape shape = PickClusterShape(a.n);
-  if (shape.ctas > 0) return LaunchClusterRows<T, kVec, kMask>(a, shape);
-  return LaunchColumns<T, ColumnsMode::kSoftmax>(a.stream, a.x, a.y, nullptr, nullptr, nullptr, nullptr, a.rows,
-                                                 a.n, 1, *a.mask, a.log);
+  if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
+  const BlockShape shape = a.n <= BlockRowsMax() ? PickBlockShape(a.n) : BlockShape{};
+  if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kMask>(a, shape);
+  return LaunchTwoPassRows<T, kVec, kMask>(a);
 }
 
 // 16-byte accesses need n to be a whole number of packs, 16-byte aligned x and y, and (with a mask) a mask
