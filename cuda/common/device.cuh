@@ -128,10 +128,17 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
 
 }  // namespace jk
 
-// Bounds assertions, compiled in only with -DJK_DEBUG_BOUNDS=ON (used by the compute-sanitizer run).
+// Bounds assertions, compiled in only with -DJK_DEBUG_BOUNDS=ON (used by the compute-sanitizer run). Not
+// `assert`: release builds define NDEBUG, which would compile it out again.
 #ifdef JK_DEBUG_BOUNDS
-#include <cassert>
-#define JK_DEVICE_ASSERT(cond) assert(cond)
+#include <cstdio>
+#define JK_DEVICE_ASSERT(cond)                                                              \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
+      printf("jax-kernels: bounds check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      __trap();                                                                             \
+    }                                                                                       \
+  } while (0)
 #else
 #define JK_DEVICE_ASSERT(cond) ((void)0)
 #endif
