@@ -74,6 +74,11 @@ inline ffi::Error ExpectShape(ffi::Span<const int64_t> actual, ffi::Span<const i
   return ArgError(op, arg, "shape " + ShapeString(expected), ShapeString(actual));
 }
 
+// The "absent" marker of an optional buffer (no scale, no mask, no bias...): a rank-1 array of size 0.
+inline bool IsAbsent(const ffi::AnyBuffer& b) {
+  return b.dimensions().size() == 1 && b.dimensions()[0] == 0;
+}
+
 inline int64_t Product(ffi::Span<const int64_t> dims, size_t begin = 0,
                        size_t end = std::numeric_limits<size_t>::max()) {
   int64_t p = 1;

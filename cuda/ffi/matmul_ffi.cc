@@ -27,36 +27,6 @@ namespace {
 constexpr std::string_view kMatmul = "jk_matmul";
 constexpr std::string_view kLinear = "jk_linear";
 
-// Messages without iostreams: on the GPU machine (a jaxlib 0.11.2 process) inserting an integer into a
-// std::ostringstream from this module segfaulted inside libstdc++ (std::ostream::_M_insert<long> ->
-// num_put with a null locale facet), which is what ffi_helpers.h's ShapeString does. So this file builds
-// its messages with std::string and std::to_string only, and only once a check has failed.
-std::string Dims(ffi::Span<const int64_t> dims) {
-  std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + (dims.size() == 1 ? ",)" : ")");
-}
-
-// "jk_matmul: argument 'b': expected ..., got ..." (ArgError's format).
-ffi::Error ArgErr(std::string_view op, std::string_view arg, const std::string& expected,
-                  const std::string& actual) {
-  return ffi::Error::InvalidArgument(std::string(op) + ": argument '" + std::string(arg) + "': expected " +
-                                     expected + ", got " + actual);
-}
-
-ffi::ErrorOr<DType> DTypeOf(ffi::DataType t, std::string_view op, std::string_view arg) {
-  switch (t) {
-    case ffi::DataType::F32: return DType::kF32;
-    case ffi::DataType::BF16: return DType::kBF16;
-    case ffi::DataType::F16: return DType::kF16;
-    default:
-      return ffi::Unexpected<ffi::Error>(
-          ArgErr(op, arg, "dtype float32, bfloat16 or float16", DataTypeName(t)));
-  }
-}
-
-bool Absent(const ffi::AnyBuffer& x) { return x.dimensions().size() == 1 && x.element_count() == 0; }
-
 // Element strides of a contiguous row-major array, with 0 for size-1 dims (they broadcast).
 void BroadcastStrides(ffi::Span<const int64_t> dims, int64_t* strides) {
   int64_t s = 1;
@@ -70,9 +40,9 @@ void BroadcastStrides(ffi::Span<const int64_t> dims, int64_t* strides) {
 ffi::Error CheckOperand(std::string_view op, std::string_view arg, const ffi::AnyBuffer& x, DType dt,
                         ffi::Span<const int64_t> out, int64_t rows, bool rows_may_be_1, int64_t cols,
                         bool cols_may_be_1) {
-  auto xdt = DTypeOf(x.element_type(), op, arg);
+  auto xdt = FloatDType(x.element_type(), op, arg);
   if (xdt.has_error()) return xdt.error();
-  if (*xdt != dt) return ArgErr(op, arg, std::string("dtype ") + DTypeName(dt), DTypeName(*xdt));
+  if (*xdt != dt) return ArgError(op, arg, std::string("dtype ") + DTypeName(dt), DTypeName(*xdt));
   auto d = x.dimensions();
   const size_t r = out.size();
   bool ok = d.size() == r;
@@ -80,11 +50,11 @@ ffi::Error CheckOperand(std::string_view op, std::string_view arg, const ffi::An
   ok = ok && (d[r - 2] == rows || (rows_may_be_1 && d[r - 2] == 1)) &&
        (d[r - 1] == cols || (cols_may_be_1 && d[r - 1] == 1));
   if (ok) return ffi::Error::Success();
-  return ArgErr(op, arg,
-                  "rank " + std::to_string(r) + " with batch dims 1 or those of " + Dims(out) +
+  return ArgError(op, arg,
+                  "rank " + std::to_string(r) + " with batch dims 1 or those of " + ShapeString(out) +
                       " and trailing dims (" + std::to_string(rows) + (rows_may_be_1 ? " or 1" : "") + ", " +
                       std::to_string(cols) + (cols_may_be_1 ? " or 1" : "") + ")",
-                  "shape " + Dims(d));
+                  "shape " + ShapeString(d));
 }
 
 // Validates every buffer and attribute, then describes the problem with coalesced batch dims.
@@ -92,35 +62,35 @@ ffi::Error CheckOperand(std::string_view op, std::string_view arg, const ffi::An
 ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi::AnyBuffer& b,
                         const ffi::AnyBuffer* bias, const ffi::AnyBuffer* residual, ffi::AnyBuffer& out,
                         int64_t precision, int64_t activation, MatmulProblem& p) {
-  auto dt = DTypeOf(a.element_type(), op, "a");
+  auto dt = FloatDType(a.element_type(), op, "a");
   if (dt.has_error()) return dt.error();
   p.dtype = *dt;
   auto ad = a.dimensions(), bd = b.dimensions(), od = out.dimensions();
   const size_t r = ad.size();
-  if (r < 2) return ArgErr(op, "a", "rank >= 2", "shape " + Dims(ad));
+  if (r < 2) return ArgError(op, "a", "rank >= 2", "shape " + ShapeString(ad));
   if (precision < 0 || precision > 2)
-    return ArgErr(op, "precision", "0 (default), 1 (high) or 2 (highest)", std::to_string(precision));
+    return ArgError(op, "precision", "0 (default), 1 (high) or 2 (highest)", std::to_string(precision));
   if (activation < 0 || activation >= kNumActivations)
-    return ArgErr(op, "activation", "an activation code in [0, 5)", std::to_string(activation));
+    return ArgError(op, "activation", "an activation code in [0, 5)", std::to_string(activation));
   p.precision = static_cast<MatmulPrecision>(precision);
   p.activation = static_cast<Activation>(activation);
   p.m = ad[r - 2];
   p.k = ad[r - 1];
   if (bd.size() != r)
-    return ArgErr(op, "b", "rank " + std::to_string(r) + " (the rank of 'a')", "shape " + Dims(bd));
+    return ArgError(op, "b", "rank " + std::to_string(r) + " (the rank of 'a')", "shape " + ShapeString(bd));
   if (bd[r - 2] != p.k)
-    return ArgErr(op, "b", "contraction dim " + std::to_string(p.k) + " (a's last dim)",
-                        "shape " + Dims(bd));
+    return ArgError(op, "b", "contraction dim " + std::to_string(p.k) + " (a's last dim)",
+                        "shape " + ShapeString(bd));
   p.n = bd[r - 1];
   // The output decides the batch shape; every operand's batch dim is the output's or 1.
-  if (od.size() != r) return ArgErr(op, "out", "rank " + std::to_string(r), "shape " + Dims(od));
+  if (od.size() != r) return ArgError(op, "out", "rank " + std::to_string(r), "shape " + ShapeString(od));
   if (od[r - 2] != p.m || od[r - 1] != p.n)
-    return ArgErr(op, "out", "trailing dims (" + std::to_string(p.m) + ", " + std::to_string(p.n) + ")",
-                        "shape " + Dims(od));
+    return ArgError(op, "out", "trailing dims (" + std::to_string(p.m) + ", " + std::to_string(p.n) + ")",
+                        "shape " + ShapeString(od));
   JK_RETURN_IF_ERROR(CheckOperand(op, "a", a, p.dtype, od, p.m, false, p.k, false));
   JK_RETURN_IF_ERROR(CheckOperand(op, "b", b, p.dtype, od, p.k, false, p.n, false));
   JK_RETURN_IF_ERROR(CheckOperand(op, "out", out, p.dtype, od, p.m, false, p.n, false));
-  const bool has_bias = bias && !Absent(*bias), has_res = residual && !Absent(*residual);
+  const bool has_bias = bias && !IsAbsent(*bias), has_res = residual && !IsAbsent(*residual);
   if (has_bias) JK_RETURN_IF_ERROR(CheckOperand(op, "bias", *bias, p.dtype, od, 1, false, p.n, false));
   if (has_res) JK_RETURN_IF_ERROR(CheckOperand(op, "residual", *residual, p.dtype, od, p.m, true, p.n, true));
 
@@ -129,8 +99,8 @@ ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi:
       sres[2 * kMaxBatchDims + 2];
   const size_t nb = r - 2;
   if (nb > 2 * kMaxBatchDims)
-    return ArgErr(op, "a", "at most " + std::to_string(2 * kMaxBatchDims) + " batch dims",
-                        "shape " + Dims(ad));
+    return ArgError(op, "a", "at most " + std::to_string(2 * kMaxBatchDims) + " batch dims",
+                        "shape " + ShapeString(ad));
   BroadcastStrides(ad, sa);
   BroadcastStrides(bd, sb);
   for (size_t i = 0; i < r; ++i) sbias[i] = sres[i] = 0;
@@ -160,8 +130,8 @@ ffi::Error BuildProblem(std::string_view op, const ffi::AnyBuffer& a, const ffi:
       }
     }
     if (rank == kMaxBatchDims)
-      return ArgErr(op, "a", "batch dims that coalesce into at most 8 broadcast groups",
-                          "shapes " + Dims(ad) + " and " + Dims(bd));
+      return ArgError(op, "a", "batch dims that coalesce into at most 8 broadcast groups",
+                          "shapes " + ShapeString(ad) + " and " + ShapeString(bd));
     p.batch_dims[rank] = od[i];
     p.a_stride[rank] = sa[i];
     p.b_stride[rank] = sb[i];

@@ -42,18 +42,6 @@ struct Geometry {
   std::vector<int64_t> stat_dims;  // x's dims without the axis
 };
 
-// Shapes in messages are built with std::to_string: streaming an int64_t into an ostringstream (what
-// common/ffi_helpers.h's ShapeString does) segfaulted inside the CUDA handlers on the GPU machine
-// (measured: every shape error crashed the process, every dtype error raised), most likely a libstdc++
-// mismatch between the extension and the process's locale facets.
-std::string Dims(ffi::Span<const int64_t> dims) {
-  std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + (dims.size() == 1 ? ",)" : ")");
-}
-
-bool IsAbsent(const ffi::AnyBuffer& b) { return b.dimensions().size() == 1 && b.dimensions()[0] == 0; }
-
 ffi::ErrorOr<Geometry> CheckX(const ffi::AnyBuffer& x, int64_t axis, std::string_view op) {
   auto dt = FloatDType(x.element_type(), op, "x");
   if (dt.has_error()) return ffi::Unexpected<ffi::Error>(dt.error());
@@ -94,7 +82,7 @@ ffi::Error CheckParam(const ffi::AnyBuffer& p, std::string_view arg, const Geome
   const auto d = p.dimensions();
   if (IsAbsent(p)) return ffi::Error::Success();  // n == 0: nothing reads it
   if (d.size() != 2 || d[1] != g.shape.n || d[0] < 1 || g.shape.outer % d[0] != 0)
-    return ArgError(op, arg, "shape " + ParamShapeString(g), Dims(d));
+    return ArgError(op, arg, "shape " + ParamShapeString(g), ShapeString(d));
   *groups = d[0];
   *present = true;
   return ffi::Error::Success();
@@ -111,14 +99,14 @@ ffi::Error CheckStat(const ffi::AnyBuffer& s, std::string_view arg, const Geomet
     *present = false;
     return ffi::Error::Success();
   }
-  return ArgError(op, arg, std::string("float32 of shape ") + Dims(want) + (optional ? " or (0,)" : ""),
-                  Dims(s.dimensions()));
+  return ArgError(op, arg, std::string("float32 of shape ") + ShapeString(want) + (optional ? " or (0,)" : ""),
+                  ShapeString(s.dimensions()));
 }
 
 ffi::Error CheckY(const ffi::AnyBuffer& y, const ffi::AnyBuffer& x, std::string_view op) {
   JK_RETURN_IF_ERROR(ExpectDType(y.element_type(), x.element_type(), op, "y"));
   if (y.dimensions() == x.dimensions()) return ffi::Error::Success();
-  return ArgError(op, "y", "shape " + Dims(x.dimensions()), Dims(y.dimensions()));
+  return ArgError(op, "y", "shape " + ShapeString(x.dimensions()), ShapeString(y.dimensions()));
 }
 
 ffi::Error CheckEpsilon(float epsilon, std::string_view op) {
@@ -155,7 +143,7 @@ ffi::ErrorOr<LayerNormCall> CheckLayerNorm(ffi::AnyBuffer& x, ffi::AnyBuffer& sc
   if (auto e = CheckStat(mean, "mean", *g, kLayerNorm, true, &has_mean); e.failure()) return err(std::move(e));
   if (auto e = CheckStat(rstd, "rstd", *g, kLayerNorm, true, &has_rstd); e.failure()) return err(std::move(e));
   if (has_mean != has_rstd)
-    return err(ArgError(kLayerNorm, "rstd", "the same presence as 'mean'", Dims(rstd.dimensions())));
+    return err(ArgError(kLayerNorm, "rstd", "the same presence as 'mean'", ShapeString(rstd.dimensions())));
   if (auto e = CheckEpsilon(epsilon, kLayerNorm); e.failure()) return err(std::move(e));
   return LayerNormCall{*g, DataOrNull(scale, has_scale), DataOrNull(bias, has_bias), StatOrNull(mean, has_mean),
                        StatOrNull(rstd, has_rstd)};
