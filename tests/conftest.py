@@ -6,6 +6,7 @@ so the error against a float64 reference is dominated by rounding the output to 
 """
 from __future__ import annotations
 
+import os
 import zlib
 
 import jax
@@ -19,6 +20,12 @@ import numpy as np
 import pytest
 
 import jax_kernels  # noqa: F401  (registers the FFI targets)
+from hypothesis import settings
+
+# Property tests: "ci" keeps the suite fast on 2 cores; JK_HYPOTHESIS_PROFILE=thorough for manual runs.
+settings.register_profile("ci", max_examples=25, deadline=None)
+settings.register_profile("thorough", max_examples=500, deadline=None)
+settings.load_profile(os.environ.get("JK_HYPOTHESIS_PROFILE", "ci"))
 
 BACKEND = jax.default_backend()
 ON_GPU = BACKEND == "gpu"

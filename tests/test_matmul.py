@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 from jax import lax
 from math import erf
 
@@ -377,7 +377,6 @@ def test_handler_validation(call, match):
 
 # ---- properties ---------------------------------------------------------------------------------------
 
-@settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_property_matmul(data):
     dtype = data.draw(st.sampled_from(FLOAT_DTYPES))

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import jax_kernels as jk
 from jax_kernels import norms
@@ -372,7 +372,6 @@ def test_stats_apply_vmap(rng):
 
 
 # ---- properties ---------------------------------------------------------------------------------
-@settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_property_random_shapes(data):
     rank = data.draw(st.integers(1, 4))
