@@ -75,8 +75,10 @@ bool HasClusters() {
   return cache[dev] == 2;
 }
 
-int NextPow2(int64_t v) {
-  int p = 1;
+// 64-bit: the columns tier passes `inner`, which can exceed 2^30 (softmax over axis 0 of a (2, 24576, 65536)
+// array); an int doubling past 2^30 overflowed to 0 and this loop never ended (a host-side hang).
+int64_t NextPow2(int64_t v) {
+  int64_t p = 1;
   while (p < v) p *= 2;
   return p;
 }
@@ -166,7 +168,7 @@ template <typename T, ColumnsMode kMode>
 cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out, float* sum_out,
                           const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
                           const MaskIndex& mask, bool log) {
-  const int bx = std::min(32, NextPow2(inner));
+  const int bx = static_cast<int>(std::min<int64_t>(32, NextPow2(inner)));
   const dim3 block(bx, softmax::kColumnsBlock / bx);
   const int64_t tiles = outer * CeilDiv(inner, bx);
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(1) << 30));

@@ -57,23 +57,26 @@ __host__ __device__ __forceinline__ void Decompose(const AxisList<N>& axes, I i,
 }
 
 // Input offset of tile row b / output offset of tile column a. One axis (the common case) needs no
-// division; grouped axes divide in 32 bits whenever the group fits (always, in practice).
+// division; grouped axes divide in 32 bits whenever the group fits (always, in practice). The test is on
+// the group's size, not on i: a group's last axis may alone exceed 2^32 (groups grow while short), and a
+// small i would then divide by that dim truncated to 32 bits.
 template <bool kIn>
-__host__ __device__ __forceinline__ int64_t GroupOffset(const AxisList<kMaxGroupAxes>& g, int64_t i) {
+__host__ __device__ __forceinline__ int64_t GroupOffset(const AxisList<kMaxGroupAxes>& g, int64_t i,
+                                                        int64_t size) {
   if (g.n == 1) return i * (kIn ? g.in[0] : g.out[0]);
   int64_t in, out;
-  if (i <= 0xffffffffll) {
+  if (size <= 0xffffffffll) {
     Decompose<uint32_t>(g, static_cast<uint32_t>(i), &in, &out);
   } else {
     Decompose<int64_t>(g, i, &in, &out);
   }
   return kIn ? in : out;
 }
-__device__ __forceinline__ int64_t RowIn(const AxisList<kMaxGroupAxes>& g, int64_t b) {
-  return GroupOffset<true>(g, b);
+__device__ __forceinline__ int64_t RowIn(const AxisList<kMaxGroupAxes>& g, int64_t b, int64_t nb) {
+  return GroupOffset<true>(g, b, nb);
 }
-__device__ __forceinline__ int64_t ColOut(const AxisList<kMaxGroupAxes>& g, int64_t a) {
-  return GroupOffset<false>(g, a);
+__device__ __forceinline__ int64_t ColOut(const AxisList<kMaxGroupAxes>& g, int64_t a, int64_t na) {
+  return GroupOffset<false>(g, a, na);
 }
 
 // Tile t -> (tile along A, tile along B, batch offsets). A varies fastest: neighbouring blocks read
@@ -181,7 +184,7 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
       const int64_t b = b0 + r, a = a0 + slot * S::kV;
       v[i] = make_uint4(0, 0, 0, 0);  // edge tiles: defined (never stored) values
       if (b < p.nb && a < p.na) {
-        const int64_t at = bin + RowIn(p.b, b) + a;
+        const int64_t at = bin + RowIn(p.b, b, p.nb) + a;
         JK_DEVICE_ASSERT(at >= 0 && at + S::kV <= p.elements);
         v[i] = __ldg(reinterpret_cast<const uint4*>(p.x + at * kE));
       }
@@ -212,7 +215,7 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
       for (int j = 0; j < S::kP; ++j) {
         const int64_t a = a0 + og * S::kP + j;
         if (a < p.na && b < p.nb) {
-          const int64_t at = bout + ColOut(p.a, a) + b;
+          const int64_t at = bout + ColOut(p.a, a, p.na) + b;
           JK_DEVICE_ASSERT(at >= 0 && at + S::kV <= p.elements);
           *reinterpret_cast<uint4*>(p.y + at * kE) = o[j];
         }
@@ -246,7 +249,7 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
     for (int i = 0; i < kRows; ++i) {
       const int64_t b = b0 + ty + i * kStep, a = a0 + tx;
       if (b < p.nb && a < p.na) {
-        const int64_t at = bin + RowIn(p.b, b) + a;
+        const int64_t at = bin + RowIn(p.b, b, p.nb) + a;
         JK_DEVICE_ASSERT(at >= 0 && at < p.elements);
         v[i] = x[at];
       }
@@ -258,7 +261,7 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
     for (int i = 0; i < kRows; ++i) {
       const int64_t a = a0 + ty + i * kStep, b = b0 + tx;
       if (a < p.na && b < p.nb) {
-        const int64_t at = bout + ColOut(p.a, a) + b;
+        const int64_t at = bout + ColOut(p.a, a, p.na) + b;
         JK_DEVICE_ASSERT(at >= 0 && at < p.elements);
         y[at] = tile[tx][ty + i * kStep];
       }
