@@ -48,8 +48,9 @@ cudaError_t WithConstant(int v, Fn&& fn) {
   return r;
 }
 
-int NextPow2(int64_t v) {
-  int p = 1;
+// 64-bit doubling: an int would wrap to 0 and loop for ever past 2^30 (callers pass small values).
+int64_t NextPow2(int64_t v) {
+  int64_t p = 1;
   while (p < v) p *= 2;
   return p;
 }
@@ -89,8 +90,8 @@ template <typename T, Kind K, int P>
 cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t packs) {
   // Short rows: the smallest lane group covering the row (P == 1 keeps whole warps: the scalar path is
   // for correctness, not speed, and fewer instantiations).
-  const int w = P == 1 ? 32 : std::min(32, NextPow2(packs));
-  const int c = NextPow2(CeilDiv(packs, w));
+  const int w = P == 1 ? 32 : static_cast<int>(std::min<int64_t>(32, NextPow2(packs)));
+  const int c = static_cast<int>(NextPow2(CeilDiv(packs, w)));
   return WithConstant<1, 2, 4, 8, 16, 32>(w, [&](auto W) {
     constexpr int kW = decltype(W)::value;
     constexpr int kR = kW < 32 ? 2 : 1;
