@@ -208,88 +208,50 @@ ffi::Error ApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask,
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER(kSoftmaxCpu, SoftmaxCpu<false>,
-                       ffi::Ffi::Bind()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask: bool, x's rank, dims x's or 1; or (0,)
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"));
-XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCpu, SoftmaxCpu<true>,
-                       ffi::Ffi::Bind()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"));
-XLA_FFI_DEFINE_HANDLER(kStatsCpu, StatsCpu,
-                       ffi::Ffi::Bind()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Ret<ffi::AnyBuffer>()  // row_max
-                           .Ret<ffi::AnyBuffer>()  // row_sum
-                           .Attr<int64_t>("axis"));
-XLA_FFI_DEFINE_HANDLER(kApplyCpu, ApplyCpu<false>,
-                       ffi::Ffi::Bind()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Arg<ffi::AnyBuffer>()  // row_max
-                           .Arg<ffi::AnyBuffer>()  // row_sum
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"));
-XLA_FFI_DEFINE_HANDLER(kLogApplyCpu, ApplyCpu<true>,
-                       ffi::Ffi::Bind()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Arg<ffi::AnyBuffer>()  // row_max
-                           .Arg<ffi::AnyBuffer>()  // row_sum
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"));
+// The three argument lists, each shared by its CPU and CUDA handlers (a CUDA binding starts with the
+// stream) and by the softmax and log-softmax variants.
+template <typename B>
+auto SoftmaxArgs(B b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()      // x
+      .template Arg<ffi::AnyBuffer>()                     // mask: bool, x's rank, dims x's or 1; or (0,)
+      .template Ret<ffi::AnyBuffer>()                     // y
+      .template Attr<int64_t>("axis");
+}
+template <typename B>
+auto StatsArgs(B b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()      // x
+      .template Arg<ffi::AnyBuffer>()                     // mask
+      .template Ret<ffi::AnyBuffer>()                     // row_max
+      .template Ret<ffi::AnyBuffer>()                     // row_sum
+      .template Attr<int64_t>("axis");
+}
+template <typename B>
+auto ApplyArgs(B b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()      // x
+      .template Arg<ffi::AnyBuffer>()                     // mask
+      .template Arg<ffi::AnyBuffer>()                     // row_max
+      .template Arg<ffi::AnyBuffer>()                     // row_sum
+      .template Ret<ffi::AnyBuffer>()                     // y
+      .template Attr<int64_t>("axis");
+}
+
+XLA_FFI_DEFINE_HANDLER(kSoftmaxCpu, SoftmaxCpu<false>, SoftmaxArgs(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCpu, SoftmaxCpu<true>, SoftmaxArgs(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER(kStatsCpu, StatsCpu, StatsArgs(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER(kApplyCpu, ApplyCpu<false>, ApplyArgs(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER(kLogApplyCpu, ApplyCpu<true>, ApplyArgs(ffi::Ffi::Bind()));
 
 #ifdef JK_WITH_CUDA
-// Graph-safe: a fixed set of launches per shape, no allocation, no synchronisation.
-XLA_FFI_DEFINE_HANDLER(kSoftmaxCuda, SoftmaxCuda<false>,
-                       ffi::Ffi::Bind()
-                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"),
+// Graph-safe: the same launches on XLA's stream every call, no allocation, no synchronisation.
+auto CudaBind() { return ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>(); }
+XLA_FFI_DEFINE_HANDLER(kSoftmaxCuda, SoftmaxCuda<false>, SoftmaxArgs(CudaBind()),
                        {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCuda, SoftmaxCuda<true>,
-                       ffi::Ffi::Bind()
-                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"),
+XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCuda, SoftmaxCuda<true>, SoftmaxArgs(CudaBind()),
                        {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER(kStatsCuda, StatsCuda,
-                       ffi::Ffi::Bind()
-                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Ret<ffi::AnyBuffer>()  // row_max
-                           .Ret<ffi::AnyBuffer>()  // row_sum
-                           .Attr<int64_t>("axis"),
+XLA_FFI_DEFINE_HANDLER(kStatsCuda, StatsCuda, StatsArgs(CudaBind()), {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER(kApplyCuda, ApplyCuda<false>, ApplyArgs(CudaBind()),
                        {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER(kApplyCuda, ApplyCuda<false>,
-                       ffi::Ffi::Bind()
-                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Arg<ffi::AnyBuffer>()  // row_max
-                           .Arg<ffi::AnyBuffer>()  // row_sum
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"),
-                       {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER(kLogApplyCuda, ApplyCuda<true>,
-                       ffi::Ffi::Bind()
-                           .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                           .Arg<ffi::AnyBuffer>()  // x
-                           .Arg<ffi::AnyBuffer>()  // mask
-                           .Arg<ffi::AnyBuffer>()  // row_max
-                           .Arg<ffi::AnyBuffer>()  // row_sum
-                           .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<int64_t>("axis"),
+XLA_FFI_DEFINE_HANDLER(kLogApplyCuda, ApplyCuda<true>, ApplyArgs(CudaBind()),
                        {ffi::Traits::kCmdBufferCompatible});
 #endif
 
