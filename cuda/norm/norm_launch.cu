@@ -164,7 +164,7 @@ template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
-  const Forced forced = ForcedTier();
+  static const Forced forced = ForcedTier();  // read once per process, like the softmax knobs
   if (!Vectorizable(p)) {
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
