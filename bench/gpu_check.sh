@@ -39,13 +39,16 @@ cd /tmp   # import the installed package, not the source tree
 if [[ " $stages " == *" test "* ]]; then
   stage test
   $PY -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
-  # Four pytest workers (pytest-xdist) share the GPU: the suite is bound by compilation, not by the
-  # GPU. No preallocation, so four processes fit.
-  JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${JK_TEST_TIMEOUT:-480}" \
-    $PY -m pytest -q -p no:cacheprovider -o addopts="" -n "${JK_TEST_WORKERS:-4}" --durations=15 \
-    "$REPO/tests" >"$OUT/tests.log" 2>&1
+  # Several pytest workers (pytest-xdist) share the GPU: the suite is bound by compilation, not by the
+  # GPU. No preallocation, so the processes fit. -v names every result as it happens, so a run cut off
+  # by the time limit still says what failed; a test stuck in native code (where a signal cannot reach)
+  # is ended by pytest-timeout's thread method, which names it and kills only that worker.
+  JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${JK_TEST_TIMEOUT:-540}" \
+    $PY -m pytest -v -rfE -p no:cacheprovider -o addopts="" -n "${JK_TEST_WORKERS:-8}" --durations=15 \
+    -p timeout --timeout=240 --timeout-method=thread "$REPO/tests" >"$OUT/tests.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
-  grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -40
+  grep -E "(FAILED|ERROR|Timeout)" "$OUT/tests.log" | head -40
+  grep -cE " PASSED " "$OUT/tests.log" | sed 's/^/tests passed so far: /'
   tail -3 "$OUT/tests.log"
 fi
 
