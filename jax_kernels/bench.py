@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("--quick", action="store_true", help="a handful of small shapes per op (CI, smoke tests)")
+    p.add_argument("--full", action="store_true",
+                   help="the full GPU sweeps (or GPT-2 small) even without a GPU (default there: --quick)")
     p.add_argument("--ops", help=f"comma-separated subset of: {','.join(_cases.OPS)}")
     p.add_argument("--dtypes", help="comma-separated subset of: float32,bfloat16,float16,int8 (aliases f32,bf16,f16)")
     p.add_argument("--json", metavar="PATH", help="write every row and the metadata to PATH")
@@ -160,6 +162,13 @@ def _interrupt_on_sigterm():
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv
+    if not (args.quick or args.full or args.method or args.list or args.from_json):
+        import jax
+        if jax.default_backend() == "cpu":
+            # The GPU sweeps hold tensors of several GB (49152 x 65536) and would take hours on a CPU.
+            print("jax-kernels-bench: no GPU, running the --quick sizes (pass --full for the GPU sweeps)",
+                  file=sys.stderr)
+            args.quick = True
     if args.method:
         from ._bench import timing
         print(timing.METHOD_GPU + "\n\nOn CPU: " + timing.METHOD_CPU)
