@@ -5,15 +5,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
-OUT=${OUT:-/tmp/jk_out}
+export OUT=${OUT:-/tmp/jk_out}
 mkdir -p "$OUT"
 PY=${PYTHON:-python3}  # a bare `pip` may belong to another Python than the one with jax
-export JK_CUDA=ON JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
-echo "== build"; start=$(date +%s)
-if ! $PY -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then
-  tail -60 "$OUT/build.log"; exit 1
-fi
-echo "built in $(( $(date +%s) - start ))s"
+export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
+bash bench/gpu_check.sh build || exit 1
 cd /tmp   # import the installed package, not the source tree
 if [ -n "${1:-}" ]; then
   echo "== tests"

@@ -5,20 +5,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
-OUT=${OUT:-/tmp/jk_out}
+export OUT=${OUT:-/tmp/jk_out}
 mkdir -p "$OUT"
-export JK_CUDA=ON JK_CUDA_ARCHS=90a-real PYTHONUNBUFFERED=1
 PY=python3  # the image's python3 holds jax; a bare `pip` may belong to another interpreter
 start=$(date +%s)
 t() { echo "[$(( $(date +%s) - start ))s] $*"; }
-if $PY -m pip install --no-build-isolation --no-deps -q . >"$OUT/build.log" 2>&1; then
-  t "built with pip"
-else
-  tail -5 "$OUT/build.log"
-  PYTHON=$PY JOBS=16 bash bench/dev_build.sh >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-  export PYTHONPATH=$REPO
-  t "built in place (dev_build.sh)"
-fi
+JK_CUDA_ARCHS=90a-real bash bench/gpu_check.sh build || exit 1
+t "built"
 cd /tmp
 timeout "${SWEEP_TIMEOUT:-120}" $PY "$REPO/bench/lab/softmax_sweep.py" --kernels --json "$OUT/sweep.jsonl" >"$OUT/sweep.log" 2>&1
 t "sweep rc=$?"
