@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any, Callable
 
 import jax
+import jax.numpy as jnp
 from jax.extend.core import Primitive
 from jax.interpreters import batching, mlir
 from jax._src import dispatch  # prim_requires_devices_during_lowering: no public home yet
@@ -36,6 +37,17 @@ except ImportError:  # pragma: no cover - moved in some future release
 
 
 AttrsFn = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def absent(dtype):
+    """The marker of an absent optional operand (no scale, bias, mask, residual...): a (0,) array. The
+    handlers test for it (``IsAbsent`` in cuda/common/ffi_helpers.h)."""
+    return jnp.zeros((0,), dtype)
+
+
+def is_absent(x) -> bool:
+    """True for the (0,) marker; takes arrays, avals and MLIR types (anything with a shape)."""
+    return len(x.shape) == 1 and x.shape[0] == 0
 
 
 def _lowering(target: str, attrs: AttrsFn, platform: str):

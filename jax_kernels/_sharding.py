@@ -12,6 +12,8 @@ from functools import lru_cache
 from jax.experimental.custom_partitioning import custom_partitioning
 from jax.interpreters import mlir
 
+from ._primitive import is_absent
+
 
 def _freeze(params: dict):
     return tuple(sorted(params.items()))
@@ -66,11 +68,6 @@ def factor_names(rank: int, prefix: str = "d") -> list[str]:
     return [f"{prefix}{i}" for i in range(rank)]
 
 
-def _is_empty_operand(t) -> bool:
-    """The (0,) 'absent' marker of optional buffers."""
-    return len(t.shape) == 1 and t.shape[0] == 0
-
-
 def _mesh_size(mesh, axes) -> int:
     size = 1
     for a in axes:
@@ -95,22 +92,22 @@ class NormPartitioning:
         xf = factor_names(len(operand_types[0].shape))
         xf[axis] = "n"
         stats = " ".join(f for i, f in enumerate(xf) if i != axis) or "s"
-        ops = [" ".join(xf)] + ["e" if _is_empty_operand(t) else "g n" for t in operand_types[1:]]
+        ops = [" ".join(xf)] + ["e" if is_absent(t) else "g n" for t in operand_types[1:]]
         if self.kind == "rms":
             res = [" ".join(xf)]
         else:
-            res = [" ".join(xf)] + ["z" if _is_empty_operand(t) else stats for t in result_types[1:]]
+            res = [" ".join(xf)] + ["z" if is_absent(t) else stats for t in result_types[1:]]
         return ", ".join(ops) + " -> " + ", ".join(res)
 
     def partition(self, params, local, mesh, arg_shapes, result_shape):
         axis = params["axis"]
         xs = spec_list(arg_shapes[0])
-        grouped = any(not _is_empty_operand(a) and a.shape[0] > 1 for a in arg_shapes[1:])
+        grouped = any(not is_absent(a) and a.shape[0] > 1 for a in arg_shapes[1:])
         if grouped:
             # vmapped parameters: a parameter row serves a block of outer rows, counted globally, so the
             # dims before the axis stay whole on every device.
             xs[:axis] = [None] * axis
-        param_spec = lambda a: [None] if _is_empty_operand(a) else [None, xs[axis]]
+        param_spec = lambda a: [None] if is_absent(a) else [None, xs[axis]]
         arg_shardings = (named(mesh, xs),) + tuple(named(mesh, param_spec(a)) for a in arg_shapes[1:])
         y_sharding = named(mesh, xs)
         if self.kind == "rms":
@@ -119,7 +116,7 @@ class NormPartitioning:
             stat_spec = [s for i, s in enumerate(xs) if i != axis]
             # A list: the output tree of a multiple-results primitive's bind.
             result_shardings = [y_sharding] + [
-                named(mesh, [None] if _is_empty_operand(r) else stat_spec) for r in result_shape[1:]]
+                named(mesh, [None] if is_absent(r) else stat_spec) for r in result_shape[1:]]
         n_axes = axes_of(xs[axis])
         if not n_axes:
             return mesh, local, result_shardings, arg_shardings

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from . import _checks
-from ._primitive import define_primitive
+from ._primitive import absent, define_primitive, is_absent
 from ._sharding import MatmulPartitioning
 
 # Same codes as cuda/matmul/matmul_problem.h (enum class Activation).
@@ -58,21 +58,13 @@ def _pad(x, rank: int):
     return x if x.ndim == rank else jnp.reshape(x, (1,) * (rank - x.ndim) + tuple(x.shape))
 
 
-def _absent(dtype):
-    return jnp.zeros((0,), dtype)
-
-
-def _is_absent(x) -> bool:
-    return x.ndim == 1 and x.shape[0] == 0
-
-
 # ---- primitives -----------------------------------------------------------------------------------
 
 def _out_aval(a, b, *rest):
     r = a.ndim
     # Every operand's batch dim is the output's or 1 (0 broadcasts with 1 like any size).
     batch = [next((v for v in d if v != 1), 1)
-             for d in zip(*(x.shape[:r - 2] for x in (a, b, *rest) if not _is_absent(x)))]
+             for d in zip(*(x.shape[:r - 2] for x in (a, b, *rest) if not is_absent(x)))]
     return a.update(shape=tuple(batch) + (a.shape[-2], b.shape[-1]), dtype=a.dtype)
 
 
@@ -99,7 +91,7 @@ def _batch_rule(get_prim):
         new = []
         for x, d in zip(args, dims):
             if d is None:
-                new.append(x if _is_absent(x) else jnp.expand_dims(x, p))
+                new.append(x if is_absent(x) else jnp.expand_dims(x, p))
             else:
                 new.append(x if d == p else jnp.moveaxis(x, d, p))
         return get_prim().bind(*new, **params), p
@@ -176,14 +168,14 @@ def linear(x, w, bias=None, *, activation=None, residual=None, precision=None):
     r = len(batch) + 2
     n = w.shape[-1]
     if bias is None:
-        bias2 = _absent(x.dtype)
+        bias2 = absent(x.dtype)
     else:
         _checks.check_float_dtype(op, "bias", bias)
         _checks.check_same_dtype(op, "bias", bias, "x", x)
         _checks.check_shape(op, "bias", bias, (n,))
         bias2 = jnp.reshape(bias, (1,) * (r - 1) + (n,))
     if residual is None:
-        res2 = _absent(x.dtype)
+        res2 = absent(x.dtype)
     else:
         _checks.check_float_dtype(op, "residual", residual)
         _checks.check_same_dtype(op, "residual", residual, "x", x)

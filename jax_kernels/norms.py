@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _checks
-from ._primitive import define_primitive
+from ._primitive import absent, define_primitive, is_absent
 from ._sharding import NormPartitioning
 
 _F32 = np.dtype(np.float32)
@@ -28,15 +28,6 @@ _F32 = np.dtype(np.float32)
 
 def _stat_shape(shape, axis):
     return tuple(d for i, d in enumerate(shape) if i != axis)
-
-
-def _empty(dtype):
-    """The 'absent' marker of an optional buffer: a zero-size (0,) array."""
-    return jnp.zeros((0,), dtype)
-
-
-def _is_absent(a):
-    return a.ndim == 1 and a.shape[0] == 0
 
 
 # ---- batching: shared by every primitive here ----------------------------------------------------
@@ -56,7 +47,7 @@ def _regroup(param, pdim, size, outer, pre, post, n):
     Returns the (G', n) parameter with consecutive blocks of rows sharing a row: usually the parameter
     itself or a small gather, never something of x's size unless the grouping truly needs it.
     """
-    if _is_absent(param) and pdim is None:
+    if is_absent(param) and pdim is None:
         return param
     if pdim is not None:
         param = jnp.moveaxis(param, pdim, 0)
@@ -215,7 +206,7 @@ def _check_epsilon(op, epsilon):
 def _param(op, name, p, x, axis):
     """A (n,) scale/bias as the kernel's (1, n), or the absent marker."""
     if p is None:
-        return _empty(x.dtype)
+        return absent(x.dtype)
     _checks.check_array(op, name, p)
     _checks.check_same_dtype(op, name, p, "x", x)
     _checks.check_shape(op, name, p, (x.shape[axis],))

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _checks
-from ._primitive import define_primitive
+from ._primitive import absent, define_primitive, is_absent
 from ._sharding import SoftmaxPartitioning
 
 # The kernels' mask index map merges dims into at most 8 per side of the axis, which every array of rank
@@ -27,16 +27,8 @@ from ._sharding import SoftmaxPartitioning
 _MAX_BROADCAST_RANK = 9
 
 
-def _no_mask():
-    return jnp.zeros((0,), jnp.bool_)
-
-
-def _has_mask(mask) -> bool:
-    return not (mask.ndim == 1 and mask.shape[0] == 0)
-
-
 def _fit_mask(mask, x_shape):
-    if _has_mask(mask) and len(x_shape) > _MAX_BROADCAST_RANK:
+    if not is_absent(mask) and len(x_shape) > _MAX_BROADCAST_RANK:
         return jnp.broadcast_to(mask, x_shape)
     return mask
 
@@ -59,7 +51,7 @@ def _batch_x_mask(x, xd, mask, md, axis, size):
         x = jnp.broadcast_to(x[None], (size,) + x.shape)
         xd = 0
     new_axis = axis + 1 if xd <= axis else axis
-    if _has_mask(mask) or md is not None:
+    if not is_absent(mask) or md is not None:
         mask = jnp.expand_dims(mask, xd) if md is None else jnp.moveaxis(mask, md, xd)
         mask = _fit_mask(mask, x.shape)
     return x, xd, mask, new_axis
@@ -130,7 +122,7 @@ def _prepare(op, x, axis, where):
     x = jnp.asarray(x)
     ax = _checks.normalize_axis(op, axis, x.ndim)
     if where is None:
-        return x, ax, _no_mask()
+        return x, ax, absent(jnp.bool_)
     if isinstance(where, (bool, np.bool_)):
         where = np.asarray(where)
     _checks.check_array(op, "where", where)
