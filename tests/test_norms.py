@@ -117,12 +117,17 @@ def test_epsilon_and_constant_rows(rng):
 
 def test_large_mean_small_variance(rng):
     """Two-pass / Welford statistics survive where the naive E[x^2] - E[x]^2 cancels to garbage."""
-    for n in (64, 1024, 8192, 131080):
+    for n in (64, 1024, 8192, 131080):   # every row tier
         xf = (1e4 + rng.standard_normal((2, n)) * 1e-1).astype(np.float32)
         y, mean, rstd = jk.layer_norm(jnp.asarray(xf), return_stats=True)
         ey, em, er = np_layer_norm(xf.astype(np.float64))
         assert_close(rstd, er, rtol=1e-3, atol=0)
+        assert_close(np.ravel(mean), np.ravel(em), rtol=2e-7, atol=0)   # within ~1 float32 ulp
         assert_close(y, ey, rtol=1e-2, atol=1e-2)
+    # The strided tier (a non-last axis).
+    xf = (1e4 + rng.standard_normal((3, 4096, 5)) * 1e-1).astype(np.float32)
+    y = jk.layer_norm(jnp.asarray(xf), axis=1)
+    assert_close(y, np_layer_norm(xf.astype(np.float64), axis=1)[0], rtol=1e-2, atol=1e-2)
 
 
 def test_float16_large_values(rng):

@@ -1,7 +1,8 @@
 // LayerNorm / RMSNorm kernels. x is viewed as (outer, n, inner) around the normalised axis; the row
 // kernels handle inner == 1 (rows = outer), the strided kernel inner > 1. Statistics are float32 for every
-// storage type: LayerNorm uses two passes over a register-resident row (exact mean, then the mean of
-// squared deviations), or Welford/Chan merges where the row is streamed; never the naive sum of squares.
+// storage type: LayerNorm uses two passes over a register-resident row (the mean, then the mean of squared
+// deviations), or Welford/Chan merges where the row is streamed; never the naive sum of squares; always of
+// the data shifted by the row's first element (RowShift).
 // Device code only: the launcher (norm_launch.cu) picks the tier and its template parameters.
 #pragma once
 #include <cooperative_groups.h>
@@ -50,6 +51,16 @@ __device__ __forceinline__ Pack<T, P> LoadPackStreaming(const T* p) {
 template <typename T, int P>
 __device__ __forceinline__ void StorePack(T* p, const Pack<T, P>& v) {
   *reinterpret_cast<Pack<T, P>*>(p) = v;
+}
+
+// LayerNorm statistics are taken of x - x[row, 0] ("shifted data"): a row whose mean is large against its
+// spread (mean 1e4, std 0.1) would otherwise lose the mean to float32 rounding of the running sum (an error
+// of about one ulp of the mean, which (x - mean) * rstd amplifies by mean / std). The subtraction is exact
+// for values near the shift, so the shifted sum keeps full relative precision; the shift is added back
+// once. RMSNorm needs no shift (0). `row` may be past the end (padding lanes): those get 0.
+template <Kind K, typename T>
+__device__ __forceinline__ float RowShift(const T* x, int64_t row, int64_t rows, int64_t n) {
+  return K == Kind::kLayerNorm && row < rows ? ToFloat(x[row * n]) : 0.f;
 }
 
 // The normalisation of one element given the row statistics and the (optional) affine parameters.
@@ -120,24 +131,25 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
 
   for (int64_t base = warp * kGroupsPerWarp * R; base < rows; base += num_warps * kGroupsPerWarp * R) {
     Pack<T, P> v[R][C];
-    float sum[R];
+    float sum[R], shift[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = base + static_cast<int64_t>(group_in_warp) * R + r;
+      shift[r] = RowShift<K>(p.x, row, rows, n);
       sum[r] = 0.f;
 #pragma unroll
       for (int c = 0; c < C; ++c) {
         const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
         if (row < rows && col < n) {
           v[r][c] = LoadPack<T, P>(p.x + row * n + col);
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            const float f = ToFloat(v[r][c].v[e]);
+            sum[r] += K == Kind::kLayerNorm ? f - shift[r] : f * f;
+          }
         } else {
 #pragma unroll
           for (int e = 0; e < P; ++e) v[r][c].v[e] = FromFloat<T>(0.f);
-        }
-#pragma unroll
-        for (int e = 0; e < P; ++e) {
-          const float f = ToFloat(v[r][c].v[e]);
-          sum[r] += K == Kind::kLayerNorm ? f : f * f;
         }
       }
     }
@@ -148,7 +160,8 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
       float sq[R];
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        mean[r] = sum[r] * inv_n;
+        const float shifted_mean = sum[r] * inv_n;
+        mean[r] = shift[r] + shifted_mean;
         sq[r] = 0.f;
         const int64_t row = base + static_cast<int64_t>(group_in_warp) * R + r;
 #pragma unroll
@@ -157,7 +170,7 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
           if (row < rows && col < n) {  // padding must not contribute (0 - mean)^2
 #pragma unroll
             for (int e = 0; e < P; ++e) {
-              const float d = ToFloat(v[r][c].v[e]) - mean[r];
+              const float d = (ToFloat(v[r][c].v[e]) - shift[r]) - shifted_mean;
               sq[r] += d * d;
             }
           }
@@ -244,26 +257,28 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     const T* x = p.x + row * n + rank * chunk;
     const int64_t limit = n - rank * chunk;  // columns of this CTA's chunk that exist (may be <= 0)
     Pack<T, P> v[C];
+    const float shift = RowShift<K>(p.x, row, rows, n);  // the row's first element, for every CTA
     float sum = 0.f;
 #pragma unroll
     for (int c = 0; c < C; ++c) {
       const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
       if (col < limit) {
         v[c] = LoadPack<T, P>(x + col);
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          const float f = ToFloat(v[c].v[e]);
+          sum += K == Kind::kLayerNorm ? f - shift : f * f;
+        }
       } else {
 #pragma unroll
         for (int e = 0; e < P; ++e) v[c].v[e] = FromFloat<T>(0.f);
-      }
-#pragma unroll
-      for (int e = 0; e < P; ++e) {
-        const float f = ToFloat(v[c].v[e]);
-        sum += K == Kind::kLayerNorm ? f : f * f;
       }
     }
     sum = RowAllReduceSum(sum, scratch, &slots[0], cluster);
     float mean = 0.f, rstd;
     if constexpr (K == Kind::kLayerNorm) {
-      mean = sum * inv_n;
+      const float shifted_mean = sum * inv_n;
+      mean = shift + shifted_mean;
       float sq = 0.f;
 #pragma unroll
       for (int c = 0; c < C; ++c) {
@@ -271,7 +286,7 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
         if (col < limit) {
 #pragma unroll
           for (int e = 0; e < P; ++e) {
-            const float d = ToFloat(v[c].v[e]) - mean;
+            const float d = (ToFloat(v[c].v[e]) - shift) - shifted_mean;
             sq += d * d;
           }
         }
@@ -333,7 +348,8 @@ __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) Bl
   const int64_t step = blockDim.x;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* x = p.x + row * n;
-    Welford w;
+    const float shift = RowShift<K>(p.x, row, rows, n);
+    Welford w;  // of x - shift (LayerNorm)
     for (int64_t base = threadIdx.x; base < packs; base += U * step) {
       Pack<T, P> v[U];
       int valid = 0;  // packs base, base + step, ... that exist: a prefix of v, at least one
@@ -349,7 +365,7 @@ __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) Bl
       for (int u = 0; u < U; ++u) {
         if (u < valid) {
 #pragma unroll
-          for (int e = 0; e < P; ++e) s += ToFloat(v[u].v[e]);
+          for (int e = 0; e < P; ++e) s += ToFloat(v[u].v[e]) - shift;
         }
       }
       Welford cw;
@@ -360,7 +376,7 @@ __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) Bl
         if (u < valid) {
 #pragma unroll
           for (int e = 0; e < P; ++e) {
-            const float d = ToFloat(v[u].v[e]) - cw.mean;
+            const float d = (ToFloat(v[u].v[e]) - shift) - cw.mean;
             cw.m2 += d * d;
           }
         }
@@ -370,12 +386,12 @@ __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) Bl
     w = BlockAllReduceWelford(w, scratch);
     const float var = w.m2 / static_cast<float>(n);
     // mean(x^2) = var + mean^2: two non-negative terms, no cancellation.
-    const float ms = var + w.mean * w.mean;
-    const float mean = K == Kind::kLayerNorm ? w.mean : 0.f;
+    const float ms = var + w.mean * w.mean;  // RMSNorm: shift == 0
+    const float mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
     const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : ms, p.epsilon);
     if (stats_only) {
       if (threadIdx.x == 0) {
-        p.mean[row] = K == Kind::kLayerNorm ? w.mean : ms;
+        p.mean[row] = K == Kind::kLayerNorm ? mean : ms;
         if (K == Kind::kLayerNorm) p.rstd[row] = w.m2;
       }
       __syncthreads();  // scratch is reused by the next row's reduction
@@ -425,7 +441,8 @@ __global__ void __launch_bounds__(32 * kStridedMaxSlices) StridedTwoReads(Params
     const bool live = c < columns;
     const int64_t o = live ? c / inner : 0, i = live ? c % inner : 0;
     const T* x = p.x + o * n * inner + i;
-    Welford w;
+    const float shift = K == Kind::kLayerNorm && live ? ToFloat(x[0]) : 0.f;  // see RowShift
+    Welford w;  // of x - shift
     for (int64_t j0 = static_cast<int64_t>(ty) * 8; j0 < n; j0 += 8 * slices) {
       float v[8];
       int cnt = 0;
@@ -433,7 +450,7 @@ __global__ void __launch_bounds__(32 * kStridedMaxSlices) StridedTwoReads(Params
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
         const bool ok = live && j0 + e < n;
-        v[e] = ok ? ToFloat(x[(j0 + e) * inner]) : 0.f;
+        v[e] = ok ? ToFloat(x[(j0 + e) * inner]) - shift : 0.f;
         s += v[e];
         cnt += ok;
       }
@@ -462,12 +479,12 @@ __global__ void __launch_bounds__(32 * kStridedMaxSlices) StridedTwoReads(Params
     }
     __syncthreads();  // sm is rewritten by the next tile
     const float var = r.m2 / static_cast<float>(n);
-    const float ms = var + r.mean * r.mean;
-    const float mean = K == Kind::kLayerNorm ? r.mean : 0.f;
+    const float ms = var + r.mean * r.mean;  // RMSNorm: shift == 0
+    const float mean = K == Kind::kLayerNorm ? shift + r.mean : 0.f;
     const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : ms, p.epsilon);
     if (stats_only) {
       if (live && ty == 0) {
-        p.mean[c] = K == Kind::kLayerNorm ? r.mean : ms;
+        p.mean[c] = K == Kind::kLayerNorm ? mean : ms;
         if (K == Kind::kLayerNorm) p.rstd[c] = r.m2;
       }
       continue;
