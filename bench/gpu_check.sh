@@ -42,14 +42,21 @@ if [[ " $stages " == *" test "* ]]; then
   # Several pytest workers (pytest-xdist) share the GPU: the suite is bound by compilation, not by the
   # GPU. No preallocation, so the processes fit. -v names every result as it happens, so a run cut off
   # by the time limit still says what failed; a test stuck in native code (where a signal cannot reach)
-  # is ended by pytest-timeout's thread method, which names it and kills only that worker.
-  JK_LARGE_TESTS=${JK_LARGE_TESTS:-1} XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${JK_TEST_TIMEOUT:-540}" \
-    $PY -m pytest -v -rfE -p no:cacheprovider -o addopts="" -n "${JK_TEST_WORKERS:-8}" --durations=15 \
-    -p timeout --timeout=240 --timeout-method=thread "$REPO/tests" >"$OUT/tests.log" 2>&1
+  # is ended by pytest-timeout's thread method, which names it and kills only that worker. The `large`
+  # tests (several GiB each) then run alone, serially: next to the workers they ran out of memory.
+  export XLA_PYTHON_CLIENT_PREALLOCATE=false
+  common="-v -rfE -p no:cacheprovider -o addopts= --durations=10 -p timeout --timeout=240 --timeout-method=thread"
+  timeout "${JK_TEST_TIMEOUT:-540}" $PY -m pytest $common -n "${JK_TEST_WORKERS:-8}" -m "not large" \
+    "$REPO/tests" >"$OUT/tests.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
+  if [ "${JK_LARGE_TESTS:-1}" = 1 ]; then
+    JK_LARGE_TESTS=1 timeout "${JK_LARGE_TEST_TIMEOUT:-300}" $PY -m pytest $common -m large "$REPO/tests" \
+      >>"$OUT/tests.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=$rc
+  fi
   grep -E "(FAILED|ERROR|Timeout)" "$OUT/tests.log" | head -40
   grep -cE " PASSED " "$OUT/tests.log" | sed 's/^/tests passed so far: /'
-  tail -3 "$OUT/tests.log"
+  grep -E "^=+ .*(passed|failed).* in " "$OUT/tests.log"
 fi
 
 if [[ " $stages " == *" bench "* ]]; then
@@ -71,8 +78,10 @@ fi
 
 if [[ " $stages " == *" sanitize "* ]]; then
   stage sanitize
-  bash "$REPO/bench/sanitize.sh" >"$OUT/sanitize.log" 2>&1
+  mkdir -p /tmp/jk_sanitize
+  JK_SANITIZE_LOGS=/tmp/jk_sanitize bash "$REPO/bench/sanitize.sh" >"$OUT/sanitize.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
+  tar -C /tmp -czf "$OUT/sanitize_logs.tar.gz" jk_sanitize   # one file back, not one per tool
   tail -40 "$OUT/sanitize.log"
 fi
 

@@ -30,6 +30,25 @@ settings.load_profile(os.environ.get("JK_HYPOTHESIS_PROFILE", "ci"))
 BACKEND = jax.default_backend()
 ON_GPU = BACKEND == "gpu"
 
+# GPU-only sizes (tensors past 2^31 elements, several GiB each): marked `large`, run only on the GPU with
+# JK_LARGE_TESTS=1. bench/gpu_check.sh runs them in a second, serial pytest pass: next to parallel
+# workers they exhausted GPU memory (theirs and the workers').
+LARGE_TESTS = ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "large: GPU-only multi-GiB case, runs with JK_LARGE_TESTS=1 on a GPU")
+
+
+def pytest_collection_modifyitems(config, items):
+    if LARGE_TESTS:
+        return
+    skip = pytest.mark.skip(reason="GPU-only large case (JK_LARGE_TESTS=1 on a GPU)")
+    for item in items:
+        if item.get_closest_marker("large") is not None:
+            item.add_marker(skip)
+
+
 # (rtol, atol) against a float64 reference, for elementwise-normalised outputs of O(1) magnitude.
 TOLERANCE = {
     np.dtype(jnp.float32): (1e-5, 1e-5),

@@ -8,7 +8,6 @@ float32 at DEFAULT/HIGH precision on a GPU is TF32 (relative error ~1e-3), as in
 """
 from __future__ import annotations
 
-import os
 
 import jax
 import jax.numpy as jnp
@@ -21,7 +20,6 @@ from math import erf
 import jax_kernels as jk
 from conftest import FLOAT_DTYPES, ON_GPU, custom_call_targets, randn
 
-LARGE = ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"
 EXACT = lax.Precision.HIGHEST
 
 
@@ -397,7 +395,7 @@ def test_property_matmul(data):
     assert_matmul_close(out, ref, dtype, k)
 
 
-@pytest.mark.skipif(not LARGE, reason="GPU-only large case (JK_LARGE_TESTS=1)")
+@pytest.mark.large
 def test_large_output_past_2_31(rng):
     # 2^31 + output elements: 64-bit offsets in the epilogue; checks a sample of rows.
     m, k, n = 65536 + 8, 16, 32768

@@ -7,7 +7,6 @@ kernel (a non-last axis).
 """
 from __future__ import annotations
 
-import os
 
 import jax
 import jax.numpy as jnp
@@ -398,8 +397,7 @@ def test_property_random_shapes(data):
 
 
 # ---- GPU-only sizes ----------------------------------------------------------------------------------
-@pytest.mark.skipif(not (ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"),
-                    reason="GPU with JK_LARGE_TESTS=1 only")
+@pytest.mark.large
 @pytest.mark.parametrize("fn", ["layer_norm", "rms_norm"])
 def test_more_than_2_31_elements(fn):
     rows, n = 49152, 65536  # 3.2e9 elements of bfloat16

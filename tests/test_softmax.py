@@ -373,8 +373,7 @@ def test_property_random_shapes(problem, op):
 
 
 # ---- GPU only: past 2^31 elements (64-bit indexing) -----------------------------------------------------
-@pytest.mark.skipif(not (ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"),
-                    reason="GPU and JK_LARGE_TESTS=1 only")
+@pytest.mark.large
 @pytest.mark.parametrize("op", OPS)
 def test_large_rows_past_2_31(op):
     fn, _, log = OPS[op]

@@ -6,7 +6,6 @@ A transpose is exact, so every comparison is bit-exact (np.array_equal on the ra
 from __future__ import annotations
 
 import itertools
-import os
 
 import jax
 import jax.numpy as jnp
@@ -311,12 +310,10 @@ def test_handler_accepts_valid_raw_call(rng):
     np.testing.assert_array_equal(np.asarray(_raw_call(x, (7, 5), jnp.float32, (1, 0))), xn.T)
 
 
-# ---- GPU-only sizes (the full GPU run sets JK_LARGE_TESTS=1) ----------------------------------------
-LARGE = pytest.mark.skipif(not (ON_GPU and os.environ.get("JK_LARGE_TESTS") == "1"),
-                           reason="GPU-only large case; set JK_LARGE_TESTS=1")
+# ---- GPU-only sizes (marked large: the full GPU run sets JK_LARGE_TESTS=1) ----------------------------
 
 
-@LARGE
+@pytest.mark.large
 def test_large_int8_past_2_31_elements():
     n = 49152  # 2.4e9 elements: flat indices past 2^31
     i = jax.lax.broadcasted_iota(jnp.int32, (n, n), 0)
@@ -330,7 +327,7 @@ def test_large_int8_past_2_31_elements():
     np.testing.assert_array_equal(got, expected)
 
 
-@LARGE
+@pytest.mark.large
 def test_large_float32_3gib_batched_swap():
     b, n = 3, 16384  # 3 GiB: byte offsets past 2^32
     x = jax.random.normal(jax.random.key(0), (b, n, n), jnp.float32)

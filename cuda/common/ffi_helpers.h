@@ -109,10 +109,25 @@ inline ffi::ErrorOr<int64_t> NormalizeAxis(int64_t axis, size_t rank, std::strin
 
 #ifdef JK_WITH_CUDA
 #include <cuda_runtime_api.h>
+
+#include <atomic>
 namespace jk {
+// Test hook (tests/test_reliability.py, through the module's capture_probe()): counts launches made while
+// XLA was capturing the stream into a CUDA graph, i.e. from inside a command buffer. That is the direct
+// evidence that a handler declared kCmdBufferCompatible is really captured and replayed; the compiled HLO
+// no longer shows command buffers once XLA forms them from thunks. Off by default: one relaxed load.
+inline std::atomic<bool> g_capture_probe{false};
+inline std::atomic<int64_t> g_captured_launches{0};
+
 // Turns a launcher's cudaError_t into an ffi::Error. cudaGetLastError inside a launcher may also report
 // an earlier asynchronous failure of other work on the device; the message says which op noticed it.
-inline ffi::Error CudaStatus(cudaError_t e, std::string_view op) {
+inline ffi::Error CudaStatus(cudaStream_t stream, cudaError_t e, std::string_view op) {
+  if (g_capture_probe.load(std::memory_order_relaxed)) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess && capture == cudaStreamCaptureStatusActive) {
+      g_captured_launches.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   if (e == cudaSuccess) return ffi::Error::Success();
   std::string s(op);
   s.append(": CUDA error ").append(cudaGetErrorName(e)).append(": ").append(cudaGetErrorString(e));

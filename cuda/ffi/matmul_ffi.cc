@@ -178,18 +178,12 @@ ffi::Error LinearCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias, ff
 }
 
 #ifdef JK_WITH_CUDA
-ffi::Error LaunchStatus(cudaError_t e, std::string_view op) {
-  if (e == cudaSuccess) return ffi::Error::Success();
-  return ffi::Error::Internal(std::string(op) + ": CUDA error " + cudaGetErrorName(e) + ": " +
-                              cudaGetErrorString(e));
-}
-
 ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
                       ffi::Result<ffi::AnyBuffer> out, int64_t precision) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p));
   if (out->element_count() == 0) return ffi::Error::Success();  // a 0-block grid is a launch error
-  return LaunchStatus(LaunchMatmul(stream, p), kMatmul);
+  return CudaStatus(stream, LaunchMatmul(stream, p), kMatmul);
 }
 
 ffi::Error LinearCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias,
@@ -198,7 +192,7 @@ ffi::Error LinearCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b, f
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p));
   if (out->element_count() == 0) return ffi::Error::Success();
-  return LaunchStatus(LaunchMatmul(stream, p), kLinear);
+  return CudaStatus(stream, LaunchMatmul(stream, p), kLinear);
 }
 #endif
 

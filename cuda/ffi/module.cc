@@ -3,6 +3,9 @@
 #include <nanobind/nanobind.h>
 
 #include "ffi/targets.h"
+#ifdef JK_WITH_CUDA
+#include "common/ffi_helpers.h"
+#endif
 #include "xla/ffi/api/c_api.h"
 
 namespace nb = nanobind;
@@ -35,6 +38,11 @@ NB_MODULE(_jax_kernels, m) {
   m.def("registrations", &Registrations);
 #ifdef JK_WITH_CUDA
   m.attr("with_cuda") = true;
+  // Test hook: enable (or not) the count of launches made under CUDA-graph capture; returns the count.
+  m.def("capture_probe", [](bool enable) {
+    jk::g_capture_probe.store(enable);
+    return jk::g_captured_launches.load();
+  });
 #else
   m.attr("with_cuda") = false;
 #endif

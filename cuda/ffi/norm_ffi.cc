@@ -267,7 +267,7 @@ ffi::Error RmsNormApplyCpu(ffi::AnyBuffer x, ffi::AnyBuffer rstd, ffi::AnyBuffer
 // node is fine inside a CUDA graph.
 ffi::Error FillNaN(cudaStream_t stream, float* p, int64_t count, std::string_view op) {
   if (p == nullptr || count == 0) return ffi::Error::Success();
-  return CudaStatus(cudaMemsetAsync(p, 0xff, static_cast<size_t>(count) * sizeof(float), stream), op);
+  return CudaStatus(stream, cudaMemsetAsync(p, 0xff, static_cast<size_t>(count) * sizeof(float), stream), op);
 }
 
 ffi::Error LayerNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer scale, ffi::AnyBuffer bias,
@@ -279,18 +279,18 @@ ffi::Error LayerNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer s
     JK_RETURN_IF_ERROR(FillNaN(stream, c->mean, StatCount(c->g.shape), kLayerNorm));
     return FillNaN(stream, c->rstd, StatCount(c->g.shape), kLayerNorm);
   }
-  return CudaStatus(LaunchLayerNorm(stream, c->g.dtype, x.untyped_data(), c->scale, c->bias, y->untyped_data(),
-                                    c->mean, c->rstd, c->g.shape, epsilon),
-                    kLayerNorm);
+  const cudaError_t e = LaunchLayerNorm(stream, c->g.dtype, x.untyped_data(), c->scale, c->bias,
+                                        y->untyped_data(), c->mean, c->rstd, c->g.shape, epsilon);
+  return CudaStatus(stream, e, kLayerNorm);
 }
 
 ffi::Error RmsNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer scale, ffi::Result<ffi::AnyBuffer> y,
                        float epsilon, int64_t axis) {
   auto c = CheckRmsNorm(x, scale, *y, epsilon, axis);
   if (c.has_error()) return c.error();
-  return CudaStatus(LaunchRmsNorm(stream, c->g.dtype, x.untyped_data(), c->scale, y->untyped_data(), c->g.shape,
-                                  epsilon),
-                    kRmsNorm);
+  const cudaError_t e = LaunchRmsNorm(stream, c->g.dtype, x.untyped_data(), c->scale, y->untyped_data(),
+                                      c->g.shape, epsilon);
+  return CudaStatus(stream, e, kRmsNorm);
 }
 
 ffi::Error LayerNormStatsCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> mean,
@@ -301,17 +301,18 @@ ffi::Error LayerNormStatsCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::Result
     JK_RETURN_IF_ERROR(FillNaN(stream, StatOrNull(*mean, true), StatCount(g->shape), kLayerNormStats));
     return FillNaN(stream, StatOrNull(*m2, true), StatCount(g->shape), kLayerNormStats);
   }
-  return CudaStatus(LaunchLayerNormStats(stream, g->dtype, x.untyped_data(), StatOrNull(*mean, true),
-                                         StatOrNull(*m2, true), g->shape),
-                    kLayerNormStats);
+  const cudaError_t e = LaunchLayerNormStats(stream, g->dtype, x.untyped_data(), StatOrNull(*mean, true),
+                                             StatOrNull(*m2, true), g->shape);
+  return CudaStatus(stream, e, kLayerNormStats);
 }
 
 ffi::Error RmsNormStatsCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> ms, int64_t axis) {
   auto g = CheckStats(x, *ms, "mean_square", nullptr, "", axis, kRmsNormStats);
   if (g.has_error()) return g.error();
   if (g->shape.n == 0) return FillNaN(stream, StatOrNull(*ms, true), StatCount(g->shape), kRmsNormStats);
-  return CudaStatus(LaunchRmsNormStats(stream, g->dtype, x.untyped_data(), StatOrNull(*ms, true), g->shape),
-                    kRmsNormStats);
+  const cudaError_t e = LaunchRmsNormStats(stream, g->dtype, x.untyped_data(), StatOrNull(*ms, true),
+                                           g->shape);
+  return CudaStatus(stream, e, kRmsNormStats);
 }
 
 ffi::Error LayerNormApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mean, ffi::AnyBuffer rstd,
@@ -320,9 +321,9 @@ ffi::Error LayerNormApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuf
   const void *s, *b;
   auto g = CheckApply(x, &mean, rstd, scale, &bias, *y, axis, kLayerNormApply, &s, &b);
   if (g.has_error()) return g.error();
-  return CudaStatus(LaunchLayerNormApply(stream, g->dtype, x.untyped_data(), StatOrNull(mean, true),
-                                         StatOrNull(rstd, true), s, b, y->untyped_data(), g->shape),
-                    kLayerNormApply);
+  const cudaError_t e = LaunchLayerNormApply(stream, g->dtype, x.untyped_data(), StatOrNull(mean, true),
+                                             StatOrNull(rstd, true), s, b, y->untyped_data(), g->shape);
+  return CudaStatus(stream, e, kLayerNormApply);
 }
 
 ffi::Error RmsNormApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer rstd, ffi::AnyBuffer scale,
@@ -330,9 +331,9 @@ ffi::Error RmsNormApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffe
   const void *s, *b;
   auto g = CheckApply(x, nullptr, rstd, scale, nullptr, *y, axis, kRmsNormApply, &s, &b);
   if (g.has_error()) return g.error();
-  return CudaStatus(LaunchRmsNormApply(stream, g->dtype, x.untyped_data(), StatOrNull(rstd, true), s,
-                                       y->untyped_data(), g->shape),
-                    kRmsNormApply);
+  const cudaError_t e = LaunchRmsNormApply(stream, g->dtype, x.untyped_data(), StatOrNull(rstd, true), s,
+                                           y->untyped_data(), g->shape);
+  return CudaStatus(stream, e, kRmsNormApply);
 }
 #endif  // JK_WITH_CUDA
 

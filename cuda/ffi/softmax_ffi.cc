@@ -169,9 +169,9 @@ ffi::Error SoftmaxCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mas
   if (g.has_error()) return g.error();
   JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
   if (g->empty) return ffi::Error::Success();
-  return CudaStatus(LaunchSoftmax(stream, g->dtype, x.untyped_data(), y->untyped_data(), g->outer, g->n, g->inner,
-                                  g->mask, kLog),
-                    op);
+  const cudaError_t e = LaunchSoftmax(stream, g->dtype, x.untyped_data(), y->untyped_data(), g->outer, g->n,
+                                      g->inner, g->mask, kLog);
+  return CudaStatus(stream, e, op);
 }
 
 ffi::Error StatsCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::Result<ffi::AnyBuffer> row_max,
@@ -181,11 +181,11 @@ ffi::Error StatsCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask,
   JK_RETURN_IF_ERROR(CheckStatsBuffer(kStats, "row_max", x, axis, *row_max));
   JK_RETURN_IF_ERROR(CheckStatsBuffer(kStats, "row_sum", x, axis, *row_sum));
   if (row_max->element_count() == 0) return ffi::Error::Success();
-  return CudaStatus(LaunchSoftmaxStats(stream, g->dtype, x.untyped_data(),
-                                       static_cast<float*>(row_max->untyped_data()),
-                                       static_cast<float*>(row_sum->untyped_data()), g->outer, g->n, g->inner,
-                                       g->mask),
-                    kStats);
+  const cudaError_t e = LaunchSoftmaxStats(stream, g->dtype, x.untyped_data(),
+                                           static_cast<float*>(row_max->untyped_data()),
+                                           static_cast<float*>(row_sum->untyped_data()), g->outer, g->n,
+                                           g->inner, g->mask);
+  return CudaStatus(stream, e, kStats);
 }
 
 template <bool kLog>
@@ -198,11 +198,11 @@ ffi::Error ApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask,
   JK_RETURN_IF_ERROR(CheckStatsBuffer(op, "row_sum", x, axis, row_sum));
   JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
   if (g->empty) return ffi::Error::Success();
-  return CudaStatus(LaunchSoftmaxApply(stream, g->dtype, x.untyped_data(),
-                                       static_cast<const float*>(row_max.untyped_data()),
-                                       static_cast<const float*>(row_sum.untyped_data()), y->untyped_data(),
-                                       g->outer, g->n, g->inner, g->mask, kLog),
-                    op);
+  const cudaError_t e = LaunchSoftmaxApply(stream, g->dtype, x.untyped_data(),
+                                           static_cast<const float*>(row_max.untyped_data()),
+                                           static_cast<const float*>(row_sum.untyped_data()),
+                                           y->untyped_data(), g->outer, g->n, g->inner, g->mask, kLog);
+  return CudaStatus(stream, e, op);
 }
 #endif
 

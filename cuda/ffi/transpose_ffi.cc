@@ -90,7 +90,7 @@ ffi::Error TransposeCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::Result<ffi:
                          ffi::Span<const int64_t> permutation) {
   TransposePlan plan;
   JK_RETURN_IF_ERROR(CheckTranspose(x, *y, permutation, &plan));
-  return CudaStatus(LaunchTranspose(stream, plan, x.untyped_data(), y->untyped_data()), kTranspose);
+  return CudaStatus(stream, LaunchTranspose(stream, plan, x.untyped_data(), y->untyped_data()), kTranspose);
 }
 #endif
 
