@@ -2,7 +2,8 @@
 # compute-sanitizer over the GPU test suite at reduced sizes (not the `large` tests, not the property
 # tests), with the kernels rebuilt with bounds assertions (JK_DEBUG_BOUNDS=ON). One run per tool, the four
 # tools at once (each with a few pytest workers: the suite is bound by host-side compilation, and one
-# device call lasts 10 minutes). Only our kernels (namespace jk) are checked, XLA's own are not, and CUDA
+# device call lasts 10 minutes). Only our kernels (mangled names in namespace jk: _ZN2jk) are checked, not
+# XLA's, and CUDA
 # API errors are not reported (XLA probes the driver with calls that fail by design).
 # Prints one summary line per tool; exit status non-zero if any tool reported an error or did not finish.
 # Usage (GPU machine): bash bench/sanitize.sh [TESTS...]     logs: $JK_SANITIZE_LOGS/sanitize_<tool>.log
@@ -20,7 +21,7 @@ tests=${*:-tests/test_norms.py tests/test_softmax.py tests/test_transpose.py tes
 cd /tmp
 for tool in memcheck racecheck initcheck synccheck; do
   timeout "${JK_SANITIZE_TIMEOUT:-420}" \
-    compute-sanitizer --tool "$tool" --kernel-name regex:jk --target-processes all --report-api-errors no \
+    compute-sanitizer --tool "$tool" --kernel-name kns=_ZN2jk --target-processes all --report-api-errors no \
       --error-exitcode 86 \
       $PY -m pytest -q -p no:cacheprovider -o addopts= -n "${JK_SANITIZE_WORKERS:-3}" --maxfail=5 \
         -m "not large" -k "not property" $(for t in $tests; do echo "$REPO/$t"; done) \
