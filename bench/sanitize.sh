@@ -3,8 +3,7 @@
 # tests), with the kernels rebuilt with bounds assertions (JK_DEBUG_BOUNDS=ON). One run per tool, the four
 # tools at once (each with a few pytest workers: the suite is bound by host-side compilation, and one
 # device call lasts 10 minutes). Only our kernels (mangled names in namespace jk: _ZN2jk) are checked, not
-# XLA's, and CUDA
-# API errors are not reported (XLA probes the driver with calls that fail by design).
+# XLA's, and CUDA API errors are not reported (XLA probes the driver with calls that fail by design).
 # Prints one summary line per tool; exit status non-zero if any tool reported an error or did not finish.
 # Usage (GPU machine): bash bench/sanitize.sh [TESTS...]     logs: $JK_SANITIZE_LOGS/sanitize_<tool>.log
 set -uo pipefail
