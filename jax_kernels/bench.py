@@ -161,12 +161,13 @@ def select_sharded(args) -> list:
     return sharded.select(args.quick, ops, dtypes)
 
 
-def run_sharded_cli(args) -> dict | None:
-    """The sharded cases on every device of the default backend; None when there are fewer than two."""
+def run_sharded_cli(args, devices=None) -> dict | None:
+    """The sharded cases on `devices` (default: every device of the default backend); None when there are
+    fewer than two."""
     import jax
 
     from ._bench import sharded, timing
-    devices = jax.devices()
+    devices = list(devices or jax.devices())
     if len(devices) < 2:
         print(f"jax-kernels-bench --sharded: needs >= 2 devices, found {len(devices)} "
               f"({jax.default_backend()}); no results written. On a CPU, JAX_NUM_CPU_DEVICES=8 gives 8 host "

@@ -40,8 +40,8 @@ PIPELINE_CALLS = 10
 METHOD = (
     "Wall clock of one jitted sharded step (all devices), median over N calls after 3 warm-up calls: "
     "'per call' syncs (block_until_ready) after every call, so it includes host dispatch; 'pipelined' "
-    f"dispatches {PIPELINE_CALLS} calls back to back and syncs once (median over N/{PIPELINE_CALLS} "
-    "batches, at least 3), the device-bound figure. Not CUPTI: a kernel-time sum over several devices adds "
+    f"dispatches {PIPELINE_CALLS} calls back to back and syncs once (median over N such batches), the "
+    "device-bound figure when a step outlasts its dispatch. Not CUPTI: a kernel-time sum over several devices adds "
     "up every device's kernels and the time collectives wait. Both implementations get the same committed "
     "input shardings on a 1-D mesh over all devices; output shardings are left to each implementation. "
     "GB/s = global bytes (inputs read once + outputs written once) / pipelined time, summed over devices. "
@@ -173,7 +173,7 @@ def _wall_ms(f, args, iterations: int) -> tuple[float, float]:
         jax.block_until_ready(f(*args))
         synced.append((time.perf_counter() - t0) * 1e3)
     batches = []
-    for _ in range(max(3, iterations // PIPELINE_CALLS)):
+    for _ in range(max(3, iterations)):
         out = None
         t0 = time.perf_counter()
         for _ in range(PIPELINE_CALLS):
@@ -199,7 +199,7 @@ def _row(case: ShardedCase, impl: str, n_dev: int) -> dict:
                 layout=case.layout, x_spec=list(case.x_spec), param_spec=list(case.param_spec) if case.n_params
                 else None, devices=n_dev, bytes=nbytes, timer="wall", time_ms=None, pipelined_ms=None,
                 iterations=None, gbps=None, ratio=None, ratio_pipelined=None, max_rel_err=None,
-                collectives=None, all_gathers=None, out_spec=None, error=None)
+                collectives=None, all_gathers=None, gathers_data=None, out_spec=None, error=None)
 
 
 def run_case(case: ShardedCase, mesh, iterations: int, seed: int = 0, debug: bool = False) -> list[dict]:
@@ -222,7 +222,7 @@ def run_case(case: ShardedCase, mesh, iterations: int, seed: int = 0, debug: boo
         try:
             compiled = jax.jit(lambda *a, fn=fn: fn(*a)).lower(*args).compile()
             coll = count_collectives(compiled.as_text())
-            r.update(collectives=coll, all_gathers=coll["all-gather"])
+            r.update(collectives=coll, all_gathers=coll["all-gather"], gathers_data=coll["all-gather"] > 0)
             out = compiled(*args)
             r["out_spec"] = _spec_of(out)
             r["max_rel_err"] = _rel_err(_host64(jnp.take(out, jnp.asarray(idx), axis=0)), want)
@@ -275,7 +275,7 @@ def _f(x, fmt):
     return "-" if x is None else format(x, fmt)
 
 
-COLUMNS = ["op", "dtype", "shape", "x sharding", "out (ours)", "ours ms", "jnp ms", "ratio", "ours pipe ms",
+COLUMNS = ["op", "dtype", "shape", "x sharding", "out sharding", "ours ms", "jnp ms", "ratio", "ours pipe ms",
            "jnp pipe ms", "ratio pipe", "ours GB/s", "ours err", "jnp err", "ours collectives",
            "jnp collectives"]
 
@@ -283,14 +283,15 @@ COLUMNS = ["op", "dtype", "shape", "x sharding", "out (ours)", "ours ms", "jnp m
 def _cells(mine, base) -> list[str]:
     r = mine or base
     m, b = mine or {}, base or {}
-    out_spec = m.get("out_spec")
-    return [r["op"], r["dtype"], "x".join(map(str, r["shape"])), _spec_str(r["x_spec"]),
-            _spec_str(out_spec) if out_spec else "-",
+    out = _spec_str(m["out_spec"]) if m.get("out_spec") else "-"
+    if b.get("out_spec") and b["out_spec"] != m.get("out_spec"):
+        out += f" (jnp {_spec_str(b['out_spec'])})"
+    return [r["op"], r["dtype"], "x".join(map(str, r["shape"])), _spec_str(r["x_spec"]), out,
             _f(m.get("time_ms"), ".4f"), _f(b.get("time_ms"), ".4f"),
             _f(m.get("ratio"), ".2f") + ("x" if m.get("ratio") else ""),
             _f(m.get("pipelined_ms"), ".4f"), _f(b.get("pipelined_ms"), ".4f"),
             _f(m.get("ratio_pipelined"), ".2f") + ("x" if m.get("ratio_pipelined") else ""),
-            _f(m.get("gbps"), ".0f"), _f(m.get("max_rel_err"), ".1e"), _f(b.get("max_rel_err"), ".1e"),
+            report._num(m.get("gbps")), _f(m.get("max_rel_err"), ".1e"), _f(b.get("max_rel_err"), ".1e"),
             _coll_str(m.get("collectives")), _coll_str(b.get("collectives"))]
 
 
@@ -307,7 +308,9 @@ def _verdict(rows) -> str:
 
 
 def _header(meta) -> list[str]:
-    return report.header_lines(meta) + [f"mesh: {meta.get('mesh')}; timer: wall clock (see method)"]
+    kinds = ", ".join(meta.get("device_kinds") or [])
+    return report.header_lines(meta) + [f"mesh: {meta.get('mesh')} over {meta.get('n_devices')} devices ({kinds}); "
+                                        "wall clock of the whole sharded step"]
 
 
 def format_table(results) -> str:
