@@ -180,11 +180,22 @@ def run_sharded_cli(args, devices=None) -> dict | None:
     selected = select_sharded(args)
     timing.warn(f"{device.kind}: {len(selected)} sharded cases x 2 implementations on {len(devices)} devices, "
                 f"{iterations} calls each (wall clock)")
-    rows = sharded.run(selected, devices, iterations, seed=args.seed, debug=args.debug, log=timing.warn)
     meta = _meta(args, device, argparse.Namespace(name="wall"), None, 0, "sharded-quick" if args.quick else "sharded")
     meta.update(method=sharded.METHOD, n_devices=len(devices), mesh={sharded.AXIS: len(devices)},
                 device_kinds=sorted({d.device_kind for d in devices}))
-    return dict(meta=meta, rows=[], sharded=rows)
+    results = dict(meta=meta, rows=[], sharded=[])
+
+    def save_partial(_rows):  # a run killed by a time limit still leaves its finished cases
+        if args.json:
+            report.write_json(args.json, dict(results, meta=dict(meta, partial=True)))
+
+    try:
+        sharded.run(selected, devices, iterations, seed=args.seed, debug=args.debug, log=timing.warn,
+                    rows=results["sharded"], on_case=save_partial)
+    except KeyboardInterrupt:
+        timing.warn(f"interrupted: keeping the {len(results['sharded']) // 2} of {len(selected)} cases done")
+        meta["interrupted"] = True
+    return results
 
 
 def _interrupt_on_sigterm():
@@ -229,6 +240,7 @@ def main(argv=None) -> int:
     elif args.model:
         results = run_model_cli(args)
     elif args.sharded:
+        _interrupt_on_sigterm()
         results = run_sharded_cli(args)
         if results is None:
             return 0

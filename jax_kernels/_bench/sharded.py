@@ -246,9 +246,12 @@ def _error_text(e: BaseException, debug: bool) -> str:
     return f"{type(e).__name__}: {lines[0][:300] if lines else ''}"
 
 
-def run(cases, devices, iterations: int, seed: int = 0, debug: bool = False, log=print) -> list[dict]:
+def run(cases, devices, iterations: int, seed: int = 0, debug: bool = False, log=print, rows=None,
+        on_case=None) -> list[dict]:
+    """Runs `cases` on a 1-D mesh over `devices`, appending two rows per case to `rows` (returned);
+    `on_case(rows)` after each case (a run cut short keeps what it finished)."""
     mesh = make_mesh(devices)
-    rows: list = []
+    rows = [] if rows is None else rows
     for i, case in enumerate(cases):
         t0 = time.perf_counter()
         case_rows = run_case(case, mesh, iterations, seed=seed, debug=debug)
@@ -257,6 +260,8 @@ def run(cases, devices, iterations: int, seed: int = 0, debug: bool = False, log
         status = m["error"] or case_rows[1]["error"] or (
             f"ours {m['pipelined_ms']:.4f} ms, ratio {m['ratio_pipelined']:.2f}x" if m["ratio_pipelined"] else "")
         log(f"[{i + 1}/{len(cases)}] {case.op} {case.dtype} {case.label}: {status} ({time.perf_counter() - t0:.1f}s)")
+        if on_case is not None:
+            on_case(rows)
     return rows
 
 
