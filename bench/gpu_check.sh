@@ -2,10 +2,13 @@
 # The GPU machine's one command: build the package, run the whole test suite on the CUDA backend, run the
 # benchmark against jax.numpy, and leave logs + a results JSON under $OUT.
 #
-#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test bench model sanitize (default: build test bench model)
+#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test bench model sharded sanitize
+#                                          (default: build test bench model)
 #
 # Each stage appends to $OUT: build.log, tests.log, bench.log + results.json + plots.tar, model.log +
-# model.json, sanitize.log. A device call lasts at most 10 minutes, so the stages can be split across
+# model.json, sharded_tests.log + sharded.log + sharded.json + sharded.md, sanitize.log. `sharded` wants
+# >= 2 GPUs (e.g. `bash bench/gpu_check.sh build sharded` on nvidia-h200-x2; ~2 min after the build): the
+# sharding tests on the GPUs, then the sharded benchmark (on one GPU it says so and writes no results). A device call lasts at most 10 minutes, so the stages can be split across
 # back-to-back calls (the build directory survives while the machine stays warm; `build` is incremental).
 # If .ffi_headers/ exists (the jaxlib 0.10.2 XLA FFI headers, carried from the dev machine) the handlers
 # are compiled against it, so the tested binary is the one that loads on every jaxlib >= 0.10.2.
@@ -74,6 +77,23 @@ if [[ " $stages " == *" model "* ]]; then
   timeout 240 $PY -m jax_kernels.bench --model --json "$OUT/model.json" >"$OUT/model.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   tail -20 "$OUT/model.log"
+fi
+
+if [[ " $stages " == *" sharded "* ]]; then
+  stage sharded
+  $PY -c "import jax; print('jax', jax.__version__, jax.devices())"
+  # tests/test_sharding.py uses the GPUs when there are >= 2 (else the 8 host devices conftest asks for).
+  per_test=""; $PY -c "import pytest_timeout" 2>/dev/null && per_test="-p timeout --timeout=120 --timeout-method=thread"
+  XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "${JK_SHARDED_TEST_TIMEOUT:-150}" \
+    $PY -m pytest -v -rfE -p no:cacheprovider -o addopts="" --durations=5 $per_test \
+    "$REPO/tests/test_sharding.py" >"$OUT/sharded_tests.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=$rc
+  grep -E "(FAILED|ERROR|Timeout)" "$OUT/sharded_tests.log" | head -20
+  tail -1 "$OUT/sharded_tests.log"
+  timeout "${JK_SHARDED_BENCH_TIMEOUT:-150}" $PY -m jax_kernels.bench --sharded --json "$OUT/sharded.json" \
+    --markdown "$OUT/sharded.md" ${JK_SHARDED_ARGS:-} >"$OUT/sharded.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=$rc
+  tail -40 "$OUT/sharded.log"
 fi
 
 if [[ " $stages " == *" sanitize "* ]]; then

@@ -4,6 +4,7 @@
     jax-kernels-bench --quick                          # a few small shapes per op (seconds on a CPU)
     jax-kernels-bench --ops softmax,layer_norm --dtypes bf16 --json out.json --plot-dir plots
     jax-kernels-bench --model [--layers 12 --width 768 --heads 12 --batch 8 --seq 1024]
+    jax-kernels-bench --sharded --json sharded.json --markdown sharded.md   # >= 2 devices, 1-D mesh
     jax-kernels-bench --from-json out.json --plot-dir plots --markdown out.md   # re-render saved results
 
 GPU: CUPTI kernel time (median of N calls); CPU: host timer. The copy ceiling (x * c over 1 GiB) is
@@ -48,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--model-dtype", default="bfloat16", choices=_cases.FLOAT_DTYPES)
     m.add_argument("--model-precision", choices=("default", "high", "highest"),
                    help="matmul precision on both sides (default: JAX's; float32 may use TF32 on GPUs)")
+    s = p.add_argument_group("sharded (norms and softmax on a 1-D mesh over all devices, ours vs jnp)")
+    s.add_argument("--sharded", action="store_true",
+                   help="run the sharded cases instead of the op sweeps (needs >= 2 devices; on fewer it "
+                        "says so and exits 0); wall-clock timing; --ops/--dtypes filter them")
     return p
 
 
@@ -149,6 +154,50 @@ def run_model_cli(args) -> dict:
     return dict(meta=meta, rows=[], model=m)
 
 
+def select_sharded(args) -> list:
+    from ._bench import sharded
+    ops = _cases.parse_ops(args.ops) if args.ops else None
+    dtypes = _cases.parse_dtypes(args.dtypes) if args.dtypes else None
+    return sharded.select(args.quick, ops, dtypes)
+
+
+def run_sharded_cli(args, devices=None) -> dict | None:
+    """The sharded cases on `devices` (default: every device of the default backend); None when there are
+    fewer than two."""
+    import jax
+
+    from ._bench import sharded, timing
+    devices = list(devices or jax.devices())
+    if len(devices) < 2:
+        print(f"jax-kernels-bench --sharded: needs >= 2 devices, found {len(devices)} "
+              f"({jax.default_backend()}); no results written. On a CPU, JAX_NUM_CPU_DEVICES=8 gives 8 host "
+              "devices.", file=sys.stderr)
+        return None
+    device = timing.describe_device()
+    if not device.on_gpu:
+        timing.warn("no GPU: timing host devices with a wall clock; figures are not GPU figures")
+    iterations = max(args.iterations or (5 if args.quick else 30), 1)
+    selected = select_sharded(args)
+    timing.warn(f"{device.kind}: {len(selected)} sharded cases x 2 implementations on {len(devices)} devices, "
+                f"{iterations} calls each (wall clock)")
+    meta = _meta(args, device, argparse.Namespace(name="wall"), None, 0, "sharded-quick" if args.quick else "sharded")
+    meta.update(method=sharded.METHOD, n_devices=len(devices), mesh={sharded.AXIS: len(devices)},
+                device_kinds=sorted({d.device_kind for d in devices}))
+    results = dict(meta=meta, rows=[], sharded=[])
+
+    def save_partial(_rows):  # a run killed by a time limit still leaves its finished cases
+        if args.json:
+            report.write_json(args.json, dict(results, meta=dict(meta, partial=True)))
+
+    try:
+        sharded.run(selected, devices, iterations, seed=args.seed, debug=args.debug, log=timing.warn,
+                    rows=results["sharded"], on_case=save_partial)
+    except KeyboardInterrupt:
+        timing.warn(f"interrupted: keeping the {len(results['sharded']) // 2} of {len(selected)} cases done")
+        meta["interrupted"] = True
+    return results
+
+
 def _interrupt_on_sigterm():
     """`timeout` sends SIGTERM: end like Ctrl-C, so the finished cases are still reported and saved."""
     import signal
@@ -174,19 +223,27 @@ def main(argv=None) -> int:
         print(timing.METHOD_GPU + "\n\nOn CPU: " + timing.METHOD_CPU)
         return 0
     try:
-        selected = None if (args.model or args.from_json) else select_cases(args)
+        if args.sharded:
+            selected = select_sharded(args)
+        else:
+            selected = None if (args.model or args.from_json) else select_cases(args)
     except ValueError as e:
         build_parser().error(str(e))
     if selected is not None and not selected:
         build_parser().error("no benchmark case matches --ops/--dtypes (see --list without filters)")
     if args.list:
         for c in selected or []:
-            print(f"{c.op:12s} {c.dtype:9s} {c.label}")
+            print(f"{c.op:12s} {c.dtype:9s} {c.label}" + ("  (sharded)" if args.sharded else ""))
         return 0
     if args.from_json:
         results = report.read_json(args.from_json)
     elif args.model:
         results = run_model_cli(args)
+    elif args.sharded:
+        _interrupt_on_sigterm()
+        results = run_sharded_cli(args)
+        if results is None:
+            return 0
     else:
         _interrupt_on_sigterm()
         results = run_benchmark(args)
@@ -195,9 +252,13 @@ def main(argv=None) -> int:
     if results.get("model"):
         from ._bench.model_bench import format_model
         print(format_model(results["model"]))
+    if results.get("sharded"):
+        from ._bench.sharded import format_table
+        print(format_table(results))
     _emit(results, args)
     failed = any(r.get("error") for r in results.get("rows", []))
     failed |= any(r.get("error") for r in (results.get("model") or {}).get("impls", {}).values())
+    failed |= any(r.get("error") for r in results.get("sharded") or [])
     failed |= bool(results.get("meta", {}).get("interrupted"))
     return 1 if failed and not args.from_json else 0
 

@@ -6,4 +6,5 @@ runner.py  inputs, ours vs jnp back to back per case, errors recorded per row
 report.py  JSON, terminal table, README markdown
 plots.py   PNG figures (matplotlib, lazily)
 model_bench.py  the GPT forward pass, jax-kernels vs jnp
+sharded.py      norms and softmax on a 1-D mesh over all devices (>= 2), ours vs jnp, wall clock
 """

@@ -146,6 +146,9 @@ def format_table(rows, meta) -> str:
 
 def to_markdown(results) -> str:
     meta, rows = results.get("meta", {}), results.get("rows", [])
+    if results.get("sharded"):
+        from .sharded import to_markdown as sharded_markdown
+        return sharded_markdown(results)
     out = ["_" + "; ".join(header_lines(meta)) + "_", ""]
     for group, ps in _grouped(rows):
         cols = _columns(group)
