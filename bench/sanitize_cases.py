@@ -1,0 +1,138 @@
+"""Every op across every CUDA dispatch tier, in one process, for the sanitizer tools that cannot take the
+whole test suite (bench/sanitize.sh runs initcheck and synccheck on this).
+
+initcheck tracks initialisation only through the kernels it instruments (ours: the filter keeps XLA's
+out), so every input here arrives by a host-to-device copy (jax.device_put), never from an XLA kernel such
+as a slice, and results are compared on the host against float64 NumPy. Shapes cross each tier boundary of
+the launchers (row lengths 1..65537, strided axes, transpose tiles and permutations, matmul tiles and
+epilogues); misaligned views are left to memcheck over the test suite.
+
+    python bench/sanitize_cases.py        exits non-zero if any result is wrong
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import jax_kernels as jk
+
+norms = importlib.import_module("jax_kernels.norms")      # the package's `softmax` is the function
+softmax_mod = importlib.import_module("jax_kernels.softmax")
+
+RNG = np.random.default_rng(0)
+DTYPES = [jnp.float32, jnp.bfloat16, jnp.float16]
+TOL = {jnp.float32: 2e-3, jnp.bfloat16: 5e-2, jnp.float16: 1e-2}  # loose: this checks that work happened
+failures: list[str] = []
+count = 0
+
+
+def put(shape, dtype, scale=1.0, offset=0.0):
+    host = (offset + scale * RNG.standard_normal(shape)).astype(np.dtype(dtype))  # converted on the host
+    x = jax.device_put(host)
+    return x, np.asarray(x, np.float64)
+
+
+def check(name, got, want, tol):
+    global count
+    count += 1
+    got = np.asarray(got, np.float64)
+    err = np.max(np.abs(got - want) / (1.0 + np.abs(want))) if want.size else 0.0
+    if got.shape != want.shape or not err <= tol:
+        failures.append(f"{name}: shape {got.shape} vs {want.shape}, err {err:.3g}")
+
+
+def np_layer_norm(x, s, b, axis):
+    m = x.mean(axis, keepdims=True)
+    v = ((x - m) ** 2).mean(axis, keepdims=True)
+    return (x - m) / np.sqrt(v + 1e-5) * s + b
+
+
+def np_rms_norm(x, s, axis):
+    return x / np.sqrt((x * x).mean(axis, keepdims=True) + 1e-6) * s
+
+
+def np_softmax(x, axis):
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def norms_and_softmax():
+    # Row lengths across the group / block / two-read tiers (vector and scalar paths).
+    for n in [1, 3, 32, 33, 128, 1025, 2048, 4097, 8192, 16384, 16385, 65537]:
+        for dt in DTYPES:
+            rows = 3 if n > 4096 else 37
+            x, xf = put((rows, n), dt)
+            s, sf = put((n,), dt, 0.1, 1.0)
+            b, bf = put((n,), dt, 0.1)
+            check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
+            check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
+            check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
+            check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x),
+                  np.log(np_softmax(xf, -1)), TOL[dt] * 8)
+    # A non-last axis (the strided tiers), statistics-only and apply entry points, masks.
+    for dt in DTYPES:
+        x, xf = put((4, 1025, 33), dt)
+        check("layer_norm axis=1", jk.layer_norm(x, axis=1), np_layer_norm(xf, 1.0, 0.0, 1), TOL[dt] * 4)
+        check("rms_norm axis=1", jk.rms_norm(x, axis=1), np_rms_norm(xf, 1.0, 1), TOL[dt] * 4)
+        check("softmax axis=1", jk.softmax(x, axis=1), np_softmax(xf, 1), TOL[dt])
+        mean, m2 = norms.layer_norm_stats(x)
+        check("layer_norm_stats", mean, xf.mean(-1), TOL[dt])
+        check("layer_norm_stats m2", m2, ((xf - xf.mean(-1, keepdims=True)) ** 2).sum(-1), TOL[dt] * 4)
+        mx, sm = softmax_mod.softmax_stats(x)
+        check("softmax_stats max", mx, xf.max(-1), TOL[dt])
+        check("softmax_stats sum", sm, np.exp(xf - xf.max(-1, keepdims=True)).sum(-1), TOL[dt] * 4)
+        mask_host = RNG.random((4, 1025, 33)) < 0.7
+        mask_host[..., 0] = True
+        mask = jax.device_put(mask_host)
+        want = np.where(mask_host, np.exp(xf - np.where(mask_host, xf, -np.inf).max(-1, keepdims=True)), 0.0)
+        check("softmax where=", jk.softmax(x, where=mask), want / want.sum(-1, keepdims=True), TOL[dt])
+
+
+def transposes():
+    for dt in [jnp.float32, jnp.bfloat16, jnp.int8]:
+        for shape, perm in [((1, 1), (1, 0)), ((33, 65), (1, 0)), ((1025, 4097), (1, 0)),
+                            ((3, 67, 129), (0, 2, 1)), ((5, 7, 9, 11), (2, 0, 3, 1)),
+                            ((2, 64, 12, 64), (0, 2, 1, 3)), ((17, 3, 1029), (2, 1, 0))]:
+            if dt == jnp.int8:
+                host = RNG.integers(-100, 100, shape).astype(np.int8)
+            else:
+                host = RNG.standard_normal(shape).astype(np.dtype(dt))
+            x = jax.device_put(host)
+            check(f"transpose {shape} {perm} {np.dtype(dt).name}", jk.transpose(x, perm),
+                  np.transpose(np.asarray(x, np.float64), perm), 0.0)
+
+
+def matmuls():
+    for dt in DTYPES:
+        for m, k, n in [(1, 64, 64), (8, 256, 1024), (33, 65, 129), (128, 128, 128), (257, 520, 391),
+                        (512, 1024, 768), (3, 0, 5)]:
+            a, af = put((m, k), dt)
+            b, bf = put((k, n), dt, 1.0 / np.sqrt(max(k, 1)))
+            check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
+            if dt == jnp.float32:
+                check(f"matmul highest {m}x{k}x{n}", jk.matmul(a, b, precision="highest"), af @ bf, 1e-4)
+        a, af = put((3, 130, 96), dt)
+        w, wf = put((96, 200), dt, 0.1)
+        bias, biasf = put((200,), dt)
+        res, resf = put((3, 130, 200), dt)
+        want = np.maximum(af @ wf + biasf, 0.0) + resf
+        check(f"linear relu+residual {dt.__name__}", jk.linear(a, w, bias, activation="relu", residual=res), want,
+              TOL[dt] * 4)
+
+
+def main() -> int:
+    print("device:", jax.devices()[0], "cuda build:", jk.WITH_CUDA)
+    for part in (norms_and_softmax, transposes, matmuls):
+        part()
+    print(f"{count} cases, {len(failures)} wrong")
+    for f in failures[:20]:
+        print("WRONG", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
