@@ -463,7 +463,10 @@ def test_property_matmul(data):
 
 
 @pytest.mark.skipif(not LARGE, reason="GPU-only large case (JK_LARGE_TESTS=1)")
-def test_large_output_past_2_31(rng):
+@pytest.mark.parametrize("tier", ["default", "wgmma"])
+def test_large_output_past_2_31(rng, monkeypatch, tier):
+    if tier == "wgmma":  # the Hopper tier on (by default it leaves K = 16 to the mma.sync tier)
+        monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
     # 2^31 + output elements: 64-bit offsets in the epilogue; checks a sample of rows.
     m, k, n = 65536 + 8, 16, 32768
     a, a64 = randn(rng, (m, k), jnp.bfloat16)

@@ -97,13 +97,23 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
 
 }  // namespace
 
-// Whether the tier runs without JK_MATMUL_WGMMA set (any other value than "0" turns it on).
+// Whether the tier runs without JK_MATMUL_WGMMA set (any other value than "0" turns it on for every
+// eligible shape, whatever its size).
 constexpr bool kWgmmaByDefault = true;
+
+// By default only where it was measured faster than the mma.sync tier (H200, bench/lab/matmul_wgmma_lab.py):
+// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up. Below that, unmeasured: each tile
+// pays an epilogue the mainloop does not hide (one CTA per SM), and the mma.sync tier's smaller tiles
+// fill more SMs.
+bool WgmmaPaysOff(const MatmulProblem& p) {
+  constexpr int64_t kMinTiles = 64, kMinK = 1000;
+  return p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles;
+}
 
 bool WgmmaTmaEligible(const MatmulProblem& p) {
   if (p.dtype != DType::kBF16 && p.dtype != DType::kF16) return false;
   const char* env = std::getenv("JK_MATMUL_WGMMA");
-  if (env != nullptr ? std::strcmp(env, "0") == 0 : !kWgmmaByDefault) return false;
+  if (env != nullptr ? std::strcmp(env, "0") == 0 : !(kWgmmaByDefault && WgmmaPaysOff(p))) return false;
   constexpr int64_t kMaxCoord = int64_t{1} << 31;  // TMA coordinates are 32-bit
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
   if (p.k % 8 != 0 || p.n % 8 != 0) return false;  // 16-byte global strides
