@@ -100,6 +100,71 @@ def test_matmul_large_tiles_tensor_core(rng, dtype):
     assert_matmul_close(jk.matmul(a, b), a64 @ b64, dtype, 264, None)
 
 
+# The Hopper tier (sm_90: TMA + wgmma, 128x128 or 128x256 tiles, 64-deep k-tiles, persistent grid; K and N
+# multiples of 8): tails on every side of both tile widths, k-tile tails, more tiles than SMs, batches of
+# distinct and of broadcast matrices, every epilogue operand. Elsewhere these run the mma.sync tier.
+@pytest.fixture
+def wgmma(monkeypatch):
+    """The Hopper tier on, whatever its built-in default (the launcher reads JK_MATMUL_WGMMA at every launch)."""
+    monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
+
+
+WGMMA_SHAPES = [  # (M, K, N)
+    (9, 8, 8), (127, 72, 136), (129, 200, 264), (300, 64, 520), (130, 1032, 776), (257, 8, 392)]
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("mkn", WGMMA_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_wgmma_tiles(rng, wgmma, dtype, mkn):
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), dtype)
+    b, b64 = randn(rng, (k, n), dtype)
+    out = jax.jit(jk.matmul)(a, b)
+    assert_matmul_close(out, a64 @ b64, dtype, k, None)
+
+
+def test_matmul_wgmma_more_tiles_than_sms(rng, wgmma):
+    # 17 x 9 tiles of 128x256 (past 132 SMs: CTAs take a second tile while the producer runs ahead).
+    a, a64 = randn(rng, (2176, 264), jnp.bfloat16)
+    b, b64 = randn(rng, (264, 2056), jnp.bfloat16)
+    assert_matmul_close(jk.matmul(a, b), a64 @ b64, jnp.bfloat16, 264, None)
+
+
+@pytest.mark.parametrize("shapes", [
+    ((3, 130, 72), (3, 72, 136)), ((2, 1, 130, 64), (1, 3, 64, 264)), ((12, 260, 64), (12, 64, 520)),
+    ((4, 100, 40), (40, 48)), ((5, 72), (2, 72, 136)),
+], ids=str)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_matmul_wgmma_batched(rng, wgmma, dtype, shapes):
+    a, a64 = randn(rng, shapes[0], dtype)
+    b, b64 = randn(rng, shapes[1], dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, shapes[0][-1], None)
+
+
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+@pytest.mark.parametrize("res_shape", ["full", "row", None], ids=str)
+def test_linear_wgmma_epilogue(rng, wgmma, activation, res_shape):
+    m, k, n = 260, 136, 392
+    x, x64 = randn(rng, (2, m, k), jnp.bfloat16)
+    w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.bfloat16)
+    res, r64 = {"full": lambda: randn(rng, (2, m, n), jnp.bfloat16), "row": lambda: randn(rng, (n,), jnp.bfloat16),
+                None: lambda: (None, 0.0)}[res_shape]()
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
+    assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
+
+
+def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
+    # Batch 0's k-tail must read zeros, not batch 1's first rows of b (an inf there would poison it).
+    a, a64 = randn(rng, (2, 130, 72), jnp.bfloat16)
+    b, b64 = randn(rng, (2, 72, 136), jnp.bfloat16)
+    b = b.at[1, :8].set(jnp.inf)
+    b64 = np.asarray(b.astype(jnp.float32), np.float64)
+    out = np.asarray(jk.matmul(a, b).astype(jnp.float32), np.float64)
+    assert np.isfinite(out[0]).all()
+    assert_matmul_close(out[0], a64[0] @ b64[0], jnp.bfloat16, 72, None)
+
+
 @pytest.mark.parametrize("shapes", [
     ((2, 1, 5, 8), (3, 8, 16)), ((5, 7), (2, 3, 7, 4)), ((4, 1, 3, 5, 7), (1, 6, 1, 7, 9)),
     ((3, 1, 9, 16), (1, 4, 16, 24)), ((6, 5, 8), (8, 16)), ((1, 1, 4, 8), (1, 8, 8)),
@@ -396,7 +461,10 @@ def test_property_matmul(data):
 
 
 @pytest.mark.large
-def test_large_output_past_2_31(rng):
+@pytest.mark.parametrize("tier", ["default", "wgmma"])
+def test_large_output_past_2_31(rng, monkeypatch, tier):
+    if tier == "wgmma":  # the Hopper tier on (by default it leaves K = 16 to the mma.sync tier)
+        monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
     # 2^31 + output elements: 64-bit offsets in the epilogue; checks a sample of rows.
     m, k, n = 65536 + 8, 16, 32768
     a, a64 = randn(rng, (m, k), jnp.bfloat16)

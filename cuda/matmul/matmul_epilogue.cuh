@@ -51,7 +51,21 @@ struct Epilogue {
       Pack<T, V> pk;
 #pragma unroll
       for (int q = 0; q < V; ++q) pk.v[q] = FromFloat<T>(Apply(row, col + q, v[q]));
-      *reinterpret_cast<Pack<T, V>*>(out + row * n + col) = pk;
+      if constexpr (sizeof(T) == 2 && V == 8) {  // one 16-byte store (plain C++ stores of a
+                                                 // 16-byte struct compile to 4-byte ones)
+        uint32_t w[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          uint16_t lo, hi;
+          memcpy(&lo, &pk.v[2 * q], 2);
+          memcpy(&hi, &pk.v[2 * q + 1], 2);
+          w[q] = lo | (static_cast<uint32_t>(hi) << 16);
+        }
+        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(out + row * n + col), "r"(w[0]), "r"(w[1]),
+                     "r"(w[2]), "r"(w[3]) : "memory");
+      } else {
+        *reinterpret_cast<Pack<T, V>*>(out + row * n + col) = pk;
+      }
     } else {
 #pragma unroll
       for (int q = 0; q < V; ++q) Store(row, col + q, v[q]);

@@ -3,6 +3,9 @@
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (bandwidth-bound decode shapes)
+//   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
+//     batch strides of whole matrices,            =1 forces it for any size)
+//     K >= 1000, >= 64 tiles of 128x128
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
@@ -17,6 +20,7 @@
 #include "matmul/matmul_launch.h"
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
+#include "matmul/matmul_wgmma_launch.h"
 
 namespace jk {
 namespace {
@@ -49,6 +53,7 @@ MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   const int64_t vec = 16 / ElementBytes(p.dtype);
   if (p.k == 0) return MatmulTier::kSimtTiled;
   if (p.m <= mm::kSkinnyMaxM && p.n % 8 == 0 && Aligned16(p.b)) return MatmulTier::kSkinnyM;
+  if (p.dtype != DType::kF32 && VectorRows(p, vec) && mm::WgmmaTmaEligible(p)) return MatmulTier::kWgmmaTma;
   if (p.dtype != DType::kF32 && VectorRows(p, vec)) return MatmulTier::kMmaTensorCore;
   if (p.dtype == DType::kF32 && p.precision != MatmulPrecision::kHighest && VectorRows(p, vec))
     return MatmulTier::kMmaTensorCore;
@@ -76,6 +81,10 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
         return LastLaunchError();
       });
     }
+    case MatmulTier::kWgmmaTma:
+      // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
+      if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;
+      [[fallthrough]];
     case MatmulTier::kMmaTensorCore:
       return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
         return mm::LaunchMma<typename decltype(tag)::type>(stream, p);

@@ -13,6 +13,7 @@ enum class MatmulTier {
   kSimtRegisterBlocked,  // exact float32: 128x128x8 (or 64x64x8) tiles, 8x8 (4x4) per thread, float4
   kSkinnyM,              // M <= 8 (decode): GEMV-like, split-K inside the block, 16-byte loads of b
   kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
+  kWgmmaTma,             // bf16/f16 on sm_90: wgmma fed by TMA, warp-specialised, persistent (matmul_wgmma.cuh)
 };
 
 // The tier LaunchMatmul would use for `p` on the current device (for tests and benchmarks).

@@ -1,0 +1,120 @@
+"""The Hopper tier (kWgmmaTma: TMA + wgmma) against the mma.sync tier and jnp.matmul, in one process.
+
+CUPTI kernel time (jax.experimental.mosaic.gpu.profiler.measure, median of N calls of the jitted function),
+random normal inputs. "wgmma" is the call with JK_MATMUL_WGMMA=1, "mma" the same call with
+JK_MATMUL_WGMMA=0 (the launcher reads it at every launch; each variant is its own jitted function, so a
+captured command buffer of one cannot serve the other). Relative error = max |out - ref| / max |ref| over
+96 rows (first, middle and last 32) against float64 NumPy. Usage: python bench/lab/matmul_wgmma_lab.py [filter]
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from math import erf as _erf
+
+import jax_kernels as jk
+from jax_kernels import reference as ref
+
+# name, dtype, (M, N, K), linear with bias+gelu
+CASES = [
+    ("bf16 4096^3", jnp.bfloat16, (4096, 4096, 4096), False),
+    ("bf16 8192^3", jnp.bfloat16, (8192, 8192, 8192), False),
+    ("bf16 8192x8192x2048", jnp.bfloat16, (8192, 8192, 2048), False),
+    ("bf16 2048^3", jnp.bfloat16, (2048, 2048, 2048), False),
+    ("f16 4096^3", jnp.float16, (4096, 4096, 4096), False),
+    ("bf16 16384x1024x4096", jnp.bfloat16, (16384, 1024, 4096), False),
+    ("bf16 1000^3", jnp.bfloat16, (1000, 1000, 1000), False),
+    ("linear bf16 4096^3 bias+gelu", jnp.bfloat16, (4096, 4096, 4096), True),
+]
+
+
+# Cases also timed with the 128x128 tile forced (the automatic choice there is 128x256).
+WIDTH_CASES = ("bf16 4096^3", "bf16 8192x8192x2048")
+
+
+def median_ms(f, args, iterations):
+    from jax.experimental.mosaic.gpu.profiler import measure
+    jax.block_until_ready(f(*args))  # compile + warm-up under the current environment
+    _, ts = measure(f, iterations=iterations)(*args)
+    return float(np.median(np.asarray(ts)))
+
+
+def sample_rows(m):
+    return np.unique(np.concatenate([np.arange(min(32, m)), np.arange(m // 2, min(m // 2 + 32, m)),
+                                     np.arange(max(0, m - 32), m)]))
+
+
+def rel_err(out, a, b, bias, lin):
+    rows = sample_rows(a.shape[0])
+    o = np.asarray(jnp.asarray(out[rows], jnp.float32), np.float64)
+    r = np.asarray(a[rows].astype(jnp.float32), np.float64) @ np.asarray(b.astype(jnp.float32), np.float64)
+    if lin:
+        r = r + np.asarray(bias.astype(jnp.float32), np.float64)
+        r = 0.5 * r * (1 + np.vectorize(_erf)(r / np.sqrt(2)))
+    return float(np.max(np.abs(o - r)) / np.max(np.abs(r)))
+
+
+def variant(kind, lin):
+    """A fresh function object per variant: its own jit cache entry and executable."""
+    if kind == "xla":
+        return jax.jit(lambda a, b, c: ref.linear(a, b, c, activation="gelu")) if lin else \
+            jax.jit(lambda a, b: jnp.matmul(a, b))
+    return jax.jit(lambda a, b, c: jk.linear(a, b, c, activation="gelu")) if lin else \
+        jax.jit(lambda a, b: jk.matmul(a, b))
+
+
+def main():
+    flt = sys.argv[1] if len(sys.argv) > 1 else ""
+    print(f"device: {jax.devices()[0].device_kind}")
+    table = []
+    key = jax.random.key(0)
+    for name, dtype, (m, n, k), lin in CASES:
+        if flt not in name:
+            continue
+        ka, kb, kc, key = jax.random.split(key, 4)
+        a = jax.random.normal(ka, (m, k), jnp.float32).astype(dtype)
+        b = (jax.random.normal(kb, (k, n), jnp.float32) / (np.sqrt(k) if lin else 1.0)).astype(dtype)
+        bias = jax.random.normal(kc, (n,), jnp.float32).astype(dtype)
+        args = (a, b, bias) if lin else (a, b)
+        iters = 5 if m * n * k >= 8192 ** 3 else 20
+        res = {}
+        kinds = ("wgmma", "mma", "xla") + (("w128",) if name in WIDTH_CASES else ())
+        for kind in kinds:
+            env = {"wgmma": "1", "mma": "0", "w128": "128"}.get(kind)
+            if env is None:
+                os.environ.pop("JK_MATMUL_WGMMA", None)
+            else:
+                os.environ["JK_MATMUL_WGMMA"] = env
+            try:
+                f = variant(kind, lin)
+                t = median_ms(f, args, iters)
+                e = rel_err(f(*args), a, b, bias, lin)
+                res[kind] = (t, e)
+            except Exception as ex:  # one broken case must not hide the others
+                print(f"{name} {kind}: FAILED {type(ex).__name__}: {str(ex)[:300]}")
+                res[kind] = (float("nan"), float("nan"))
+            finally:
+                os.environ.pop("JK_MATMUL_WGMMA", None)
+        flop = 2.0 * m * n * k
+        tf = {kk: flop / (v[0] * 1e-3) / 1e12 for kk, v in res.items()}
+        row = (name, res["wgmma"][0] * 1e3, tf["wgmma"], res["mma"][0] * 1e3, tf["mma"], res["xla"][0] * 1e3,
+               tf["xla"], res["xla"][0] / res["wgmma"][0], res["wgmma"][1], res["mma"][1], res["xla"][1])
+        if "w128" in res:
+            print(f"  {name}: forced 128x128 tile {res['w128'][0] * 1e3:.1f} us ({flop / (res['w128'][0] * 1e-3) / 1e12:.0f}"
+                  f" TFLOP/s), rel err {res['w128'][1]:.1e}")
+        print(row, flush=True)
+        table.append(row)
+        del a, b, bias, args
+    print("\n| case | wgmma us | TFLOP/s | mma us | TFLOP/s | XLA us | TFLOP/s | XLA/wgmma | err wgmma | err mma | err XLA |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in table:
+        print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.0f} | {r[3]:.1f} | {r[4]:.0f} | {r[5]:.1f} | {r[6]:.0f} | {r[7]:.2f}x "
+              f"| {r[8]:.1e} | {r[9]:.1e} | {r[10]:.1e} |")
+
+
+if __name__ == "__main__":
+    main()

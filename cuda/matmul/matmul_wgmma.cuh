@@ -1,0 +1,278 @@
+// Hopper tensor-core matmul (sm_90a): wgmma fed by TMA through a warp-specialised shared-memory pipeline.
+//
+// CTA tile 128 x BN x 64, 384 threads in three warpgroups:
+//   warpgroup 0  producer: one thread issues the TMA loads (cp.async.bulk.tensor) of each k-tile into a
+//                STAGES-deep ring; completion is counted in bytes on the stage's "full" mbarrier.
+//   warpgroups 1-2  consumers: each owns 64 rows of the tile and issues wgmma.mma_async m64n128k16 (BN/128
+//                of them per 16 k) straight from shared memory, accumulating in float32 registers; a stage
+//                goes back to the producer (its "empty" mbarrier) once the wgmmas reading it retired.
+// The grid is persistent (one CTA per SM, tiles strided by gridDim.x), so the producer already streams the
+// next tile's k-tiles while the consumers run the epilogue of the current one.
+//
+// Shared-memory layouts, both with the 128-byte swizzle that TMA writes and wgmma reads:
+//   A stage: 128 rows x 64 k (128 bytes a row), K-major: 8-row core groups 1024 bytes apart (SBO).
+//   B stage: BN/64 panels of 64 k-rows x 64 n (128 bytes a row), N-major ("transposed" B, which wgmma
+//            supports for 16-bit types): panels LBO = 8 KiB apart along N, 8-k-row groups SBO = 1024 apart.
+// Operands are addressed through 3-d tensor maps (inner dim, outer dim, matrix index), so tails along M,
+// N and K are zero-filled by TMA and never read a neighbouring matrix; stores are masked.
+//
+// Requires (host side checks): bf16/f16, K and N multiples of 8, a and b 16-byte aligned, every batch
+// stride of a a multiple of M*K and of b a multiple of K*N (whole matrices of contiguous buffers).
+#pragma once
+#include <cuda.h>  // CUtensorMap (a type only: nothing from the driver library is linked)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "common/device.cuh"
+#include "matmul/matmul_epilogue.cuh"
+
+namespace jk::mm {
+
+constexpr int kWgmmaBM = 128, kWgmmaBK = 64, kWgmmaThreads = 384;
+// Epilogue staging, per consumer warp: 16 rows x 32 float32 columns, rows padded by 4 floats so the
+// fragment writes and the 16-byte row reads spread over the banks.
+constexpr int kWgmmaEpiRow = 32 + 4;
+
+template <int BN, int STAGES>
+struct WgmmaTile {
+  static constexpr int kAStage = kWgmmaBM * kWgmmaBK * 2;  // 16 KiB
+  static constexpr int kBPanel = kWgmmaBK * 64 * 2;        // 8 KiB: 64 k-rows x 64 n
+  static constexpr int kBStage = (BN / 64) * kBPanel;
+  static constexpr int kStageBytes = kAStage + kBStage;    // TMA transaction bytes per stage
+  static constexpr int kEpiWarp = 16 * kWgmmaEpiRow * 4;
+  // The ring, the staging area (8 consumer warps), then 2 mbarriers per stage; +1 KiB to align the ring
+  // to the 128-byte swizzle's 1 KiB atom.
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 8 * kEpiWarp + 2 * STAGES * 8 + 1024;
+  static_assert(BN % 128 == 0, "BN is whole m64n128 wgmmas");
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define JK_WGMMA_DEVICE 1
+
+__device__ __forceinline__ void MbarInit(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+__device__ __forceinline__ void MbarExpectTx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void MbarArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void MbarWait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+}
+
+// One TMA box of a 3-d tensor map into shared memory, completing on `bar`.
+__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, int32_t c0, int32_t c1, int32_t c2,
+                                          uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
+}
+
+// wgmma shared-memory matrix descriptor with the 128-byte swizzle (layout type 1 in bits 62-63).
+__device__ __forceinline__ uint64_t SmemDesc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
+         (static_cast<uint64_t>(sbo >> 4) << 32) | (uint64_t{1} << 62);
+}
+
+__device__ __forceinline__ void WgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void WgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void WgmmaWait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+// Keeps the compiler from moving accumulator reads/writes across the asynchronous wgmma window.
+__device__ __forceinline__ void FenceOperand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// D (64 x 128, float32, 64 registers a thread) += A (64 x 16, K-major) * B (16 x 128, N-major).
+#define JK_WGMMA_M64N128K16(TYPES)                                                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 1;\n}\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+               : "l"(desc_a), "l"(desc_b), "r"(1))
+template <typename T>
+__device__ __forceinline__ void WgmmaM64N128K16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    JK_WGMMA_M64N128K16("bf16.bf16");
+  } else {
+    JK_WGMMA_M64N128K16("f16.f16");
+  }
+}
+#undef JK_WGMMA_M64N128K16
+
+// Writes 32-column chunk C of a warp's 16 accumulator rows (columns 32C..32C+31 of the tile) to its
+// staging area; the chunk is picked at run time but every register index is a constant, so the
+// accumulators stay in registers while the epilogue below exists once instead of once per chunk.
+template <int C, int kChunks, int kN128>
+__device__ __forceinline__ void StageChunk(int c, float* st, const float (&acc)[kN128][64], int g, int t) {
+  if (c == C) {
+    constexpr int j = C / 4, qb = (C % 4) * 4;
+#pragma unroll
+    for (int qq = 0; qq < 4; ++qq) {
+      constexpr int kRow = kWgmmaEpiRow;
+      *reinterpret_cast<float2*>(st + g * kRow + 8 * qq + 2 * t) = make_float2(acc[j][4 * (qb + qq)], acc[j][4 * (qb + qq) + 1]);
+      *reinterpret_cast<float2*>(st + (g + 8) * kRow + 8 * qq + 2 * t) =
+          make_float2(acc[j][4 * (qb + qq) + 2], acc[j][4 * (qb + qq) + 3]);
+    }
+  } else if constexpr (C + 1 < kChunks) {
+    StageChunk<C + 1, kChunks, kN128>(c, st, acc, g, t);
+  }
+}
+
+#endif  // sm_90a
+
+// Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
+// the N-tiles together so concurrently running CTAs share panels of a and b in L2.
+struct WgmmaTileCoord {
+  int64_t z;
+  int64_t m0, n0;
+};
+__device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles, int64_t ntiles, int bn) {
+  constexpr int64_t kGroup = 8;
+  const int64_t per_batch = mtiles * ntiles, z = t / per_batch, pid = t % per_batch;
+  const int64_t per_group = kGroup * ntiles, first_m = (pid / per_group) * kGroup;
+  const int64_t group_m = mtiles - first_m < kGroup ? mtiles - first_m : kGroup;
+  return {z, (first_m + (pid % per_group) % group_m) * kWgmmaBM, ((pid % per_group) / group_m) * bn};
+}
+
+template <typename T, int BN, int STAGES>
+__global__ void __launch_bounds__(kWgmmaThreads, 1)
+    WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
+                   const __grid_constant__ MatmulProblem p) {
+#ifdef JK_WGMMA_DEVICE
+  using C = WgmmaTile<BN, STAGES>;
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const uint32_t sa = (smem_base + 1023) & ~1023u;
+  const uint32_t sb = sa + STAGES * C::kAStage, epi = sb + STAGES * C::kBStage, bars = epi + 8 * C::kEpiWarp;
+  auto full = [&](int s) { return bars + 8 * s; };             // producer -> consumers: stage landed
+  auto empty = [&](int s) { return bars + 8 * (STAGES + s); };  // consumers -> producer: stage free
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      MbarInit(full(s), 1);
+      MbarInit(empty(s), 2 * 128);  // every consumer thread arrives
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + BN - 1) / BN;
+  const int64_t tiles = mtiles * ntiles * p.batch_count;
+  const int ktiles = static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK);
+
+  if (wg == 0) {
+    // Producer: the other 127 threads leave at once; their registers go to the consumers.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid != 0) return;
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_a)) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_b)) : "memory");
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+      const BatchOffsets o = OffsetsOf(p, tc.z);
+      const int32_t za = static_cast<int32_t>(o.a / (p.m * p.k)), zb = static_cast<int32_t>(o.b / (p.k * p.n));
+      for (int kt = 0; kt < ktiles; ++kt) {
+        MbarWait(empty(stage), phase ^ 1);  // a fresh barrier counts its "previous" phase as complete
+        MbarExpectTx(full(stage), C::kStageBytes);
+        const int32_t k0 = kt * kWgmmaBK;
+        TmaLoad3d(sa + stage * C::kAStage, &tma_a, k0, static_cast<int32_t>(tc.m0), za, full(stage));
+#pragma unroll
+        for (int c = 0; c < BN / 64; ++c)
+          TmaLoad3d(sb + stage * C::kBStage + c * C::kBPanel, &tma_b, static_cast<int32_t>(tc.n0) + 64 * c, k0, zb,
+                    full(stage));
+        if (++stage == STAGES) stage = 0, phase ^= 1;
+      }
+    }
+    return;
+  }
+
+  // Consumers: warpgroup w owns rows [64 w, 64 w + 64) of the tile.
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int w = wg - 1;
+  constexpr int kN128 = BN / 128;
+  float acc[kN128][64];
+  int stage = 0;
+  uint32_t phase = 0;
+  const bool vec_ok = IsAligned(p.out, 16);  // n % 8 == 0 here, so 8-column pieces are 16-byte aligned
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+#pragma unroll
+    for (int j = 0; j < kN128; ++j)
+#pragma unroll
+      for (int r = 0; r < 64; ++r) {
+        acc[j][r] = 0.f;
+        FenceOperand(acc[j][r]);
+      }
+    int prev = 0;
+    for (int kt = 0; kt < ktiles; ++kt) {
+      MbarWait(full(stage), phase);
+      WgmmaFence();
+      const uint32_t a_base = sa + stage * C::kAStage + w * (64 * 128), b_base = sb + stage * C::kBStage;
+#pragma unroll
+      for (int ks = 0; ks < kWgmmaBK / 16; ++ks) {
+        // 16 k of A: 32 bytes along the swizzled 128-byte row; of B: 16 k-rows = two 1 KiB atoms.
+        const uint64_t da = SmemDesc(a_base + ks * 32, 16, 1024);
+#pragma unroll
+        for (int j = 0; j < kN128; ++j)
+          WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+      }
+      WgmmaCommit();
+      // Keep this k-tile's wgmmas in flight; the previous k-tile's have retired, so its stage is free.
+      WgmmaWait<1>();
+      if (kt > 0) MbarArrive(empty(prev));
+      prev = stage;
+      if (++stage == STAGES) stage = 0, phase ^= 1;
+    }
+    WgmmaWait<0>();
+#pragma unroll
+    for (int j = 0; j < kN128; ++j)
+#pragma unroll
+      for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
+    if (ktiles > 0) MbarArrive(empty(prev));
+
+    // Epilogue, 32 columns at a time through the warp's staging area: fragment register 4q+{0,1} holds
+    // row g, columns 8q + 2t + {0,1} of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column
+    // row pieces, the epilogue runs once per 8 outputs and stores 16 bytes at a time.
+    const BatchOffsets o = OffsetsOf(p, tc.z);
+    const Epilogue<T> ep(p, tc.z, o);
+    const int lane = tid % 32, g = lane / 4, quad = lane % 4;
+    float* st = reinterpret_cast<float*>(smem_raw + (epi - smem_base)) + (w * 4 + tid / 32) * (C::kEpiWarp / 4);
+    const int64_t row0 = tc.m0 + 64 * w + 16 * (tid / 32);
+    constexpr int kChunks = BN / 32;
+#pragma unroll 1
+    for (int c = 0; c < kChunks; ++c) {
+      StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
+      __syncwarp();
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
+        float v[8];
+        const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
+        const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
+        v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+        ep.template StoreVec<8>(row0 + r, tc.n0 + 32 * c + cv, v, vec_ok);
+      }
+      __syncwarp();  // the next chunk overwrites the staging area
+    }
+  }
+#endif  // JK_WGMMA_DEVICE
+}
+
+}  // namespace jk::mm

@@ -1,0 +1,148 @@
+// Hopper tier launches: tensor maps (cuTensorMapEncodeTiled through the runtime's driver entry point, so
+// nothing links against libcuda) and the tile configuration by problem size.
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/launch.h"
+#include "matmul/matmul_wgmma.cuh"
+#include "matmul/matmul_wgmma_launch.h"
+
+namespace jk::mm {
+namespace {
+
+using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
+
+EncodeTiledFn EncodeTiled() {
+  static const EncodeTiledFn fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();  // leave no sticky error for the next launch check
+      return EncodeTiledFn{nullptr};
+    }
+    return reinterpret_cast<EncodeTiledFn>(f);
+  }();
+  return fn;
+}
+
+// A 3-d tensor map over `count` contiguous (rows, cols) matrices of 16-bit elements, box (box_rows,
+// box_cols) with the 128-byte swizzle; out-of-bounds elements read as zero.
+bool EncodeMatrices(CUtensorMap* map, DType dt, const void* base, int64_t rows, int64_t cols, int64_t count,
+                    uint32_t box_rows, uint32_t box_cols) {
+  EncodeTiledFn encode = EncodeTiled();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(count)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 2, static_cast<cuuint64_t>(rows * cols) * 2};
+  const cuuint32_t box[3] = {box_cols, box_rows, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType type =
+      dt == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  return encode(map, type, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Matrices an operand's buffer holds: 1 + the largest batch offset in whole matrices (0 when a batch
+// stride is not a whole number of matrices: the tier does not apply).
+int64_t MatrixCount(const MatmulProblem& p, const int64_t* stride, int64_t matrix) {
+  int64_t last = 0;
+  for (int d = 0; d < p.batch_rank; ++d) {
+    if (stride[d] % matrix != 0) return 0;
+    last += (p.batch_dims[d] - 1) * (stride[d] / matrix);
+  }
+  return last + 1;
+}
+
+// The sm_90a kernels are in this build and the current device is sm_90 (per device, queried once).
+bool DeviceRunsWgmma() {
+  constexpr int kMaxDevices = 64;
+  static signed char cache[kMaxDevices] = {0};  // 0 unknown, 1 yes, -1 no; benign race (same value)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
+  if (cache[dev] == 0) {
+    int major = 0;
+    cudaFuncAttributes attr{};
+    // ptxVersion 90 means the kernel came from the compute_90a pass, not a JIT of older PTX whose body
+    // compiled to nothing.
+    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    major == 9 &&
+                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4>) == cudaSuccess &&
+                    attr.ptxVersion >= 90;
+    cudaGetLastError();
+    cache[dev] = ok ? 1 : -1;
+  }
+  return cache[dev] == 1;
+}
+
+template <typename T, int BN, int STAGES>
+cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
+  using C = WgmmaTile<BN, STAGES>;
+  CUtensorMap map_a, map_b;
+  if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, kWgmmaBM, kWgmmaBK) ||
+      !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, 64))
+    return cudaErrorNotSupported;
+  auto kernel = WgmmaTmaKernel<T, BN, STAGES>;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+  if (e != cudaSuccess) return e;
+  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
+  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, p);
+  return LastLaunchError();
+}
+
+}  // namespace
+
+// Whether the tier runs without JK_MATMUL_WGMMA set (any other value than "0" turns it on for every
+// eligible shape, whatever its size).
+constexpr bool kWgmmaByDefault = true;
+
+// By default only where it was measured faster than the mma.sync tier (H200, bench/lab/matmul_wgmma_lab.py):
+// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up. Below that, unmeasured: each tile
+// pays an epilogue the mainloop does not hide (one CTA per SM), and the mma.sync tier's smaller tiles
+// fill more SMs.
+bool WgmmaPaysOff(const MatmulProblem& p) {
+  constexpr int64_t kMinTiles = 64, kMinK = 1000;
+  return p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles;
+}
+
+bool WgmmaTmaEligible(const MatmulProblem& p) {
+  if (p.dtype != DType::kBF16 && p.dtype != DType::kF16) return false;
+  const char* env = std::getenv("JK_MATMUL_WGMMA");
+  if (env != nullptr ? std::strcmp(env, "0") == 0 : !(kWgmmaByDefault && WgmmaPaysOff(p))) return false;
+  // TMA coordinates are signed 32-bit, and a tile's last box starts up to 255 past the edge.
+  constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
+  if (p.k % 8 != 0 || p.n % 8 != 0) return false;  // 16-byte global strides
+  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0) return false;
+  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
+  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord) return false;
+  return DeviceRunsWgmma();
+}
+
+// Tile by problem size: 128x256 (4 stages, 193 KiB) when it still gives every SM a tile, else 128x128
+// (6 stages): the wider tile loads less per flop, the narrower one fills the machine on smaller problems.
+// JK_MATMUL_WGMMA=128 or =256 forces one width (for the lab).
+cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
+  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
+  bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs();
+  if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
+    if (std::strcmp(env, "128") == 0) wide = false;
+    if (std::strcmp(env, "256") == 0) wide = true;
+  }
+  auto launch = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return wide ? LaunchWgmmaTile<T, 256, 4>(stream, p, a_count, b_count)
+                : LaunchWgmmaTile<T, 128, 6>(stream, p, a_count, b_count);
+  };
+  return DispatchFloat<float, __nv_bfloat16, __half>(p.dtype, cudaErrorInvalidValue, [&](auto tag) {
+    if constexpr (std::is_same_v<typename decltype(tag)::type, float>) return cudaErrorNotSupported;
+    else return launch(tag);
+  });
+}
+
+}  // namespace jk::mm

@@ -1,0 +1,20 @@
+// Host side of the Hopper tier (matmul_wgmma.cuh): eligibility and launch. Plain C++.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "matmul/matmul_problem.h"
+
+namespace jk::mm {
+
+// True when LaunchWgmmaTma can run `p` on the current device: an sm_90 device with the sm_90a kernels in
+// this build, bf16/f16, K and N multiples of 8, a and b 16-byte aligned, batch strides of whole matrices,
+// and the tier is on: JK_MATMUL_WGMMA=0 turns it off (the lab times the mma.sync tier beside it that way),
+// any other value turns it on for every eligible shape; unset, it runs where it was measured faster (K >=
+// 1000 and at least 64 tiles of 128x128; matmul_wgmma_launch.cu).
+bool WgmmaTmaEligible(const MatmulProblem& p);
+
+// Builds the two tensor maps and launches the persistent kernel on `stream`. cudaErrorNotSupported (before
+// any launch) when the driver refuses a tensor map: the caller falls back to another tier.
+cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p);
+
+}  // namespace jk::mm
