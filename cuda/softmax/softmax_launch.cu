@@ -6,7 +6,7 @@
 //   kBlockRowsRegisters  a CTA of <= 512 threads per row, the row in registers, one DRAM read: 64 bytes
 //                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 8192 / 16384),
 //                        16 elements otherwise. 16-bit rows stay packed in registers
-//                        (BlockRowsPackedKernel) or are widened to float (BlockRowsKernel); see HalfBlock.
+//                        (BlockRowsPackedKernel, kBlockRowsPackedRegisters); see HalfBlock.
 //                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
 //                        thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS (256) that exchange the
 //                        statistics through distributed shared memory.
@@ -20,9 +20,15 @@
 // 128-256 threads x 16 elements ran at 4.0-4.2 TB/s (n = 2048, 4096); a 512-thread CTA (2 per SM) at 3.3
 // (n = 8192); clusters of 2-8 CTAs at 2.0-2.3 (n = 8192-65536); the two-pass tier at 2.7-3.1 (n = 32768,
 // 65536). Hence no clusters by default.
-// 16-bit types at 16 elements (32 bytes) per thread held only 47-74% of the copy ceiling from n = 2048 on
+// 16-bit types at 16 elements (32 bytes) per thread held only 46-74% of the copy ceiling from n = 2048 on
 // (the kernels sat at the 64-register cap: 1024 threads, 32 KB in flight per SM), where float32 rows of
-// the same bytes ran at 89-98%; hence 32 elements per thread for them (issue 4, bench/lab/softmax_half_lab.py).
+// the same bytes ran at 89-98%. Measured on an H200, 49152 rows, n = 2048..16384, bfloat16 and float16,
+// softmax and log_softmax (bench/lab/softmax_half_lab.py, bench/lab/softmax_half_lab_h200.txt):
+//   floats16 (before) 1989-3185 GB/s  0.58-0.92x of jnp
+//   floats32          3444-4171 GB/s  0.96-1.20x
+//   packed32          4113-4229 GB/s  1.05-1.37x   <- default: 96-98% of the 4299 GB/s copy ceiling
+//   bulk              3260-3762 GB/s  0.83-1.21x
+// Rows of <= 256 16-bit columns: 2 rows per lane instead of 4, 0.74-0.94x -> 0.82-1.06x of jnp (L2-warm).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -62,9 +68,10 @@ int WarpRowsMax() {
   static const int v = std::min(1024, EnvInt("JK_SOFTMAX_WARP_MAX", 1024));
   return v;
 }
-// Rows per lane of the warp tier for 16-bit rows of one pack per lane (<= 256 columns).
+// Rows per lane of the warp tier for unmasked 16-bit rows of one pack per lane (<= 256 columns); 2 was
+// measured ahead of 4 and 1 at 32 and 128 columns.
 int ShortRows() {
-  static const int v = EnvInt("JK_SOFTMAX_SHORT_ROWS", 4);
+  static const int v = EnvInt("JK_SOFTMAX_SHORT_ROWS", 2);
   return v;
 }
 // Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
@@ -76,28 +83,22 @@ int BlockRowsMax() {
 // How the block tier holds 16-bit rows (lab knob JK_SOFTMAX_HALF_BLOCK, read once per process):
 //   floats16  16 elements per thread widened to float (the layout before issue 4; n > 8192 two-pass)
 //   floats32  32 elements per thread widened to float (BlockRowsKernel, 64-register cap, 2 CTAs of 512)
-//   packed32  32 elements per thread kept packed (BlockRowsPackedKernel, 40-register cap, 3 CTAs of 512;
-//             softmax pays a second exp per element, log_softmax nothing)
+//   packed32  (default) 32 elements per thread kept packed (BlockRowsPackedKernel, 40-register cap, 3 CTAs
+//             of 512; softmax pays a second exp per element, log_softmax nothing); fastest measured
 //   bulk      packed32's registers, rows loaded by the bulk copy engine into shared memory, 2-4 rows in
-//             flight per persistent CTA (BulkRowsKernel; sm_90, unmasked rows; others as packed32)
-//   auto      (default) the measured choice per op, see HalfBlockFor
-enum class HalfBlock { kAuto, kFloats16, kFloats32, kPacked32, kBulk };
-HalfBlock HalfBlockKnob() {
+//             flight per persistent CTA (BulkRowsKernel; sm_90, unmasked rows; others as packed32);
+//             measured slower than packed32 everywhere
+enum class HalfBlock { kFloats16, kFloats32, kPacked32, kBulk };
+HalfBlock HalfBlockLayout() {
   static const HalfBlock v = [] {
     const char* e = std::getenv("JK_SOFTMAX_HALF_BLOCK");
     const std::string_view s = e ? e : "";
     if (s == "floats16") return HalfBlock::kFloats16;
     if (s == "floats32") return HalfBlock::kFloats32;
-    if (s == "packed32") return HalfBlock::kPacked32;
     if (s == "bulk") return HalfBlock::kBulk;
-    return HalfBlock::kAuto;
+    return HalfBlock::kPacked32;
   }();
   return v;
-}
-HalfBlock HalfBlockFor(bool log) {
-  const HalfBlock k = HalfBlockKnob();
-  if (k != HalfBlock::kAuto) return k;
-  return log ? HalfBlock::kPacked32 : HalfBlock::kFloats32;
 }
 
 // Thread-block clusters need sm_90; queried once per device (thread-safe enough: every writer stores the
@@ -135,7 +136,7 @@ struct RowArgs {
 
 // One pack per lane per row (rows of <= 32 packs): kRows = 4 rows per lane by default, for 64 bytes in
 // flight per lane and fewer, longer-lived blocks (measured 0.8x of XLA at 128 bfloat16 columns with one
-// row per lane). 16-bit rows take JK_SOFTMAX_SHORT_ROWS (1, 2 or 4; lab knob) instead.
+// row per lane). Unmasked 16-bit rows take ShortRows() (2) instead.
 template <typename T, int kVec, int kPacks, int kWidth, bool kMask, int kRows = (kPacks == 1 ? 4 : 1)>
 cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
   constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
@@ -246,7 +247,8 @@ cudaError_t LaunchBulkRows(const RowArgs<T>& a, BlockShape shape) {
   constexpr auto kKernel = softmax::BulkRowsKernel<T, kBlockElemsHalf / kVec16<T>>;
   constexpr int kStagesBytes = 48 << 10;
   const int64_t stage_bytes = CeilDiv(a.n * int64_t(sizeof(T)), 128) * 128;
-  const int stages = static_cast<int>(std::clamp<int64_t>(kStagesBytes / stage_bytes, 2, softmax::kBulkMaxStages));
+  const int stages =
+      static_cast<int>(std::clamp<int64_t>(kStagesBytes / stage_bytes, 2, softmax::kBulkMaxStages));
   const int smem = static_cast<int>(stages * stage_bytes);
   cudaError_t e = AllowDynamicSmem<kKernel>(2 * kStagesBytes);
   if (e != cudaSuccess) return e;
@@ -296,7 +298,7 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
   const bool fits = a.n <= BlockRowsMax();
   if constexpr (sizeof(T) == 2 && kVec > 1) {
-    const HalfBlock layout = HalfBlockFor(a.log);
+    const HalfBlock layout = HalfBlockLayout();
     if (layout != HalfBlock::kFloats16) {
       const BlockShape shape = fits ? PickBlockShape(a.n, kBlockElemsHalf) : BlockShape{};
       if (shape.ctas == 1 && layout == HalfBlock::kBulk && !kMask && HasClusters())
