@@ -1,9 +1,10 @@
 """softmax / log_softmax (and the stats / apply entries) against float64 NumPy with jax.nn's semantics.
 
 Row lengths cross every CUDA tier boundary (softmax_launch.cu): sub-warp lane groups (packs of 1..32),
-warp per row (n <= 1024), a CTA per row (n <= 8192 at 16 elements per thread), two passes beyond; odd n
-takes the scalar path. The opt-in cluster tier (JK_SOFTMAX_MAX_CLUSTER, read once per process) is checked
-in a subprocess on the GPU.
+warp per row (n <= 1024), a CTA per row (n <= 8192 at 16 float32 elements per thread, n <= 16384 at 32
+16-bit elements), two passes beyond; odd n (rows that start at odd element offsets: unaligned) takes the
+scalar path. The tier knobs (JK_SOFTMAX_MAX_CLUSTER, JK_SOFTMAX_HALF_BLOCK, JK_SOFTMAX_SHORT_ROWS, read
+once per process) are checked in subprocesses on the GPU.
 """
 from __future__ import annotations
 
@@ -47,8 +48,8 @@ def check(op, x, x64, axis=-1, mask=None, scale=1.0):
 
 
 # ---- every tier, every dtype ------------------------------------------------------------------------
-ROW_LENGTHS = [1, 3, 7, 8, 31, 32, 33, 64, 255, 256, 257, 512, 1024, 1025, 2048, 4095, 4096, 4104, 8192, 8200,
-               16384, 32768, 65536, 131073]
+ROW_LENGTHS = [1, 3, 7, 8, 31, 32, 33, 64, 255, 256, 257, 512, 1024, 1025, 1032, 2047, 2048, 2056, 4095, 4096,
+               4104, 8192, 8200, 12288, 16376, 16383, 16384, 16392, 32768, 65536, 131073]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -99,7 +100,7 @@ def test_causal_mask_matches_jax_nn(rng, op, n):
 
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [5, 64, 3000, 20000])
+@pytest.mark.parametrize("n", [5, 64, 3000, 12000, 20000])
 def test_masked_edge_rows(op, dtype, n):
     """Fully masked rows, rows with one live entry (finite, -inf, +inf, NaN), masked NaN/inf, -inf rows."""
     fn, nn, log = OPS[op]
@@ -409,3 +410,55 @@ def test_cluster_tier_opt_in():
     env = {**os.environ, "JK_SOFTMAX_MAX_CLUSTER": "8"}
     p = subprocess.run([sys.executable, "-c", _CLUSTER_CHECK], env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and "cluster ok" in p.stdout, p.stderr[-3000:]
+
+
+# Every 16-bit block-tier layout and short-row setting (the knobs are read once per process): row lengths
+# around the tier bounds (1024 / 16384; CTA widths step every 1024 columns), odd lengths (scalar path),
+# a partial last pack of threads, masks, and degenerate rows, against float64 NumPy.
+_HALF_TIER_CHECK = """
+import numpy as np, jax.numpy as jnp, jax_kernels as jk
+def ref(x, live, log):
+    xs = np.where(live, x, -np.inf)
+    with np.errstate(all="ignore"):
+        m = xs.max(-1, keepdims=True); t = xs - m; s = np.where(live, np.exp(t), 0).sum(-1, keepdims=True)
+        out = t - np.log(s) if log else np.exp(t) / s
+    return np.where(live, out, -np.inf if log else 0.0)
+rng = np.random.default_rng(0)
+for n in (8, 32, 120, 128, 136, 256, 1024, 1032, 2047, 2056, 3000, 8192, 8200, 12000, 16376, 16384, 16392):
+    x = (3 * rng.standard_normal((6, n))).astype(np.float32)
+    x[3, n // 2] = np.nan                       # poisons row 3 only
+    live = rng.random((6, n)) < 0.7
+    live[4] = False                             # no live entry
+    for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3)):
+        xj = jnp.asarray(x, dt)
+        x64 = np.asarray(xj.astype(jnp.float32), np.float64)
+        for fn, log in ((jk.softmax, False), (jk.log_softmax, True)):
+            for mask in (None, live):
+                lv = np.ones_like(live) if mask is None else mask
+                y = np.asarray(fn(xj, where=None if mask is None else jnp.asarray(mask)).astype(jnp.float32))
+                np.testing.assert_allclose(y, ref(x64, lv, log), rtol=tol * 4, atol=tol * 4,
+                                           err_msg=f"n={n} {dt} log={log} mask={mask is not None}")
+# Many rows per CTA (the persistent bulk tier cycles its stages and barrier phases many times).
+import jax
+for rows, n in ((20000, 2056), (2400, 16384)):
+    for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3)):
+        xj = jax.random.normal(jax.random.key(n), (rows, n), dt)
+        x64 = np.asarray(xj.astype(jnp.float32), np.float64)
+        for fn, log in ((jk.softmax, False), (jk.log_softmax, True)):
+            y = np.asarray(fn(xj).astype(jnp.float32))
+            np.testing.assert_allclose(y, ref(x64, np.ones(x64.shape, bool), log), rtol=tol * 4, atol=tol * 4,
+                                       err_msg=f"rows={rows} n={n} {dt} log={log}")
+print("half tiers ok")
+"""
+
+
+@pytest.mark.skipif(not ON_GPU, reason="the CUDA tier knobs: GPU only")
+@pytest.mark.parametrize("knob", ["JK_SOFTMAX_HALF_BLOCK=floats16", "JK_SOFTMAX_HALF_BLOCK=floats32",
+                                  "JK_SOFTMAX_HALF_BLOCK=packed32", "JK_SOFTMAX_HALF_BLOCK=bulk",
+                                  "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4"])
+def test_half_tier_knobs(knob):
+    name, value = knob.split("=")
+    env = {**os.environ, name: value}
+    p = subprocess.run([sys.executable, "-c", _HALF_TIER_CHECK], env=env, capture_output=True, text=True,
+                       timeout=240)
+    assert p.returncode == 0 and "half tiers ok" in p.stdout, p.stderr[-3000:]

@@ -11,6 +11,7 @@
 #include <math_constants.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/device.cuh"
 #include "softmax/softmax_launch.h"
@@ -317,6 +318,256 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers, 
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (ranks > 1) cg::this_cluster().sync();  // shared memory must outlive the peers' last reads
+#endif
+}
+
+// ---- tier 2b: 16-bit types, a block per row, the row in registers as stored (bf16x2 / half2) ----------
+// Same contract as BlockRowsKernel at 16-byte packs, but the row stays packed: 32 elements (64 bytes in
+// flight) cost 16 registers instead of 32, so the cap of 40 registers keeps three 512-thread CTAs (1536
+// threads, 96 KB in flight) per SM: 96-98% of the copy ceiling on an H200 at n = 2048..16384. The max is
+// taken on the packed pairs (__hmax2, exact; like fmaxf it skips a NaN, which then poisons the sum).
+// Softmax recomputes exp at the store as exp2((x - m) log2e - log2 s): a second ex2 per element, traded
+// for the registers that would hold the exponentials (measured faster than holding them as floats).
+template <typename T>
+struct Pair;
+template <>
+struct Pair<__nv_bfloat16> {
+  using type = __nv_bfloat162;
+  static constexpr uint16_t kNegInf = 0xFF80;
+};
+template <>
+struct Pair<__half> {
+  using type = __half2;
+  static constexpr uint16_t kNegInf = 0xFC00;
+};
+
+// bfloat16 -> float is a shift. Volatile asm: as plain C++, ptxas merged the sum's and the store's
+// conversions and kept all 32 floats live across the block reduction (spills under the register cap).
+__device__ __forceinline__ float2 ToFloat2(__nv_bfloat162 v) {
+  uint32_t w, lo, hi;
+  memcpy(&w, &v, 4);
+  asm volatile("shl.b32 %0, %2, 16;\n\tand.b32 %1, %2, 0xFFFF0000;" : "=r"(lo), "=r"(hi) : "r"(w));
+  return make_float2(__uint_as_float(lo), __uint_as_float(hi));
+}
+__device__ __forceinline__ float2 ToFloat2(__half2 v) { return __half22float2(v); }
+// Max of the packed row on the pairs (__hmax2: one instruction per pair, exact).
+template <typename T2, int kPacks>
+__device__ __forceinline__ float PackedMax(const uint4 (&raw)[kPacks], uint32_t neg_inf2) {
+  T2 pm;
+  memcpy(&pm, &neg_inf2, 4);
+#pragma unroll
+  for (int p = 0; p < kPacks; ++p) {
+    const T2* h = reinterpret_cast<const T2*>(&raw[p]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) pm = __hmax2(pm, h[k]);
+  }
+  const float2 f = ToFloat2(pm);
+  return fmaxf(f.x, f.y);
+}
+
+template <typename T2>
+__device__ __forceinline__ T2 FromFloat2(float lo, float hi);
+template <>
+__device__ __forceinline__ __nv_bfloat162 FromFloat2<__nv_bfloat162>(float lo, float hi) {
+  return __floats2bfloat162_rn(lo, hi);
+}
+template <>
+__device__ __forceinline__ __half2 FromFloat2<__half2>(float lo, float hi) { return __floats2half2_rn(lo, hi); }
+
+// Sum of exp(x - m) over the packed row (masked / padding entries are -inf: exp2(-inf) = 0).
+template <typename T2, int kPacks>
+__device__ __forceinline__ float PackedExpSum(const uint4 (&raw)[kPacks], float m) {
+  float s = 0.f;
+#pragma unroll
+  for (int p = 0; p < kPacks; ++p) {
+    const T2* h = reinterpret_cast<const T2*>(&raw[p]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float2 f = ToFloat2(h[k]);
+      s += Exp2((f.x - m) * kLog2e) + Exp2((f.y - m) * kLog2e);
+    }
+  }
+  return s;
+}
+
+// One output pack: softmax exp2((x - m) log2e - a) with a = log2 s (exp recomputed: the registers hold
+// only x); log_softmax (x - m) - a with a = log s.
+template <typename T2>
+__device__ __forceinline__ uint4 PackedOutput(const uint4& raw, float m, float a, bool log) {
+  const T2* h = reinterpret_cast<const T2*>(&raw);
+  uint4 out;
+  uint32_t* w = &out.x;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const float2 f = ToFloat2(h[k]);
+    const float t0 = f.x - m, t1 = f.y - m;
+    const T2 o = log ? FromFloat2<T2>(t0 - a, t1 - a)
+                     : FromFloat2<T2>(Exp2(fmaf(t0, kLog2e, -a)), Exp2(fmaf(t1, kLog2e, -a)));
+    memcpy(&w[k], &o, 4);
+  }
+  return out;
+}
+
+template <typename T, int kPacks, bool kMask>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 3)  // <= 40 registers
+    BlockRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+                          bool log) {
+  static_assert(sizeof(T) == 2, "16-bit types only");
+  constexpr int kVec = 8;  // one 16-byte pack: 4 pairs
+  using T2 = typename Pair<T>::type;
+  constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
+  __shared__ float scratch[32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
+    const T* xr = x + row * n;
+    uint4 raw[kPacks];
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+      if (col < n) {
+        raw[p] = *reinterpret_cast<const uint4*>(xr + col);
+      } else {
+        raw[p] = make_uint4(kNegInf2, kNegInf2, kNegInf2, kNegInf2);
+      }
+    }
+    if constexpr (kMask) {
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col >= n) continue;
+        bool live[kVec];
+        LoadLive<kVec>(mask, moff, col, live);
+        uint32_t* w = &raw[p].x;
+#pragma unroll
+        for (int k = 0; k < kVec / 2; ++k) {
+          const uint32_t keep = (live[2 * k] ? 0xFFFFu : 0u) | (live[2 * k + 1] ? 0xFFFF0000u : 0u);
+          w[k] = (w[k] & keep) | (kNegInf2 & ~keep);
+        }
+      }
+    }
+    float m = PackedMax<T2, kPacks>(raw, kNegInf2);
+    m = BlockAllReduce(m, MaxOp(), scratch);
+    const float s = BlockAllReduce(PackedExpSum<T2, kPacks>(raw, m), SumOp(), scratch);
+    T* yr = y + row * n;
+    if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      }
+      continue;
+    }
+    const float a = log ? logf(s) : log2f(s);
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+      if (col < n) StoreRaw(yr + col, PackedOutput<T2>(raw[p], m, a, log));
+    }
+  }
+}
+
+// ---- tier 2c: 16-bit types, persistent CTAs, rows staged through shared memory by the bulk copy engine --
+// Lab tier (JK_SOFTMAX_HALF_BLOCK=bulk; measured 8-25% slower than BlockRowsPackedKernel on an H200 at
+// n = 2048..16384, so not routed by default): the row loads no longer wait on registers. Each CTA walks rows
+// blockIdx.x + k * gridDim.x; `stages` rows are in flight per CTA as 1-D bulk copies (sm_90,
+// cp.async.bulk, completing on one mbarrier per stage); a row is read from shared memory into packed
+// registers, the stage is refilled with the row `stages` ahead as soon as every thread has read it (the
+// max reduction's barrier), then the row is reduced and written from registers. Unmasked rows of whole
+// 16-byte packs with 16-byte aligned x only (the copy's alignment rule).
+constexpr int kBulkMaxStages = 4;
+
+__device__ __forceinline__ uint32_t SmemAddr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(SmemAddr(bar)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   SmemAddr(dst)),
+               "l"(src), "r"(bytes), "r"(SmemAddr(bar))
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(SmemAddr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
+}
+
+template <typename T, int kPacks>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 3)  // <= 40 registers
+    BulkRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, bool log, int stages,
+                   uint32_t stage_bytes) {
+  static_assert(sizeof(T) == 2, "16-bit types only");
+  constexpr int kVec = 8;
+  using T2 = typename Pair<T>::type;
+  constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
+  extern __shared__ __align__(128) unsigned char stage_mem[];
+  __shared__ __align__(8) uint64_t bars[kBulkMaxStages];
+  __shared__ float scratch[32];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const uint32_t row_bytes = static_cast<uint32_t>(n) * uint32_t(sizeof(T));
+  const int64_t step = gridDim.x;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(SmemAddr(&bars[s])) : "memory");
+    // The initialised barriers must be visible to the copy engine (the async proxy).
+    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+    for (int s = 0; s < stages; ++s) {
+      const int64_t row = blockIdx.x + s * step;
+      if (row < rows) BulkLoadRow(stage_mem + s * stage_bytes, x + row * n, row_bytes, &bars[s]);
+    }
+  }
+  __syncthreads();
+  int s = 0;
+  uint32_t parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += step) {
+    BarrierWait(&bars[s], parity);
+    const T* xs = reinterpret_cast<const T*>(stage_mem + s * stage_bytes);
+    uint4 raw[kPacks];
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+      raw[p] = col < n ? *reinterpret_cast<const uint4*>(xs + col)
+                       : make_uint4(kNegInf2, kNegInf2, kNegInf2, kNegInf2);
+    }
+    float m = PackedMax<T2, kPacks>(raw, kNegInf2);
+    m = BlockAllReduce(m, MaxOp(), scratch);  // past its barriers every thread has read stage s
+    if (threadIdx.x == 0) {
+      const int64_t next = row + int64_t(stages) * step;
+      if (next < rows) BulkLoadRow(stage_mem + s * stage_bytes, x + next * n, row_bytes, &bars[s]);
+    }
+    if (++s == stages) {
+      s = 0;
+      parity ^= 1u;
+    }
+    const float sum = BlockAllReduce(PackedExpSum<T2, kPacks>(raw, m), SumOp(), scratch);
+    T* yr = y + row * n;
+    if (Degenerate(m, sum)) {
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col < n) StoreDegenerate<T, kVec, false>(yr + col, MaskIndex{}, 0, col, log);
+      }
+      continue;
+    }
+    const float a = log ? logf(sum) : log2f(sum);
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+      if (col < n) StoreRaw(yr + col, PackedOutput<T2>(raw[p], m, a, log));
+    }
+  }
 #endif
 }
 

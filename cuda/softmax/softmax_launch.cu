@@ -3,10 +3,13 @@
 // Last axis (inner == 1), by row length n:
 //   kWarpRowsRegisters   n <= 1024: kWidth in {1..32} lanes per row (several rows per warp and per lane
 //                        for short rows), the row in registers, shuffle reductions.
-//   kBlockRowsRegisters  n <= 8192: one CTA of <= 512 threads per row at 16 elements per thread, the row
-//                        in registers; one DRAM read. With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up
-//                        to 8x longer spread over a thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS
-//                        (256) that exchange the statistics through distributed shared memory.
+//   kBlockRowsRegisters  a CTA of <= 512 threads per row, the row in registers, one DRAM read: 64 bytes
+//                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 8192 / 16384),
+//                        16 elements otherwise. 16-bit rows stay packed in registers
+//                        (BlockRowsPackedKernel, kBlockRowsPackedRegisters); see HalfBlock.
+//                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
+//                        thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS (256) that exchange the
+//                        statistics through distributed shared memory.
 //   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
 //                        (mostly from L2) that writes.
 // Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
@@ -17,11 +20,21 @@
 // 128-256 threads x 16 elements ran at 4.0-4.2 TB/s (n = 2048, 4096); a 512-thread CTA (2 per SM) at 3.3
 // (n = 8192); clusters of 2-8 CTAs at 2.0-2.3 (n = 8192-65536); the two-pass tier at 2.7-3.1 (n = 32768,
 // 65536). Hence no clusters by default.
+// 16-bit types at 16 elements (32 bytes) per thread held only 46-74% of the copy ceiling from n = 2048 on
+// (the kernels sat at the 64-register cap: 1024 threads, 32 KB in flight per SM), where float32 rows of
+// the same bytes ran at 89-98%. Measured on an H200, 49152 rows, n = 2048..16384, bfloat16 and float16,
+// softmax and log_softmax (bench/lab/softmax_half_lab.py, bench/lab/softmax_half_lab_h200.txt):
+//   floats16 (before) 1989-3185 GB/s  0.58-0.92x of jnp
+//   floats32          3444-4171 GB/s  0.96-1.20x
+//   packed32          4113-4229 GB/s  1.05-1.37x   <- default: 96-98% of the 4299 GB/s copy ceiling
+//   bulk              3260-3762 GB/s  0.83-1.21x
+// Rows of <= 256 16-bit columns: 2 rows per lane instead of 4, 0.74-0.94x -> 0.82-1.06x of jnp (L2-warm).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "common/launch.h"
 #include "softmax/softmax_kernels.cuh"
@@ -32,7 +45,8 @@ namespace {
 
 using softmax::ColumnsMode;
 
-constexpr int kBlockElems = 16;  // elements per thread in the block tier
+constexpr int kBlockElems = 16;      // elements per thread in the block tier (float32, or kVec = 1)
+constexpr int kBlockElemsHalf = 32;  // 16-bit types at 16-byte packs: 64 bytes per thread like float32
 constexpr int kMaxCluster = 8;   // the portable cluster size limit
 
 // Lab knobs, read once per process: the block tier's CTA width when clustered, its largest cluster
@@ -54,9 +68,36 @@ int WarpRowsMax() {
   static const int v = std::min(1024, EnvInt("JK_SOFTMAX_WARP_MAX", 1024));
   return v;
 }
+// Rows per lane of the warp tier for unmasked 16-bit rows of one pack per lane (<= 256 columns); 2 was
+// measured ahead of 4 and 1 at 32 and 128 columns.
+int ShortRows() {
+  static const int v = EnvInt("JK_SOFTMAX_SHORT_ROWS", 2);
+  return v;
+}
 // Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
 int BlockRowsMax() {
   static const int v = EnvInt("JK_SOFTMAX_BLOCK_MAX", 1 << 30);
+  return v;
+}
+
+// How the block tier holds 16-bit rows (lab knob JK_SOFTMAX_HALF_BLOCK, read once per process):
+//   floats16  16 elements per thread widened to float (the layout before issue 4; n > 8192 two-pass)
+//   floats32  32 elements per thread widened to float (BlockRowsKernel, 64-register cap, 2 CTAs of 512)
+//   packed32  (default) 32 elements per thread kept packed (BlockRowsPackedKernel, 40-register cap, 3 CTAs
+//             of 512; softmax pays a second exp per element, log_softmax nothing); fastest measured
+//   bulk      packed32's registers, rows loaded by the bulk copy engine into shared memory, 2-4 rows in
+//             flight per persistent CTA (BulkRowsKernel; sm_90, unmasked rows; others as packed32);
+//             measured slower than packed32 everywhere
+enum class HalfBlock { kFloats16, kFloats32, kPacked32, kBulk };
+HalfBlock HalfBlockLayout() {
+  static const HalfBlock v = [] {
+    const char* e = std::getenv("JK_SOFTMAX_HALF_BLOCK");
+    const std::string_view s = e ? e : "";
+    if (s == "floats16") return HalfBlock::kFloats16;
+    if (s == "floats32") return HalfBlock::kFloats32;
+    if (s == "bulk") return HalfBlock::kBulk;
+    return HalfBlock::kPacked32;
+  }();
   return v;
 }
 
@@ -93,17 +134,29 @@ struct RowArgs {
   bool log;
 };
 
-template <typename T, int kVec, int kPacks, int kWidth, bool kMask>
+// One pack per lane per row (rows of <= 32 packs): kRows = 4 rows per lane by default, for 64 bytes in
+// flight per lane and fewer, longer-lived blocks (measured 0.8x of XLA at 128 bfloat16 columns with one
+// row per lane). Unmasked 16-bit rows take ShortRows() (2) instead.
+template <typename T, int kVec, int kPacks, int kWidth, bool kMask, int kRows = (kPacks == 1 ? 4 : 1)>
 cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
-  // One pack per lane per row (rows of <= 32 packs): 4 rows per lane, for 64 bytes in flight per lane and
-  // fewer, longer-lived blocks (measured 0.8x of XLA at 128 bfloat16 columns with one row per lane).
-  constexpr int kRows = kPacks == 1 ? 4 : 1;
   constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
   const int64_t grid = std::min<int64_t>(CeilDiv(a.rows, kRowsPerBlock), int64_t(1) << 30);
   softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask>
       <<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
           a.x, a.y, a.rows, static_cast<int>(a.n), *a.mask, a.log);
   return LastLaunchError();
+}
+
+template <typename T, int kVec, int kWidth, bool kMask>
+cudaError_t LaunchOnePackRows(const RowArgs<T>& a) {
+  if constexpr (sizeof(T) == 2 && kVec > 1 && !kMask) {
+    switch (ShortRows()) {
+      case 1: return LaunchWarpRows<T, kVec, 1, kWidth, kMask, 1>(a);
+      case 2: return LaunchWarpRows<T, kVec, 1, kWidth, kMask, 2>(a);
+      default: break;
+    }
+  }
+  return LaunchWarpRows<T, kVec, 1, kWidth, kMask>(a);
 }
 
 // Smallest per-lane pack count (and, for one pack, the smallest lane group) that holds the row.
@@ -113,12 +166,12 @@ cudaError_t DispatchWarpRows(const RowArgs<T>& a) {
     const int64_t packs = CeilDiv(a.n, kVec);
     if (packs <= 32) {
       switch (NextPow2(packs)) {
-        case 1: return LaunchWarpRows<T, kVec, 1, 1, kMask>(a);
-        case 2: return LaunchWarpRows<T, kVec, 1, 2, kMask>(a);
-        case 4: return LaunchWarpRows<T, kVec, 1, 4, kMask>(a);
-        case 8: return LaunchWarpRows<T, kVec, 1, 8, kMask>(a);
-        case 16: return LaunchWarpRows<T, kVec, 1, 16, kMask>(a);
-        default: return LaunchWarpRows<T, kVec, 1, 32, kMask>(a);
+        case 1: return LaunchOnePackRows<T, kVec, 1, kMask>(a);
+        case 2: return LaunchOnePackRows<T, kVec, 2, kMask>(a);
+        case 4: return LaunchOnePackRows<T, kVec, 4, kMask>(a);
+        case 8: return LaunchOnePackRows<T, kVec, 8, kMask>(a);
+        case 16: return LaunchOnePackRows<T, kVec, 16, kMask>(a);
+        default: return LaunchOnePackRows<T, kVec, 32, kMask>(a);
       }
     }
   }
@@ -130,13 +183,13 @@ cudaError_t DispatchWarpRows(const RowArgs<T>& a) {
   }
 }
 
-// CTA width and cluster size for a row of n at 16 elements per thread: one CTA of up to 512 threads
-// (n <= 8192); with clusters enabled, C CTAs of up to the target width instead of CTAs wider than it.
+// CTA width and cluster size for a row of n at `elems` per thread: one CTA of up to 512 threads; with
+// clusters enabled, C CTAs of up to the target width instead of CTAs wider than it.
 struct BlockShape {
   int ctas = 0, threads = 0;  // ctas == 0: the row does not fit
 };
-BlockShape PickBlockShape(int64_t n) {
-  const int64_t threads_needed = CeilDiv(n, kBlockElems);
+BlockShape PickBlockShape(int64_t n, int elems) {
+  const int64_t threads_needed = CeilDiv(n, elems);
   const int limit = HasClusters() ? ClusterLimit() : 1;
   int c = 1;
   while (c < limit && threads_needed > c * int64_t(BlockThreads())) c *= 2;
@@ -145,9 +198,9 @@ BlockShape PickBlockShape(int64_t n) {
   return {c, static_cast<int>(threads)};
 }
 
-template <typename T, int kVec, bool kMask>
+template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
-  auto kernel = softmax::BlockRowsKernel<T, kVec, kBlockElems / kVec, kMask>;
+  auto kernel = softmax::BlockRowsKernel<T, kVec, kElems / kVec, kMask>;
   const int64_t clusters = std::min<int64_t>(a.rows, int64_t(1) << 24);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(clusters * shape.ctas));
@@ -162,6 +215,50 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
   cfg.numAttrs = shape.ctas > 1 ? 1 : 0;
   cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
   return e != cudaSuccess ? e : LastLaunchError();
+}
+
+template <typename T, bool kMask>
+cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
+  const int64_t grid = std::min<int64_t>(a.rows, int64_t(1) << 24);
+  softmax::BlockRowsPackedKernel<T, kBlockElemsHalf / kVec16<T>, kMask>
+      <<<static_cast<unsigned>(grid), shape.threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return LastLaunchError();
+}
+
+// Shared memory past 48 KB needs a per-kernel opt-in; set once per device (a host-side attribute, legal
+// under stream capture; every writer stores the same value).
+template <auto kKernel>
+cudaError_t AllowDynamicSmem(int bytes) {
+  constexpr int kMaxDevices = 64;
+  static int done[kMaxDevices] = {0};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev >= 0 && dev < kMaxDevices && done[dev] >= bytes) return cudaSuccess;
+  e = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess && dev >= 0 && dev < kMaxDevices) done[dev] = bytes;
+  return e;
+}
+
+// Persistent CTAs, as many per SM as fit: each keeps `stages` rows of shared memory (~48 KB, 2 to 4
+// rows), so 1-3 rows per CTA are in flight while it reduces and writes another.
+template <typename T>
+cudaError_t LaunchBulkRows(const RowArgs<T>& a, BlockShape shape) {
+  constexpr auto kKernel = softmax::BulkRowsKernel<T, kBlockElemsHalf / kVec16<T>>;
+  constexpr int kStagesBytes = 48 << 10;
+  const int64_t stage_bytes = CeilDiv(a.n * int64_t(sizeof(T)), 128) * 128;
+  const int stages =
+      static_cast<int>(std::clamp<int64_t>(kStagesBytes / stage_bytes, 2, softmax::kBulkMaxStages));
+  const int smem = static_cast<int>(stages * stage_bytes);
+  cudaError_t e = AllowDynamicSmem<kKernel>(2 * kStagesBytes);
+  if (e != cudaSuccess) return e;
+  int per_sm = 0;
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, shape.threads, smem);
+  if (e != cudaSuccess) return e;
+  const int64_t grid = std::min<int64_t>(a.rows, int64_t(std::max(per_sm, 1)) * NumSMs());
+  kKernel<<<static_cast<unsigned>(grid), shape.threads, smem, a.stream>>>(
+      a.x, a.y, a.rows, a.n, a.log, stages, static_cast<uint32_t>(stage_bytes));
+  return LastLaunchError();
 }
 
 template <typename T, ColumnsMode kMode>
@@ -199,8 +296,20 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
-  const BlockShape shape = a.n <= BlockRowsMax() ? PickBlockShape(a.n) : BlockShape{};
-  if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kMask>(a, shape);
+  const bool fits = a.n <= BlockRowsMax();
+  if constexpr (sizeof(T) == 2 && kVec > 1) {
+    const HalfBlock layout = HalfBlockLayout();
+    if (layout != HalfBlock::kFloats16) {
+      const BlockShape shape = fits ? PickBlockShape(a.n, kBlockElemsHalf) : BlockShape{};
+      if (shape.ctas == 1 && layout == HalfBlock::kBulk && !kMask && HasClusters())
+        return LaunchBulkRows<T>(a, shape);  // HasClusters: sm_90, as the bulk copy
+      if (shape.ctas == 1 && layout >= HalfBlock::kPacked32) return LaunchBlockRowsPacked<T, kMask>(a, shape);
+      if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kBlockElemsHalf, kMask>(a, shape);
+      return LaunchTwoPassRows<T, kVec, kMask>(a);
+    }
+  }
+  const BlockShape shape = fits ? PickBlockShape(a.n, kBlockElems) : BlockShape{};
+  if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kBlockElems, kMask>(a, shape);
   return LaunchTwoPassRows<T, kVec, kMask>(a);
 }
 
