@@ -114,7 +114,8 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   if (p.dtype != DType::kBF16 && p.dtype != DType::kF16) return false;
   const char* env = std::getenv("JK_MATMUL_WGMMA");
   if (env != nullptr ? std::strcmp(env, "0") == 0 : !(kWgmmaByDefault && WgmmaPaysOff(p))) return false;
-  constexpr int64_t kMaxCoord = int64_t{1} << 31;  // TMA coordinates are 32-bit
+  // TMA coordinates are signed 32-bit, and a tile's last box starts up to 255 past the edge.
+  constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
   if (p.k % 8 != 0 || p.n % 8 != 0) return false;  // 16-byte global strides
   // 16-byte a and b rows for TMA; 16-byte output rows for the epilogue's vector stores (n % 8 == 0).
