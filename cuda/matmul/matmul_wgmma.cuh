@@ -210,7 +210,6 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   float acc[kN128][64];
   int stage = 0;
   uint32_t phase = 0;
-  const bool vec_ok = IsAligned(p.out, 16);  // n % 8 == 0 here, so 8-column pieces are 16-byte aligned
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
 #pragma unroll
@@ -260,14 +259,14 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     for (int c = 0; c < kChunks; ++c) {
       StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
       __syncwarp();
-#pragma unroll
+#pragma unroll 1
       for (int e = 0; e < 2; ++e) {
         const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
         float v[8];
         const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
         const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
         v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
-        ep.template StoreVec<8>(row0 + r, tc.n0 + 32 * c + cv, v, vec_ok);
+        ep.StoreRow8(row0 + r, tc.n0 + 32 * c + cv, v);
       }
       __syncwarp();  // the next chunk overwrites the staging area
     }

@@ -118,7 +118,10 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
   if (p.k % 8 != 0 || p.n % 8 != 0) return false;  // 16-byte global strides
-  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0) return false;
+  // 16-byte a and b rows for TMA; 16-byte output rows for the epilogue's vector stores (n % 8 == 0).
+  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
+    return false;
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
   if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord) return false;
   return DeviceRunsWgmma();
