@@ -113,9 +113,13 @@ WGMMA_SHAPES = [  # (M, K, N)
     (9, 8, 8), (127, 72, 136), (129, 200, 264), (300, 64, 520), (130, 1032, 776), (257, 8, 392)]
 
 
+@pytest.mark.parametrize("epi", ["tma_store", "row8"])
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
 @pytest.mark.parametrize("mkn", WGMMA_SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_matmul_wgmma_tiles(rng, wgmma, dtype, mkn):
+def test_matmul_wgmma_tiles(rng, wgmma, monkeypatch, dtype, mkn, epi):
+    # Plain matmuls leave through TMA stores; JK_MATMUL_WGMMA_EPI=row8 sends them through the fused epilogue.
+    if epi == "row8":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", "row8")
     m, k, n = mkn
     a, a64 = randn(rng, (m, k), dtype)
     b, b64 = randn(rng, (k, n), dtype)

@@ -1,9 +1,10 @@
 """The Hopper tier (kWgmmaTma: TMA + wgmma) against the mma.sync tier and jnp.matmul, in one process.
 
 CUPTI kernel time (jax.experimental.mosaic.gpu.profiler.measure, median of N calls of the jitted function),
-random normal inputs. "wgmma" is the call with JK_MATMUL_WGMMA=1, "mma" the same call with
-JK_MATMUL_WGMMA=0 (the launcher reads it at every launch; each variant is its own jitted function, so a
-captured command buffer of one cannot serve the other). Relative error = max |out - ref| / max |ref| over
+random normal inputs. "wgmma" is the call with JK_MATMUL_WGMMA=1 (plain matmuls: the TMA-store epilogue),
+"row8" the same with JK_MATMUL_WGMMA_EPI=row8 (plain matmuls through the fused epilogue, StoreRow8), "mma"
+(only with LAB_MMA=1) the same call with JK_MATMUL_WGMMA=0 (the launcher reads both variables at every
+launch; each variant is its own jitted function, so a captured command buffer of one cannot serve the other). Relative error = max |out - ref| / max |ref| over
 96 rows (first, middle and last 32) against float64 NumPy. Usage: python bench/lab/matmul_wgmma_lab.py [filter]
 """
 from __future__ import annotations
@@ -82,13 +83,16 @@ def main():
         args = (a, b, bias) if lin else (a, b)
         iters = 5 if m * n * k >= 8192 ** 3 else 20
         res = {}
-        kinds = ("wgmma", "mma", "xla") + (("w128",) if name in WIDTH_CASES else ())
+        kinds = (("wgmma",) + (("row8",) if not lin else ()) + (("mma",) if os.environ.get("LAB_MMA") else ())
+                 + ("xla",) + (("w128",) if name in WIDTH_CASES else ()))
         for kind in kinds:
-            env = {"wgmma": "1", "mma": "0", "w128": "128"}.get(kind)
+            env = {"wgmma": "1", "row8": "1", "mma": "0", "w128": "128"}.get(kind)
             if env is None:
                 os.environ.pop("JK_MATMUL_WGMMA", None)
             else:
                 os.environ["JK_MATMUL_WGMMA"] = env
+            if kind == "row8":
+                os.environ["JK_MATMUL_WGMMA_EPI"] = "row8"
             try:
                 f = variant(kind, lin)
                 t = median_ms(f, args, iters)
@@ -99,21 +103,25 @@ def main():
                 res[kind] = (float("nan"), float("nan"))
             finally:
                 os.environ.pop("JK_MATMUL_WGMMA", None)
+                os.environ.pop("JK_MATMUL_WGMMA_EPI", None)
         flop = 2.0 * m * n * k
+        nan = (float("nan"), float("nan"))
         tf = {kk: flop / (v[0] * 1e-3) / 1e12 for kk, v in res.items()}
-        row = (name, res["wgmma"][0] * 1e3, tf["wgmma"], res["mma"][0] * 1e3, tf["mma"], res["xla"][0] * 1e3,
-               tf["xla"], res["xla"][0] / res["wgmma"][0], res["wgmma"][1], res["mma"][1], res["xla"][1])
+        row = (name, res["wgmma"], tf["wgmma"], res.get("row8", nan), tf.get("row8", float("nan")),
+               res.get("mma", nan), res["xla"], tf["xla"])
         if "w128" in res:
             print(f"  {name}: forced 128x128 tile {res['w128'][0] * 1e3:.1f} us ({flop / (res['w128'][0] * 1e-3) / 1e12:.0f}"
                   f" TFLOP/s), rel err {res['w128'][1]:.1e}")
         print(row, flush=True)
         table.append(row)
         del a, b, bias, args
-    print("\n| case | wgmma us | TFLOP/s | mma us | TFLOP/s | XLA us | TFLOP/s | XLA/wgmma | err wgmma | err mma | err XLA |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in table:
-        print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.0f} | {r[3]:.1f} | {r[4]:.0f} | {r[5]:.1f} | {r[6]:.0f} | {r[7]:.2f}x "
-              f"| {r[8]:.1e} | {r[9]:.1e} | {r[10]:.1e} |")
+    print("\n| case | wgmma us | TFLOP/s | row8 us | TFLOP/s | mma us | XLA us | TFLOP/s | XLA/wgmma | XLA/row8 "
+          "| err wgmma | err row8 | err XLA |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, w, tw, r8, tr8, mma, x, tx in table:
+        print(f"| {name} | {w[0] * 1e3:.1f} | {tw:.0f} | {r8[0] * 1e3:.1f} | {tr8:.0f} | {mma[0] * 1e3:.1f} "
+              f"| {x[0] * 1e3:.1f} | {tx:.0f} | {x[0] / w[0]:.2f}x | {x[0] / r8[0]:.2f}x "
+              f"| {w[1]:.1e} | {r8[1]:.1e} | {x[1]:.1e} |")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,16 @@
 // The grid is persistent (one CTA per SM, tiles strided by gridDim.x), so the producer already streams the
 // next tile's k-tiles while the consumers run the epilogue of the current one.
 //
+// Two epilogues (a template parameter, chosen once per launch):
+//   kTmaStore (plain matmul: no bias, residual or activation): each consumer warpgroup converts its 64 rows
+//     to the output type straight from the accumulators into a 64x64 shared-memory box (128-byte swizzle,
+//     so the fragment writes are conflict-free) and one thread hands the box to a TMA store
+//     (cp.async.bulk.tensor shared -> global, clipped at the matrix edges). Two boxes per warpgroup take
+//     turns, so the consumers only wait for a box's shared-memory reads, never for global writes, and go
+//     back to the mainloop after a few hundred instructions.
+//   otherwise: 32 columns at a time through a float32 staging area per warp, read back as 8-column row
+//     pieces for Epilogue::StoreRow8 (bias, activation, residual; 16-byte global stores).
+//
 // Shared-memory layouts, both with the 128-byte swizzle that TMA writes and wgmma reads:
 //   A stage: 128 rows x 64 k (128 bytes a row), K-major: 8-row core groups 1024 bytes apart (SBO).
 //   B stage: BN/64 panels of 64 k-rows x 64 n (128 bytes a row), N-major ("transposed" B, which wgmma
@@ -32,9 +42,15 @@
 namespace jk::mm {
 
 constexpr int kWgmmaBM = 128, kWgmmaBK = 64, kWgmmaThreads = 384;
-// Epilogue staging, per consumer warp: 16 rows x 32 float32 columns, rows padded by 4 floats so the
+// Fused-epilogue staging, per consumer warp: 16 rows x 32 float32 columns, rows padded by 4 floats so the
 // fragment writes and the 16-byte row reads spread over the banks.
 constexpr int kWgmmaEpiRow = 32 + 4;
+constexpr int kWgmmaEpiWarp = 16 * kWgmmaEpiRow * 4;
+// TMA-store epilogue: a 64-row x 64-column box of 16-bit outputs (128-byte rows, 1 KiB swizzle atoms).
+constexpr int kWgmmaOutBox = 64 * 64 * 2;
+// Each consumer warpgroup's epilogue area: two output boxes, or its 4 warps' float32 staging.
+constexpr int kWgmmaEpiGroup = 2 * kWgmmaOutBox;
+static_assert(4 * kWgmmaEpiWarp <= kWgmmaEpiGroup, "the staging fits the warpgroup's epilogue area");
 
 template <int BN, int STAGES>
 struct WgmmaTile {
@@ -42,11 +58,11 @@ struct WgmmaTile {
   static constexpr int kBPanel = kWgmmaBK * 64 * 2;        // 8 KiB: 64 k-rows x 64 n
   static constexpr int kBStage = (BN / 64) * kBPanel;
   static constexpr int kStageBytes = kAStage + kBStage;    // TMA transaction bytes per stage
-  static constexpr int kEpiWarp = 16 * kWgmmaEpiRow * 4;
-  // The ring, the staging area (8 consumer warps), then 2 mbarriers per stage; +1 KiB to align the ring
-  // to the 128-byte swizzle's 1 KiB atom.
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 8 * kEpiWarp + 2 * STAGES * 8 + 1024;
+  // The ring, the two warpgroups' epilogue areas (1 KiB aligned: the output boxes are swizzled), then 2
+  // mbarriers per stage; +1 KiB to align the ring to the 128-byte swizzle's 1 KiB atom.
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + 2 * STAGES * 8 + 1024;
   static_assert(BN % 128 == 0, "BN is whole m64n128 wgmmas");
+  static_assert(kSmemBytes <= 227 * 1024, "fits the opt-in shared memory of an sm_90 CTA");
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -76,6 +92,39 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, 
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
+}
+
+// Shared -> global TMA store of one box (elements outside the tensor are not written), in the issuing
+// thread's current bulk group.
+__device__ __forceinline__ void TmaStore3d(const CUtensorMap* map, uint32_t src, int32_t c0, int32_t c1, int32_t c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(src), "r"(c0), "r"(c1), "r"(c2) : "memory");
+}
+__device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// At most N of the issuing thread's bulk groups still read shared memory.
+template <int N>
+__device__ __forceinline__ void BulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void BulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).
+__device__ __forceinline__ void FenceProxyAsync() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Barrier over `count` threads on hardware barrier `id` (0 is __syncthreads').
+__device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void StoreShared32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+template <typename T>
+__device__ __forceinline__ uint32_t PackPair(float lo, float hi) {  // lo at the lower address
+  uint32_t w;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    memcpy(&w, &v, 4);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    memcpy(&w, &v, 4);
+  }
+  return w;
 }
 
 // wgmma shared-memory matrix descriptor with the 128-byte swizzle (layout type 1 in bits 62-63).
@@ -133,10 +182,80 @@ __device__ __forceinline__ void StageChunk(int c, float* st, const float (&acc)[
   }
 }
 
+// The fused epilogue of one consumer warpgroup, 32 columns at a time through each warp's staging area
+// (`stage`: the warpgroup's 4 of them): fragment register 4q+{0,1} holds row g, columns 8q + 2t + {0,1}
+// of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column row pieces, the epilogue runs once
+// per 8 outputs and stores 16 bytes at a time.
+template <typename T, int kN128>
+__device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], const Epilogue<T>& ep, float* stage,
+                                               int64_t row0, int64_t col0, int tid) {
+  const int lane = tid % 32, g = lane / 4, quad = lane % 4;
+  float* st = stage + (tid / 32) * (kWgmmaEpiWarp / 4);
+  row0 += 16 * (tid / 32);
+  constexpr int kChunks = kN128 * 4;
+#pragma unroll 1
+  for (int c = 0; c < kChunks; ++c) {
+    StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
+    __syncwarp();
+#pragma unroll 1
+    for (int e = 0; e < 2; ++e) {
+      const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
+      float v[8];
+      const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
+      const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
+      v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+      ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v);
+    }
+    __syncwarp();  // the next chunk overwrites the staging area
+  }
+}
+
+// The TMA-store epilogue of one consumer warpgroup (thread tid of 128, rows [row0, row0 + 64) of the
+// output, columns from col0): box h holds columns 64h..64h+63 of the warpgroup's accumulators, i.e.
+// fragment groups q = 8(h % 2) .. +7 of acc[h / 2]; register 4q+{0,1} is row g, columns 8q + 2t + {0,1}
+// of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes, 128-byte swizzle), the
+// 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q hit 32 distinct banks.
+template <typename T, int kN128>
+__device__ __forceinline__ void StoreTileTma(const float (&acc)[kN128][64], uint32_t boxes, const CUtensorMap* map,
+                                             int32_t col0, int32_t row0, int32_t z, int w, int tid) {
+  // The thread index read afresh (volatile): derived from `tid`, the 16 box addresses below would be
+  // hoisted out of the tile loop and held across the mainloop, where the accumulators leave no room.
+  uint32_t x;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
+  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int h = 0; h < 2 * kN128; ++h) {
+    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
+    // The box's previous store (two boxes ago, possibly in the previous tile) has read it.
+    if (tid == 0) BulkWaitRead<1>();
+    NamedBarrier(1 + w, 128);
+#pragma unroll
+    for (int qq = 0; qq < 8; ++qq) {
+      const int q = 8 * (h % 2) + qq;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t row = 16 * warp + g + 8 * half;
+        StoreShared32(box + row * 128 + ((qq ^ g) * 16) + 4 * t,
+                      PackPair<T>(acc[h / 2][4 * q + 2 * half], acc[h / 2][4 * q + 2 * half + 1]));
+      }
+    }
+    FenceProxyAsync();
+    NamedBarrier(1 + w, 128);
+    if (tid == 0) {
+      TmaStore3d(map, box, col0 + 64 * h, row0, z);
+      BulkCommit();
+    }
+  }
+}
+
 #endif  // sm_90a
 
 // Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
 // the N-tiles together so concurrently running CTAs share panels of a and b in L2.
+struct WgmmaCounts {
+  int64_t mtiles, ntiles, tiles;
+  int ktiles;
+};
 struct WgmmaTileCoord {
   int64_t z;
   int64_t m0, n0;
@@ -149,16 +268,18 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
   return {z, (first_m + (pid % per_group) % group_m) * kWgmmaBM, ((pid % per_group) / group_m) * bn};
 }
 
-template <typename T, int BN, int STAGES>
+// tma_out (3-d over the batch's contiguous output matrices, 64x64 boxes) is read only by the kTmaStore
+// epilogue, which applies when the problem has no bias, residual or activation.
+template <typename T, int BN, int STAGES, bool kTmaStore>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                   const __grid_constant__ MatmulProblem p) {
+                   const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
 #ifdef JK_WGMMA_DEVICE
   using C = WgmmaTile<BN, STAGES>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   const uint32_t sa = (smem_base + 1023) & ~1023u;
-  const uint32_t sb = sa + STAGES * C::kAStage, epi = sb + STAGES * C::kBStage, bars = epi + 8 * C::kEpiWarp;
+  const uint32_t sb = sa + STAGES * C::kAStage, epi = sb + STAGES * C::kBStage, bars = epi + 2 * kWgmmaEpiGroup;
   auto full = [&](int s) { return bars + 8 * s; };             // producer -> consumers: stage landed
   auto empty = [&](int s) { return bars + 8 * (STAGES + s); };  // consumers -> producer: stage free
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
@@ -172,14 +293,19 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   }
   __syncthreads();
 
-  const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + BN - 1) / BN;
-  const int64_t tiles = mtiles * ntiles * p.batch_count;
-  const int ktiles = static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK);
+  // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
+  // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
+  const auto counts = [&p] {
+    const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + BN - 1) / BN;
+    return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,
+                       static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
+  };
 
   if (wg == 0) {
     // Producer: the other 127 threads leave at once; their registers go to the consumers.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid != 0) return;
+    const auto [mtiles, ntiles, tiles, ktiles] = counts();
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_a)) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_b)) : "memory");
     int stage = 0;
@@ -206,12 +332,15 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // Consumers: warpgroup w owns rows [64 w, 64 w + 64) of the tile.
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int w = wg - 1;
+  const auto [mtiles, ntiles, tiles, ktiles] = counts();
+  if constexpr (kTmaStore) {
+    if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_out)) : "memory");
+  }
   constexpr int kN128 = BN / 128;
   float acc[kN128][64];
   int stage = 0;
   uint32_t phase = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
 #pragma unroll
     for (int j = 0; j < kN128; ++j)
 #pragma unroll
@@ -246,30 +375,21 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
     if (ktiles > 0) MbarArrive(empty(prev));
 
-    // Epilogue, 32 columns at a time through the warp's staging area: fragment register 4q+{0,1} holds
-    // row g, columns 8q + 2t + {0,1} of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column
-    // row pieces, the epilogue runs once per 8 outputs and stores 16 bytes at a time.
-    const BatchOffsets o = OffsetsOf(p, tc.z);
-    const Epilogue<T> ep(p, tc.z, o);
-    const int lane = tid % 32, g = lane / 4, quad = lane % 4;
-    float* st = reinterpret_cast<float*>(smem_raw + (epi - smem_base)) + (w * 4 + tid / 32) * (C::kEpiWarp / 4);
-    const int64_t row0 = tc.m0 + 64 * w + 16 * (tid / 32);
-    constexpr int kChunks = BN / 32;
-#pragma unroll 1
-    for (int c = 0; c < kChunks; ++c) {
-      StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
-      __syncwarp();
-#pragma unroll 1
-      for (int e = 0; e < 2; ++e) {
-        const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
-        float v[8];
-        const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
-        const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
-        v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
-        ep.StoreRow8(row0 + r, tc.n0 + 32 * c + cv, v);
-      }
-      __syncwarp();  // the next chunk overwrites the staging area
+    // The tile's coordinates only now: nothing holds them in registers across the mainloop.
+    const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+    if constexpr (kTmaStore) {
+      StoreTileTma<T, kN128>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
+                             static_cast<int32_t>(tc.m0 + 64 * w), static_cast<int32_t>(tc.z), w, tid);
+    } else {
+      const BatchOffsets o = OffsetsOf(p, tc.z);
+      StoreTileFused<T, kN128>(acc, Epilogue<T>(p, tc.z, o),
+                               reinterpret_cast<float*>(smem_raw + (epi - smem_base) + w * kWgmmaEpiGroup),
+                               tc.m0 + 64 * w, tc.n0, tid);
     }
+  }
+  // The shared memory must outlive the last stores' reads of it.
+  if constexpr (kTmaStore) {
+    if (tid == 0) BulkWaitAll();
   }
 #endif  // JK_WGMMA_DEVICE
 }

@@ -71,7 +71,7 @@ bool DeviceRunsWgmma() {
     // compiled to nothing.
     const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
                     major == 9 &&
-                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4>) == cudaSuccess &&
+                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4, true>) == cudaSuccess &&
                     attr.ptxVersion >= 90;
     cudaGetLastError();
     cache[dev] = ok ? 1 : -1;
@@ -79,19 +79,30 @@ bool DeviceRunsWgmma() {
   return cache[dev] == 1;
 }
 
+// The TMA-store epilogue serves plain matmuls (no bias, residual or activation) unless
+// JK_MATMUL_WGMMA_EPI=row8 (the lab times the fused epilogue on them that way).
+bool UseTmaStore(const MatmulProblem& p) {
+  if (p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone) return false;
+  const char* env = std::getenv("JK_MATMUL_WGMMA_EPI");
+  return env == nullptr || std::strcmp(env, "row8") != 0;
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
-  CUtensorMap map_a, map_b;
+  CUtensorMap map_a, map_b, map_out;
   if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, kWgmmaBM, kWgmmaBK) ||
       !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, 64))
     return cudaErrorNotSupported;
-  auto kernel = WgmmaTmaKernel<T, BN, STAGES>;
+  // The output's batch matrices are contiguous (out + z * m * n); without a map the fused epilogue stores.
+  const bool tma_store = UseTmaStore(p) && EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
+  if (!tma_store) map_out = map_a;  // never read
+  auto kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true> : WgmmaTmaKernel<T, BN, STAGES, false>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
-  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, p);
+  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, map_out, p);
   return LastLaunchError();
 }
 
@@ -123,7 +134,8 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
       reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
     return false;
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord) return false;
+  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord || p.batch_count >= kMaxCoord)
+    return false;
   return DeviceRunsWgmma();
 }
 
