@@ -2,7 +2,8 @@
 
 CUPTI kernel time (jax.experimental.mosaic.gpu.profiler.measure, median of N calls of the jitted function),
 random normal inputs. "wgmma" is the call with JK_MATMUL_WGMMA=1 (plain matmuls: the TMA-store epilogue),
-"row8" the same with JK_MATMUL_WGMMA_EPI=row8 (plain matmuls through the fused epilogue, StoreRow8), "mma"
+"row8" the same with JK_MATMUL_WGMMA_EPI=row8 (plain matmuls through the fused epilogue, StoreRow8), "pp" with
+JK_MATMUL_WGMMA_SCHED=pingpong (plain matmuls: ping-pong schedule, 128x128 tiles; LAB_PP=0 leaves it out), "mma"
 (only with LAB_MMA=1) the same call with JK_MATMUL_WGMMA=0 (the launcher reads both variables at every
 launch; each variant is its own jitted function, so a captured command buffer of one cannot serve the other). Relative error = max |out - ref| / max |ref| over
 96 rows (first, middle and last 32) against float64 NumPy. Usage: python bench/lab/matmul_wgmma_lab.py [filter]
@@ -49,13 +50,18 @@ def sample_rows(m):
                                      np.arange(max(0, m - 32), m)]))
 
 
-def rel_err(out, a, b, bias, lin):
+def reference_rows(a, b, bias, lin):
+    """float64 NumPy reference of the sampled rows, computed once per case."""
     rows = sample_rows(a.shape[0])
-    o = np.asarray(jnp.asarray(out[rows], jnp.float32), np.float64)
     r = np.asarray(a[rows].astype(jnp.float32), np.float64) @ np.asarray(b.astype(jnp.float32), np.float64)
     if lin:
         r = r + np.asarray(bias.astype(jnp.float32), np.float64)
         r = 0.5 * r * (1 + np.vectorize(_erf)(r / np.sqrt(2)))
+    return rows, r
+
+
+def rel_err(out, rows, r):
+    o = np.asarray(jnp.asarray(out[rows], jnp.float32), np.float64)
     return float(np.max(np.abs(o - r)) / np.max(np.abs(r)))
 
 
@@ -83,20 +89,24 @@ def main():
         args = (a, b, bias) if lin else (a, b)
         iters = 5 if m * n * k >= 8192 ** 3 else 20
         res = {}
-        kinds = (("wgmma",) + (("row8",) if not lin else ()) + (("mma",) if os.environ.get("LAB_MMA") else ())
-                 + ("xla",) + (("w128",) if name in WIDTH_CASES else ()))
+        plain = () if lin else ("row8",) + (("pp",) if os.environ.get("LAB_PP", "1") == "1" else ())
+        kinds = (("wgmma",) + plain + (("mma",) if os.environ.get("LAB_MMA") else ()) + ("xla",)
+                 + (("w128",) if name in WIDTH_CASES else ()))
+        rows, r64 = reference_rows(a, b, bias, lin)
         for kind in kinds:
-            env = {"wgmma": "1", "row8": "1", "mma": "0", "w128": "128"}.get(kind)
+            env = {"wgmma": "1", "row8": "1", "pp": "1", "mma": "0", "w128": "128"}.get(kind)
             if env is None:
                 os.environ.pop("JK_MATMUL_WGMMA", None)
             else:
                 os.environ["JK_MATMUL_WGMMA"] = env
             if kind == "row8":
                 os.environ["JK_MATMUL_WGMMA_EPI"] = "row8"
+            if kind == "pp":
+                os.environ["JK_MATMUL_WGMMA_SCHED"] = "pingpong"
             try:
                 f = variant(kind, lin)
                 t = median_ms(f, args, iters)
-                e = rel_err(f(*args), a, b, bias, lin)
+                e = rel_err(f(*args), rows, r64)
                 res[kind] = (t, e)
             except Exception as ex:  # one broken case must not hide the others
                 print(f"{name} {kind}: FAILED {type(ex).__name__}: {str(ex)[:300]}")
@@ -104,24 +114,27 @@ def main():
             finally:
                 os.environ.pop("JK_MATMUL_WGMMA", None)
                 os.environ.pop("JK_MATMUL_WGMMA_EPI", None)
+                os.environ.pop("JK_MATMUL_WGMMA_SCHED", None)
         flop = 2.0 * m * n * k
-        nan = (float("nan"), float("nan"))
-        tf = {kk: flop / (v[0] * 1e-3) / 1e12 for kk, v in res.items()}
-        row = (name, res["wgmma"], tf["wgmma"], res.get("row8", nan), tf.get("row8", float("nan")),
-               res.get("mma", nan), res["xla"], tf["xla"])
+        row = (name, flop, res)
         if "w128" in res:
             print(f"  {name}: forced 128x128 tile {res['w128'][0] * 1e3:.1f} us ({flop / (res['w128'][0] * 1e-3) / 1e12:.0f}"
                   f" TFLOP/s), rel err {res['w128'][1]:.1e}")
-        print(row, flush=True)
+        print(name, {kk: (round(v[0] * 1e3, 1), f"{v[1]:.1e}") for kk, v in res.items()}, flush=True)
         table.append(row)
         del a, b, bias, args
-    print("\n| case | wgmma us | TFLOP/s | row8 us | TFLOP/s | mma us | XLA us | TFLOP/s | XLA/wgmma | XLA/row8 "
-          "| err wgmma | err row8 | err XLA |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name, w, tw, r8, tr8, mma, x, tx in table:
-        print(f"| {name} | {w[0] * 1e3:.1f} | {tw:.0f} | {r8[0] * 1e3:.1f} | {tr8:.0f} | {mma[0] * 1e3:.1f} "
-              f"| {x[0] * 1e3:.1f} | {tx:.0f} | {x[0] / w[0]:.2f}x | {x[0] / r8[0]:.2f}x "
-              f"| {w[1]:.1e} | {r8[1]:.1e} | {x[1]:.1e} |")
+    nan = (float("nan"), float("nan"))
+    print("\nus (TFLOP/s); XLA/x > 1 means x beats XLA; wgmma = default dispatch (plain: TMA-store epilogue), "
+          "row8 = fused epilogue, pp = ping-pong schedule")
+    print("| case | wgmma | row8 | pingpong | XLA | XLA/wgmma | XLA/row8 | XLA/pp | err wgmma | err row8 | err pp | err XLA |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, flop, res in table:
+        g = lambda kk: res.get(kk, nan)  # noqa: E731
+        cell = lambda kk: f"{g(kk)[0] * 1e3:.1f} ({flop / (g(kk)[0] * 1e-3) / 1e12:.0f})"  # noqa: E731
+        x = g("xla")[0]
+        print(f"| {name} | {cell('wgmma')} | {cell('row8')} | {cell('pp')} | {cell('xla')} | {x / g('wgmma')[0]:.2f}x "
+              f"| {x / g('row8')[0]:.2f}x | {x / g('pp')[0]:.2f}x | {g('wgmma')[1]:.1e} | {g('row8')[1]:.1e} "
+              f"| {g('pp')[1]:.1e} | {g('xla')[1]:.1e} |")
 
 
 if __name__ == "__main__":

@@ -111,6 +111,9 @@ __device__ __forceinline__ void FenceProxyAsync() { asm volatile("fence.proxy.as
 __device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
+__device__ __forceinline__ void NamedArrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
 __device__ __forceinline__ void StoreShared32(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
@@ -210,13 +213,15 @@ __device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], co
   }
 }
 
-// The TMA-store epilogue of one consumer warpgroup (thread tid of 128, rows [row0, row0 + 64) of the
-// output, columns from col0): box h holds columns 64h..64h+63 of the warpgroup's accumulators, i.e.
-// fragment groups q = 8(h % 2) .. +7 of acc[h / 2]; register 4q+{0,1} is row g, columns 8q + 2t + {0,1}
-// of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes, 128-byte swizzle), the
-// 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q hit 32 distinct banks.
-template <typename T, int kN128>
-__device__ __forceinline__ void StoreTileTma(const float (&acc)[kN128][64], uint32_t boxes, const CUtensorMap* map,
+// The TMA-store epilogue of one consumer warpgroup (thread tid of 128, output rows from row0, columns from
+// col0). Each acc[i] is a 64 x 128 block: side by side along N (kAlongM false: the cooperative schedule's
+// 64 rows x BN) or stacked along M (kAlongM: the ping-pong schedule's 128 x 128). Box b holds the columns
+// 64(b % 2)..+63 of acc[b / 2], i.e. its fragment groups q = 8(b % 2) .. +7; register 4q+{0,1} is row g,
+// columns 8q + 2t + {0,1} of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes,
+// 128-byte swizzle), the 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q
+// hit 32 distinct banks.
+template <typename T, int kAcc, bool kAlongM>
+__device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
                                              int32_t col0, int32_t row0, int32_t z, int w, int tid) {
   // The thread index read afresh (volatile): derived from `tid`, the 16 box addresses below would be
   // hoisted out of the tile loop and held across the mainloop, where the accumulators leave no room.
@@ -224,7 +229,7 @@ __device__ __forceinline__ void StoreTileTma(const float (&acc)[kN128][64], uint
   asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
   const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
-  for (int h = 0; h < 2 * kN128; ++h) {
+  for (int h = 0; h < 2 * kAcc; ++h) {
     const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
     // The box's previous store (two boxes ago, possibly in the previous tile) has read it.
     if (tid == 0) BulkWaitRead<1>();
@@ -242,7 +247,8 @@ __device__ __forceinline__ void StoreTileTma(const float (&acc)[kN128][64], uint
     FenceProxyAsync();
     NamedBarrier(1 + w, 128);
     if (tid == 0) {
-      TmaStore3d(map, box, col0 + 64 * h, row0, z);
+      if constexpr (kAlongM) TmaStore3d(map, box, col0 + 64 * (h % 2), row0 + 64 * (h / 2), z);
+      else TmaStore3d(map, box, col0 + 64 * h, row0, z);
       BulkCommit();
     }
   }
@@ -270,7 +276,16 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 
 // tma_out (3-d over the batch's contiguous output matrices, 64x64 boxes) is read only by the kTmaStore
 // epilogue, which applies when the problem has no bias, residual or activation.
-template <typename T, int BN, int STAGES, bool kTmaStore>
+//
+// Schedules: cooperative (kPingPong false): both consumer warpgroups work on every tile, 64 rows each,
+// and both run its epilogue while the tensor cores idle (only the producer's loads continue). Ping-pong
+// (BN = 128, TMA-store epilogue only): the CTA's tiles alternate between the warpgroups, each computing
+// a whole 128 x 128 tile; the shared ring hands out k-tiles in tile order, so one warpgroup's mainloop
+// runs while the other does its epilogue, and each skips the other's k-tiles in its ring position. A
+// warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
+// (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
+// phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
+template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                    const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
@@ -287,7 +302,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       MbarInit(full(s), 1);
-      MbarInit(empty(s), 2 * 128);  // every consumer thread arrives
+      MbarInit(empty(s), kPingPong ? 128 : 256);  // every thread of the consuming warpgroup(s) arrives
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -329,20 +344,34 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     return;
   }
 
-  // Consumers: warpgroup w owns rows [64 w, 64 w + 64) of the tile.
+  // Consumers: cooperative, warpgroup w owns rows [64 w, 64 w + 64) of every tile; ping-pong, all rows of
+  // every other tile.
+  static_assert(!kPingPong || (BN == 128 && kTmaStore), "ping-pong: 128 x 128 tiles, TMA-store epilogue");
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int w = wg - 1;
   const auto [mtiles, ntiles, tiles, ktiles] = counts();
   if constexpr (kTmaStore) {
     if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_out)) : "memory");
   }
-  constexpr int kN128 = BN / 128;
-  float acc[kN128][64];
+  // m64n128 accumulator blocks per thread: along N (cooperative) or the tile's two 64-row halves.
+  constexpr int kAcc = kPingPong ? 2 : BN / 128;
+  float acc[kAcc][64];
   int stage = 0;
   uint32_t phase = 0;
+  int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    if constexpr (kPingPong) {
+      if ((mine & 1) != w) {  // the other warpgroup's tile: step over its k-tiles in the ring
+        ++mine;
+        stage += ktiles;
+        phase ^= (stage / STAGES) & 1;
+        stage %= STAGES;
+        continue;
+      }
+      if (mine++ > 0) NamedBarrier(3 + w, 256);  // the other warpgroup has waited for its k-tiles
+    }
 #pragma unroll
-    for (int j = 0; j < kN128; ++j)
+    for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) {
         acc[j][r] = 0.f;
@@ -352,14 +381,20 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     for (int kt = 0; kt < ktiles; ++kt) {
       MbarWait(full(stage), phase);
       WgmmaFence();
-      const uint32_t a_base = sa + stage * C::kAStage + w * (64 * 128), b_base = sb + stage * C::kBStage;
+      const uint32_t a_base = sa + stage * C::kAStage + (kPingPong ? 0 : w * (64 * 128)), b_base = sb + stage * C::kBStage;
 #pragma unroll
       for (int ks = 0; ks < kWgmmaBK / 16; ++ks) {
         // 16 k of A: 32 bytes along the swizzled 128-byte row; of B: 16 k-rows = two 1 KiB atoms.
-        const uint64_t da = SmemDesc(a_base + ks * 32, 16, 1024);
+        if constexpr (kPingPong) {
+          const uint64_t db = SmemDesc(b_base + ks * 2048, C::kBPanel, 1024);
 #pragma unroll
-        for (int j = 0; j < kN128; ++j)
-          WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+          for (int i = 0; i < kAcc; ++i) WgmmaM64N128K16<T>(acc[i], SmemDesc(a_base + i * (64 * 128) + ks * 32, 16, 1024), db);
+        } else {
+          const uint64_t da = SmemDesc(a_base + ks * 32, 16, 1024);
+#pragma unroll
+          for (int j = 0; j < kAcc; ++j)
+            WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+        }
       }
       WgmmaCommit();
       // Keep this k-tile's wgmmas in flight; the previous k-tile's have retired, so its stage is free.
@@ -368,9 +403,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       prev = stage;
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
+    if constexpr (kPingPong) {
+      if (t + gridDim.x < tiles) NamedArrive(3 + (1 - w), 256);  // the next tile is the other warpgroup's
+    }
     WgmmaWait<0>();
 #pragma unroll
-    for (int j = 0; j < kN128; ++j)
+    for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
     if (ktiles > 0) MbarArrive(empty(prev));
@@ -378,11 +416,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
     const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
     if constexpr (kTmaStore) {
-      StoreTileTma<T, kN128>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
-                             static_cast<int32_t>(tc.m0 + 64 * w), static_cast<int32_t>(tc.z), w, tid);
+      StoreTileTma<T, kAcc, kPingPong>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
+                                       static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
+                                       static_cast<int32_t>(tc.z), w, tid);
     } else {
       const BatchOffsets o = OffsetsOf(p, tc.z);
-      StoreTileFused<T, kN128>(acc, Epilogue<T>(p, tc.z, o),
+      StoreTileFused<T, kAcc>(acc, Epilogue<T>(p, tc.z, o),
                                reinterpret_cast<float*>(smem_raw + (epi - smem_base) + w * kWgmmaEpiGroup),
                                tc.m0 + 64 * w, tc.n0, tid);
     }

@@ -71,7 +71,7 @@ bool DeviceRunsWgmma() {
     // compiled to nothing.
     const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
                     major == 9 &&
-                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4, true>) == cudaSuccess &&
+                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4, true, false>) == cudaSuccess &&
                     attr.ptxVersion >= 90;
     cudaGetLastError();
     cache[dev] = ok ? 1 : -1;
@@ -87,6 +87,12 @@ bool UseTmaStore(const MatmulProblem& p) {
   return env == nullptr || std::strcmp(env, "row8") != 0;
 }
 
+// Ping-pong schedule (matmul_wgmma.cuh) for TMA-store problems when JK_MATMUL_WGMMA_SCHED=pingpong.
+bool UsePingPong() {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_SCHED");
+  return env != nullptr && std::strcmp(env, "pingpong") == 0;
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -97,7 +103,10 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   // The output's batch matrices are contiguous (out + z * m * n); without a map the fused epilogue stores.
   const bool tma_store = UseTmaStore(p) && EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
   if (!tma_store) map_out = map_a;  // never read
-  auto kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true> : WgmmaTmaKernel<T, BN, STAGES, false>;
+  auto kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true, false> : WgmmaTmaKernel<T, BN, STAGES, false, false>;
+  if constexpr (BN == 128) {
+    if (tma_store && UsePingPong()) kernel = WgmmaTmaKernel<T, BN, STAGES, true, true>;
+  }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
@@ -144,7 +153,8 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
 // JK_MATMUL_WGMMA=128 or =256 forces one width (for the lab).
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs();
+  bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs() &&
+              !(UsePingPong() && UseTmaStore(p));  // ping-pong tiles are 128 x 128
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
     if (std::strcmp(env, "128") == 0) wide = false;
     if (std::strcmp(env, "256") == 0) wide = true;
