@@ -122,9 +122,9 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
 constexpr bool kWgmmaByDefault = true;
 
 // By default only where it was measured faster than the mma.sync tier (H200, bench/lab/matmul_wgmma_lab.py):
-// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up. Below that, unmeasured: each tile
-// pays an epilogue the mainloop does not hide (one CTA per SM), and the mma.sync tier's smaller tiles
-// fill more SMs.
+// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up (0.95-1.0x cuBLAS on the large
+// ones, bench/lab/matmul_wgmma_h200.md). Below that, unmeasured: one CTA per SM and 128-row tiles leave
+// SMs idle on small problems, where the mma.sync tier's smaller tiles fill more of them.
 bool WgmmaPaysOff(const MatmulProblem& p) {
   constexpr int64_t kMinTiles = 64, kMinK = 1000;
   return p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles;
