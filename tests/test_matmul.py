@@ -113,9 +113,24 @@ WGMMA_SHAPES = [  # (M, K, N)
     (9, 8, 8), (127, 72, 136), (129, 200, 264), (300, 64, 520), (130, 1032, 776), (257, 8, 392)]
 
 
+# Variants of the tier for plain matmuls: the default (TMA-store epilogue), the fused epilogue
+# (JK_MATMUL_WGMMA_EPI=row8) and the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong). Elsewhere than
+# on an sm_90 GPU they all run the same code, so only the default runs there.
+WGMMA_VARIANTS = ["default"] + (["row8", "pingpong"] if ON_GPU else [])
+
+
+def set_wgmma_variant(monkeypatch, variant):
+    if variant == "row8":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", "row8")
+    if variant == "pingpong":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", "pingpong")
+
+
+@pytest.mark.parametrize("variant", WGMMA_VARIANTS)
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
 @pytest.mark.parametrize("mkn", WGMMA_SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_matmul_wgmma_tiles(rng, wgmma, dtype, mkn):
+def test_matmul_wgmma_tiles(rng, wgmma, monkeypatch, dtype, mkn, variant):
+    set_wgmma_variant(monkeypatch, variant)
     m, k, n = mkn
     a, a64 = randn(rng, (m, k), dtype)
     b, b64 = randn(rng, (k, n), dtype)
@@ -123,19 +138,26 @@ def test_matmul_wgmma_tiles(rng, wgmma, dtype, mkn):
     assert_matmul_close(out, a64 @ b64, dtype, k, None)
 
 
-def test_matmul_wgmma_more_tiles_than_sms(rng, wgmma):
-    # 17 x 9 tiles of 128x256 (past 132 SMs: CTAs take a second tile while the producer runs ahead).
-    a, a64 = randn(rng, (2176, 264), jnp.bfloat16)
-    b, b64 = randn(rng, (264, 2056), jnp.bfloat16)
-    assert_matmul_close(jk.matmul(a, b), a64 @ b64, jnp.bfloat16, 264, None)
+@pytest.mark.parametrize("variant", WGMMA_VARIANTS)
+@pytest.mark.parametrize("k", [264] + ([1032] if ON_GPU else []))
+def test_matmul_wgmma_more_tiles_than_sms(rng, wgmma, monkeypatch, k, variant):
+    # 17 x 9 tiles of 128x256, 17 x 17 of 128x128 (past 132 SMs: CTAs take more tiles while the producer
+    # runs ahead; ping-pong alternates them between warpgroups). K = 1032: more k-tiles than ring stages,
+    # so a warpgroup stepping over the other's tile lands phases ahead in the ring.
+    set_wgmma_variant(monkeypatch, variant)
+    a, a64 = randn(rng, (2176, k), jnp.bfloat16)
+    b, b64 = randn(rng, (k, 2056), jnp.bfloat16)
+    assert_matmul_close(jk.matmul(a, b), a64 @ b64, jnp.bfloat16, k, None)
 
 
 @pytest.mark.parametrize("shapes", [
     ((3, 130, 72), (3, 72, 136)), ((2, 1, 130, 64), (1, 3, 64, 264)), ((12, 260, 64), (12, 64, 520)),
     ((4, 100, 40), (40, 48)), ((5, 72), (2, 72, 136)),
 ], ids=str)
+@pytest.mark.parametrize("variant", WGMMA_VARIANTS)
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
-def test_matmul_wgmma_batched(rng, wgmma, dtype, shapes):
+def test_matmul_wgmma_batched(rng, wgmma, monkeypatch, dtype, shapes, variant):
+    set_wgmma_variant(monkeypatch, variant)
     a, a64 = randn(rng, shapes[0], dtype)
     b, b64 = randn(rng, shapes[1], dtype)
     assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, shapes[0][-1], None)

@@ -17,6 +17,18 @@ __device__ __forceinline__ float Activate(Activation act, float v) {
   return v;
 }
 
+// The same activations with the choice made at compile time: a loop over a vector with one switch
+// outside keeps the code that runs per vector short and contiguous.
+template <Activation A>
+__device__ __forceinline__ float ActivateAs(float v) {
+  return Activate(A, v);
+}
+template <Activation A, int V>
+__device__ __forceinline__ void ActivateVec(float (&v)[V]) {
+#pragma unroll
+  for (int q = 0; q < V; ++q) v[q] = ActivateAs<A>(v[q]);
+}
+
 // One batch index's view of the output side of the problem.
 template <typename T>
 struct Epilogue {
@@ -70,6 +82,40 @@ struct Epilogue {
 #pragma unroll
       for (int q = 0; q < V; ++q) Store(row, col + q, v[q]);
     }
+  }
+  // 8 adjacent columns of one 16-bit row (col % 8 == 0, n % 8 == 0, out 16-byte aligned): the bias,
+  // one activation switch for all 8 and the residual, then one 16-byte store. Unlike StoreVec, which
+  // inlines every activation once per element, the code a call runs is short and straight, so an
+  // epilogue loop built on it stays in the instruction cache.
+  __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8]) const {
+    static_assert(sizeof(T) == 2, "16-bit outputs");
+    if (row >= m || col >= n) return;
+    if (bias) {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) v[q] += ToFloat(bias[col + q]);
+    }
+    switch (act) {
+      case Activation::kNone: break;
+      case Activation::kRelu: ActivateVec<Activation::kRelu>(v); break;
+      case Activation::kGelu: ActivateVec<Activation::kGelu>(v); break;
+      case Activation::kGeluTanh: ActivateVec<Activation::kGeluTanh>(v); break;
+      case Activation::kSilu: ActivateVec<Activation::kSilu>(v); break;
+    }
+    if (residual) {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) v[q] += ToFloat(residual[row * res_row_stride + (col + q) * res_col_stride]);
+    }
+    uint32_t w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const T lo_t = FromFloat<T>(v[2 * q]), hi_t = FromFloat<T>(v[2 * q + 1]);
+      uint16_t lo, hi;
+      memcpy(&lo, &lo_t, 2);
+      memcpy(&hi, &hi_t, 2);
+      w[q] = lo | (static_cast<uint32_t>(hi) << 16);
+    }
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(out + row * n + col), "r"(w[0]), "r"(w[1]),
+                 "r"(w[2]), "r"(w[3]) : "memory");
   }
   // Two adjacent columns (col even, n even, out 4-byte aligned for halves): one paired store.
   __device__ __forceinline__ void Store2(int64_t row, int64_t col, float v0, float v1, bool paired) const {

@@ -9,6 +9,16 @@
 // The grid is persistent (one CTA per SM, tiles strided by gridDim.x), so the producer already streams the
 // next tile's k-tiles while the consumers run the epilogue of the current one.
 //
+// Two epilogues (a template parameter, chosen once per launch):
+//   kTmaStore (plain matmul: no bias, residual or activation): each consumer warpgroup converts its 64 rows
+//     to the output type straight from the accumulators into a 64x64 shared-memory box (128-byte swizzle,
+//     so the fragment writes are conflict-free) and one thread hands the box to a TMA store
+//     (cp.async.bulk.tensor shared -> global, clipped at the matrix edges). Two boxes per warpgroup take
+//     turns, so the consumers only wait for a box's shared-memory reads, never for global writes, and go
+//     back to the mainloop after a few hundred instructions.
+//   otherwise: 32 columns at a time through a float32 staging area per warp, read back as 8-column row
+//     pieces for Epilogue::StoreRow8 (bias, activation, residual; 16-byte global stores).
+//
 // Shared-memory layouts, both with the 128-byte swizzle that TMA writes and wgmma reads:
 //   A stage: 128 rows x 64 k (128 bytes a row), K-major: 8-row core groups 1024 bytes apart (SBO).
 //   B stage: BN/64 panels of 64 k-rows x 64 n (128 bytes a row), N-major ("transposed" B, which wgmma
@@ -32,9 +42,15 @@
 namespace jk::mm {
 
 constexpr int kWgmmaBM = 128, kWgmmaBK = 64, kWgmmaThreads = 384;
-// Epilogue staging, per consumer warp: 16 rows x 32 float32 columns, rows padded by 4 floats so the
+// Fused-epilogue staging, per consumer warp: 16 rows x 32 float32 columns, rows padded by 4 floats so the
 // fragment writes and the 16-byte row reads spread over the banks.
 constexpr int kWgmmaEpiRow = 32 + 4;
+constexpr int kWgmmaEpiWarp = 16 * kWgmmaEpiRow * 4;
+// TMA-store epilogue: a 64-row x 64-column box of 16-bit outputs (128-byte rows, 1 KiB swizzle atoms).
+constexpr int kWgmmaOutBox = 64 * 64 * 2;
+// Each consumer warpgroup's epilogue area: two output boxes, or its 4 warps' float32 staging.
+constexpr int kWgmmaEpiGroup = 2 * kWgmmaOutBox;
+static_assert(4 * kWgmmaEpiWarp <= kWgmmaEpiGroup, "the staging fits the warpgroup's epilogue area");
 
 template <int BN, int STAGES>
 struct WgmmaTile {
@@ -42,11 +58,11 @@ struct WgmmaTile {
   static constexpr int kBPanel = kWgmmaBK * 64 * 2;        // 8 KiB: 64 k-rows x 64 n
   static constexpr int kBStage = (BN / 64) * kBPanel;
   static constexpr int kStageBytes = kAStage + kBStage;    // TMA transaction bytes per stage
-  static constexpr int kEpiWarp = 16 * kWgmmaEpiRow * 4;
-  // The ring, the staging area (8 consumer warps), then 2 mbarriers per stage; +1 KiB to align the ring
-  // to the 128-byte swizzle's 1 KiB atom.
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 8 * kEpiWarp + 2 * STAGES * 8 + 1024;
+  // The ring, the two warpgroups' epilogue areas (1 KiB aligned: the output boxes are swizzled), then 2
+  // mbarriers per stage; +1 KiB to align the ring to the 128-byte swizzle's 1 KiB atom.
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + 2 * STAGES * 8 + 1024;
   static_assert(BN % 128 == 0, "BN is whole m64n128 wgmmas");
+  static_assert(kSmemBytes <= 227 * 1024, "fits the opt-in shared memory of an sm_90 CTA");
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -76,6 +92,42 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, 
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
+}
+
+// Shared -> global TMA store of one box (elements outside the tensor are not written), in the issuing
+// thread's current bulk group.
+__device__ __forceinline__ void TmaStore3d(const CUtensorMap* map, uint32_t src, int32_t c0, int32_t c1, int32_t c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(src), "r"(c0), "r"(c1), "r"(c2) : "memory");
+}
+__device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// At most N of the issuing thread's bulk groups still read shared memory.
+template <int N>
+__device__ __forceinline__ void BulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void BulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).
+__device__ __forceinline__ void FenceProxyAsync() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Barrier over `count` threads on hardware barrier `id` (0 is __syncthreads').
+__device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void NamedArrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void StoreShared32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+template <typename T>
+__device__ __forceinline__ uint32_t PackPair(float lo, float hi) {  // lo at the lower address
+  uint32_t w;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    memcpy(&w, &v, 4);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    memcpy(&w, &v, 4);
+  }
+  return w;
 }
 
 // wgmma shared-memory matrix descriptor with the 128-byte swizzle (layout type 1 in bits 62-63).
@@ -133,10 +185,83 @@ __device__ __forceinline__ void StageChunk(int c, float* st, const float (&acc)[
   }
 }
 
+// The fused epilogue of one consumer warpgroup, 32 columns at a time through each warp's staging area
+// (`stage`: the warpgroup's 4 of them): fragment register 4q+{0,1} holds row g, columns 8q + 2t + {0,1}
+// of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column row pieces, the epilogue runs once
+// per 8 outputs and stores 16 bytes at a time.
+template <typename T, int kN128>
+__device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], const Epilogue<T>& ep, float* stage,
+                                               int64_t row0, int64_t col0, int tid) {
+  const int lane = tid % 32, g = lane / 4, quad = lane % 4;
+  float* st = stage + (tid / 32) * (kWgmmaEpiWarp / 4);
+  row0 += 16 * (tid / 32);
+  constexpr int kChunks = kN128 * 4;
+#pragma unroll 1
+  for (int c = 0; c < kChunks; ++c) {
+    StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
+    __syncwarp();
+#pragma unroll 1
+    for (int e = 0; e < 2; ++e) {
+      const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
+      float v[8];
+      const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
+      const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
+      v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+      ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v);
+    }
+    __syncwarp();  // the next chunk overwrites the staging area
+  }
+}
+
+// The TMA-store epilogue of one consumer warpgroup (thread tid of 128, output rows from row0, columns from
+// col0). Each acc[i] is a 64 x 128 block: side by side along N (kAlongM false: the cooperative schedule's
+// 64 rows x BN) or stacked along M (kAlongM: the ping-pong schedule's 128 x 128). Box b holds the columns
+// 64(b % 2)..+63 of acc[b / 2], i.e. its fragment groups q = 8(b % 2) .. +7; register 4q+{0,1} is row g,
+// columns 8q + 2t + {0,1} of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes,
+// 128-byte swizzle), the 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q
+// hit 32 distinct banks.
+template <typename T, int kAcc, bool kAlongM>
+__device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
+                                             int32_t col0, int32_t row0, int32_t z, int w, int tid) {
+  // The thread index read afresh (volatile): derived from `tid`, the 16 box addresses below would be
+  // hoisted out of the tile loop and held across the mainloop, where the accumulators leave no room.
+  uint32_t x;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
+  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int h = 0; h < 2 * kAcc; ++h) {
+    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
+    // The box's previous store (two boxes ago, possibly in the previous tile) has read it.
+    if (tid == 0) BulkWaitRead<1>();
+    NamedBarrier(1 + w, 128);
+#pragma unroll
+    for (int qq = 0; qq < 8; ++qq) {
+      const int q = 8 * (h % 2) + qq;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t row = 16 * warp + g + 8 * half;
+        StoreShared32(box + row * 128 + ((qq ^ g) * 16) + 4 * t,
+                      PackPair<T>(acc[h / 2][4 * q + 2 * half], acc[h / 2][4 * q + 2 * half + 1]));
+      }
+    }
+    FenceProxyAsync();
+    NamedBarrier(1 + w, 128);
+    if (tid == 0) {
+      if constexpr (kAlongM) TmaStore3d(map, box, col0 + 64 * (h % 2), row0 + 64 * (h / 2), z);
+      else TmaStore3d(map, box, col0 + 64 * h, row0, z);
+      BulkCommit();
+    }
+  }
+}
+
 #endif  // sm_90a
 
 // Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
 // the N-tiles together so concurrently running CTAs share panels of a and b in L2.
+struct WgmmaCounts {
+  int64_t mtiles, ntiles, tiles;
+  int ktiles;
+};
 struct WgmmaTileCoord {
   int64_t z;
   int64_t m0, n0;
@@ -149,16 +274,27 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
   return {z, (first_m + (pid % per_group) % group_m) * kWgmmaBM, ((pid % per_group) / group_m) * bn};
 }
 
-template <typename T, int BN, int STAGES>
+// tma_out (3-d over the batch's contiguous output matrices, 64x64 boxes) is read only by the kTmaStore
+// epilogue, which applies when the problem has no bias, residual or activation.
+//
+// Schedules: cooperative (kPingPong false): both consumer warpgroups work on every tile, 64 rows each,
+// and both run its epilogue while the tensor cores idle (only the producer's loads continue). Ping-pong
+// (BN = 128, TMA-store epilogue only): the CTA's tiles alternate between the warpgroups, each computing
+// a whole 128 x 128 tile; the shared ring hands out k-tiles in tile order, so one warpgroup's mainloop
+// runs while the other does its epilogue, and each skips the other's k-tiles in its ring position. A
+// warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
+// (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
+// phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
+template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                   const __grid_constant__ MatmulProblem p) {
+                   const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
 #ifdef JK_WGMMA_DEVICE
   using C = WgmmaTile<BN, STAGES>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   const uint32_t sa = (smem_base + 1023) & ~1023u;
-  const uint32_t sb = sa + STAGES * C::kAStage, epi = sb + STAGES * C::kBStage, bars = epi + 8 * C::kEpiWarp;
+  const uint32_t sb = sa + STAGES * C::kAStage, epi = sb + STAGES * C::kBStage, bars = epi + 2 * kWgmmaEpiGroup;
   auto full = [&](int s) { return bars + 8 * s; };             // producer -> consumers: stage landed
   auto empty = [&](int s) { return bars + 8 * (STAGES + s); };  // consumers -> producer: stage free
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
@@ -166,20 +302,25 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       MbarInit(full(s), 1);
-      MbarInit(empty(s), 2 * 128);  // every consumer thread arrives
+      MbarInit(empty(s), kPingPong ? 128 : 256);  // every thread of the consuming warpgroup(s) arrives
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
-  const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + BN - 1) / BN;
-  const int64_t tiles = mtiles * ntiles * p.batch_count;
-  const int ktiles = static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK);
+  // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
+  // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
+  const auto counts = [&p] {
+    const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + BN - 1) / BN;
+    return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,
+                       static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
+  };
 
   if (wg == 0) {
     // Producer: the other 127 threads leave at once; their registers go to the consumers.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid != 0) return;
+    const auto [mtiles, ntiles, tiles, ktiles] = counts();
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_a)) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_b)) : "memory");
     int stage = 0;
@@ -203,18 +344,34 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     return;
   }
 
-  // Consumers: warpgroup w owns rows [64 w, 64 w + 64) of the tile.
+  // Consumers: cooperative, warpgroup w owns rows [64 w, 64 w + 64) of every tile; ping-pong, all rows of
+  // every other tile.
+  static_assert(!kPingPong || (BN == 128 && kTmaStore), "ping-pong: 128 x 128 tiles, TMA-store epilogue");
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int w = wg - 1;
-  constexpr int kN128 = BN / 128;
-  float acc[kN128][64];
+  const auto [mtiles, ntiles, tiles, ktiles] = counts();
+  if constexpr (kTmaStore) {
+    if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_out)) : "memory");
+  }
+  // m64n128 accumulator blocks per thread: along N (cooperative) or the tile's two 64-row halves.
+  constexpr int kAcc = kPingPong ? 2 : BN / 128;
+  float acc[kAcc][64];
   int stage = 0;
   uint32_t phase = 0;
-  const bool vec_ok = IsAligned(p.out, 16);  // n % 8 == 0 here, so 8-column pieces are 16-byte aligned
+  int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+    if constexpr (kPingPong) {
+      if ((mine & 1) != w) {  // the other warpgroup's tile: step over its k-tiles in the ring
+        ++mine;
+        stage += ktiles;
+        phase ^= (stage / STAGES) & 1;
+        stage %= STAGES;
+        continue;
+      }
+      if (mine++ > 0) NamedBarrier(3 + w, 256);  // the other warpgroup has waited for its k-tiles
+    }
 #pragma unroll
-    for (int j = 0; j < kN128; ++j)
+    for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) {
         acc[j][r] = 0.f;
@@ -224,14 +381,20 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     for (int kt = 0; kt < ktiles; ++kt) {
       MbarWait(full(stage), phase);
       WgmmaFence();
-      const uint32_t a_base = sa + stage * C::kAStage + w * (64 * 128), b_base = sb + stage * C::kBStage;
+      const uint32_t a_base = sa + stage * C::kAStage + (kPingPong ? 0 : w * (64 * 128)), b_base = sb + stage * C::kBStage;
 #pragma unroll
       for (int ks = 0; ks < kWgmmaBK / 16; ++ks) {
         // 16 k of A: 32 bytes along the swizzled 128-byte row; of B: 16 k-rows = two 1 KiB atoms.
-        const uint64_t da = SmemDesc(a_base + ks * 32, 16, 1024);
+        if constexpr (kPingPong) {
+          const uint64_t db = SmemDesc(b_base + ks * 2048, C::kBPanel, 1024);
 #pragma unroll
-        for (int j = 0; j < kN128; ++j)
-          WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+          for (int i = 0; i < kAcc; ++i) WgmmaM64N128K16<T>(acc[i], SmemDesc(a_base + i * (64 * 128) + ks * 32, 16, 1024), db);
+        } else {
+          const uint64_t da = SmemDesc(a_base + ks * 32, 16, 1024);
+#pragma unroll
+          for (int j = 0; j < kAcc; ++j)
+            WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+        }
       }
       WgmmaCommit();
       // Keep this k-tile's wgmmas in flight; the previous k-tile's have retired, so its stage is free.
@@ -240,37 +403,32 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       prev = stage;
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
+    if constexpr (kPingPong) {
+      if (t + gridDim.x < tiles) NamedArrive(3 + (1 - w), 256);  // the next tile is the other warpgroup's
+    }
     WgmmaWait<0>();
 #pragma unroll
-    for (int j = 0; j < kN128; ++j)
+    for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
     if (ktiles > 0) MbarArrive(empty(prev));
 
-    // Epilogue, 32 columns at a time through the warp's staging area: fragment register 4q+{0,1} holds
-    // row g, columns 8q + 2t + {0,1} of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column
-    // row pieces, the epilogue runs once per 8 outputs and stores 16 bytes at a time.
-    const BatchOffsets o = OffsetsOf(p, tc.z);
-    const Epilogue<T> ep(p, tc.z, o);
-    const int lane = tid % 32, g = lane / 4, quad = lane % 4;
-    float* st = reinterpret_cast<float*>(smem_raw + (epi - smem_base)) + (w * 4 + tid / 32) * (C::kEpiWarp / 4);
-    const int64_t row0 = tc.m0 + 64 * w + 16 * (tid / 32);
-    constexpr int kChunks = BN / 32;
-#pragma unroll 1
-    for (int c = 0; c < kChunks; ++c) {
-      StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
-      __syncwarp();
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
-        float v[8];
-        const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
-        const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
-        v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
-        ep.template StoreVec<8>(row0 + r, tc.n0 + 32 * c + cv, v, vec_ok);
-      }
-      __syncwarp();  // the next chunk overwrites the staging area
+    // The tile's coordinates only now: nothing holds them in registers across the mainloop.
+    const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+    if constexpr (kTmaStore) {
+      StoreTileTma<T, kAcc, kPingPong>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
+                                       static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
+                                       static_cast<int32_t>(tc.z), w, tid);
+    } else {
+      const BatchOffsets o = OffsetsOf(p, tc.z);
+      StoreTileFused<T, kAcc>(acc, Epilogue<T>(p, tc.z, o),
+                               reinterpret_cast<float*>(smem_raw + (epi - smem_base) + w * kWgmmaEpiGroup),
+                               tc.m0 + 64 * w, tc.n0, tid);
     }
+  }
+  // The shared memory must outlive the last stores' reads of it.
+  if constexpr (kTmaStore) {
+    if (tid == 0) BulkWaitAll();
   }
 #endif  // JK_WGMMA_DEVICE
 }

@@ -71,7 +71,7 @@ bool DeviceRunsWgmma() {
     // compiled to nothing.
     const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
                     major == 9 &&
-                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4>) == cudaSuccess &&
+                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4, true, false>) == cudaSuccess &&
                     attr.ptxVersion >= 90;
     cudaGetLastError();
     cache[dev] = ok ? 1 : -1;
@@ -79,19 +79,39 @@ bool DeviceRunsWgmma() {
   return cache[dev] == 1;
 }
 
+// The TMA-store epilogue serves plain matmuls (no bias, residual or activation) unless
+// JK_MATMUL_WGMMA_EPI=row8 (the lab times the fused epilogue on them that way).
+bool UseTmaStore(const MatmulProblem& p) {
+  if (p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone) return false;
+  const char* env = std::getenv("JK_MATMUL_WGMMA_EPI");
+  return env == nullptr || std::strcmp(env, "row8") != 0;
+}
+
+// Ping-pong schedule (matmul_wgmma.cuh) for TMA-store problems when JK_MATMUL_WGMMA_SCHED=pingpong.
+bool UsePingPong() {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_SCHED");
+  return env != nullptr && std::strcmp(env, "pingpong") == 0;
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
-  CUtensorMap map_a, map_b;
+  CUtensorMap map_a, map_b, map_out;
   if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, kWgmmaBM, kWgmmaBK) ||
       !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, 64))
     return cudaErrorNotSupported;
-  auto kernel = WgmmaTmaKernel<T, BN, STAGES>;
+  // The output's batch matrices are contiguous (out + z * m * n); without a map the fused epilogue stores.
+  const bool tma_store = UseTmaStore(p) && EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
+  if (!tma_store) map_out = map_a;  // never read
+  auto kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true, false> : WgmmaTmaKernel<T, BN, STAGES, false, false>;
+  if constexpr (BN == 128) {
+    if (tma_store && UsePingPong()) kernel = WgmmaTmaKernel<T, BN, STAGES, true, true>;
+  }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
-  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, p);
+  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, map_out, p);
   return LastLaunchError();
 }
 
@@ -102,9 +122,9 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
 constexpr bool kWgmmaByDefault = true;
 
 // By default only where it was measured faster than the mma.sync tier (H200, bench/lab/matmul_wgmma_lab.py):
-// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up. Below that, unmeasured: each tile
-// pays an epilogue the mainloop does not hide (one CTA per SM), and the mma.sync tier's smaller tiles
-// fill more SMs.
+// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up (0.95-1.0x cuBLAS on the large
+// ones, bench/lab/matmul_wgmma_h200.md). Below that, unmeasured: one CTA per SM and 128-row tiles leave
+// SMs idle on small problems, where the mma.sync tier's smaller tiles fill more of them.
 bool WgmmaPaysOff(const MatmulProblem& p) {
   constexpr int64_t kMinTiles = 64, kMinK = 1000;
   return p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles;
@@ -118,9 +138,13 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
   if (p.k % 8 != 0 || p.n % 8 != 0) return false;  // 16-byte global strides
-  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0) return false;
+  // 16-byte a and b rows for TMA; 16-byte output rows for the epilogue's vector stores (n % 8 == 0).
+  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
+    return false;
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord) return false;
+  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord || p.batch_count >= kMaxCoord)
+    return false;
   return DeviceRunsWgmma();
 }
 
@@ -129,7 +153,8 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
 // JK_MATMUL_WGMMA=128 or =256 forces one width (for the lab).
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs();
+  bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs() &&
+              !(UsePingPong() && UseTmaStore(p));  // ping-pong tiles are 128 x 128
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
     if (std::strcmp(env, "128") == 0) wide = false;
     if (std::strcmp(env, "256") == 0) wide = true;

@@ -10,7 +10,9 @@ namespace jk::mm {
 // this build, bf16/f16, K and N multiples of 8, a and b 16-byte aligned, batch strides of whole matrices,
 // and the tier is on: JK_MATMUL_WGMMA=0 turns it off (the lab times the mma.sync tier beside it that way),
 // any other value turns it on for every eligible shape; unset, it runs where it was measured faster (K >=
-// 1000 and at least 64 tiles of 128x128; matmul_wgmma_launch.cu).
+// 1000 and at least 64 tiles of 128x128; matmul_wgmma_launch.cu). Lab knobs, read at every launch:
+// JK_MATMUL_WGMMA=128|256 forces a tile width, JK_MATMUL_WGMMA_EPI=row8 sends plain matmuls through the
+// fused epilogue instead of TMA stores, JK_MATMUL_WGMMA_SCHED=pingpong runs them on the ping-pong schedule.
 bool WgmmaTmaEligible(const MatmulProblem& p);
 
 // Builds the two tensor maps and launches the persistent kernel on `stream`. cudaErrorNotSupported (before
