@@ -123,17 +123,23 @@ def check_same_results():
 
 def main():
     if os.environ.get("JK_LAB_CHILD") == "1":
-        print("JSON" + json.dumps(run(["stats", "apply"])), flush=True)
+        print("JSON" + json.dumps(run(os.environ["JK_LAB_KERNELS"].split(","))), flush=True)
         return
     print("device:", jax.devices()[0].device_kind, flush=True)
-    env = dict(os.environ, JK_LAB_CHILD="1", JK_STATS_APPLY_LEGACY="1")
-    child = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, timeout=200)
-    before = {}
-    for line in child.stdout.splitlines():
-        if line.startswith("JSON"):
-            before = json.loads(line[4:])
-    if child.returncode != 0 or not before:
-        print("before-child failed:", child.returncode, child.stderr[-2000:], flush=True)
+
+    def child(kernels, **knobs):  # the knobs are read once per process
+        env = dict(os.environ, JK_LAB_CHILD="1", JK_LAB_KERNELS=",".join(kernels), **knobs)
+        r = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, timeout=200)
+        out = {}
+        for line in r.stdout.splitlines():
+            if line.startswith("JSON"):
+                out = json.loads(line[4:])
+        if r.returncode != 0 or not out:
+            print(f"child {knobs} failed:", r.returncode, r.stderr[-2000:], flush=True)
+        return out
+
+    before = child(["stats", "apply"], JK_STATS_APPLY_LEGACY="1")
+    u2 = child(["apply"], JK_STATS_APPLY_UNROLL="2")
     ceil = copy_ceiling()
     print(f"copy ceiling (x*c, 1 GiB f32): {ceil:.0f} GB/s", flush=True)
     print("max |composed - one-shot| (bf16 LN, softmax):", check_same_results(), flush=True)
@@ -151,6 +157,9 @@ def main():
             gbs = nbytes / (ms * 1e-3) / 1e9
             print(f"{name:30s} {kname:10s} {b:9.3f} {ms:9.3f} {b / ms:7.2f} {gbs:7.0f} {100 * gbs / ceil:6.1f} "
                   f"{100 * gbs / H200_COPY:6.1f}")
+        if f"{name}|apply" in u2 and f"{name}|apply" in after:
+            print(f"{name:30s} {'apply U=2':10s} {'':9s} {u2[f'{name}|apply'][0]:9.3f} "
+                  f"{after[f'{name}|apply'][0] / u2[f'{name}|apply'][0]:7.2f}  (vs U=4)")
         if all(f"{name}|{k}" in after for k in ("stats", "apply", "jnp_1shot")):
             sa = after[f"{name}|stats"][0] + after[f"{name}|apply"][0]
             sb = sum(before.get(f"{name}|{k}", [float("nan")])[0] for k in ("stats", "apply"))

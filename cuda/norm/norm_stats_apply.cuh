@@ -124,9 +124,10 @@ __global__ void __launch_bounds__(kRowStatsMaxThreads) BlockRowStats(Params<T> p
 // y = (x - mean) * rstd * scale + bias, `width` threads per row (a power of two dividing the CTA), the
 // row's statistics and parameter rows looked up once per row. No reductions: the row loop needs no
 // uniformity.
-template <typename T, Kind K, int P>
-__global__ void __launch_bounds__(kRowApplyThreads) RowApply(Params<T> p, int width) {
-  constexpr int U = kRowUnroll;
+// At least 3 CTAs (768 threads, 48 KB in flight) per SM: unbounded, bf16 LayerNorm took 92 registers (2
+// CTAs); bounded to 4 CTAs (64 registers) it spilled.
+template <typename T, Kind K, int P, int U>
+__global__ void __launch_bounds__(kRowApplyThreads, 3) RowApply(Params<T> p, int width) {
   const int lane = threadIdx.x % width;
   const int64_t rows_per_cta = blockDim.x / width;
   const int64_t rows = p.outer, n = p.n, packs = n / P;
@@ -165,9 +166,19 @@ inline bool LegacyStatsApply() {
   return v;
 }
 
-// Threads a row wants at kRowUnroll packs per thread (a power of two, <= cap).
-inline int RowWidth(int64_t packs, int cap) {
-  const int64_t want = CeilDiv(std::max<int64_t>(packs, 1), kRowUnroll);
+// Lab knob (bench/lab/stats_apply_lab.py): JK_STATS_APPLY_UNROLL=2 gives the apply kernel 2 packs per
+// thread per step instead of kRowUnroll (fewer registers: bf16 LayerNorm spills a little at 4).
+inline int ApplyUnroll() {
+  static const int v = [] {
+    const char* s = std::getenv("JK_STATS_APPLY_UNROLL");
+    return s != nullptr && std::strcmp(s, "2") == 0 ? 2 : kRowUnroll;
+  }();
+  return v;
+}
+
+// Threads a row wants at `unroll` packs per thread (a power of two, <= cap).
+inline int RowWidth(int64_t packs, int cap, int unroll = kRowUnroll) {
+  const int64_t want = CeilDiv(std::max<int64_t>(packs, 1), unroll);
   int w = 1;
   while (w < cap && w < want) w *= 2;
   return w;
@@ -206,10 +217,15 @@ cudaError_t LaunchRowStats(const Params<T>& p, cudaStream_t stream) {
 
 template <typename T, Kind K, int P>
 cudaError_t LaunchRowApply(const Params<T>& p, cudaStream_t stream) {
-  const int width = RowWidth(p.n / P, kRowApplyThreads);
+  const int unroll = ApplyUnroll();
+  const int width = RowWidth(p.n / P, kRowApplyThreads, unroll);
   const int64_t rows_per_cta = kRowApplyThreads / width;
-  const int64_t blocks = std::min(CeilDiv(p.outer, rows_per_cta), kRowMaxBlocks);
-  RowApply<T, K, P><<<static_cast<unsigned>(blocks), kRowApplyThreads, 0, stream>>>(p, width);
+  const unsigned blocks = static_cast<unsigned>(std::min(CeilDiv(p.outer, rows_per_cta), kRowMaxBlocks));
+  if (unroll == 2) {
+    RowApply<T, K, P, 2><<<blocks, kRowApplyThreads, 0, stream>>>(p, width);
+  } else {
+    RowApply<T, K, P, kRowUnroll><<<blocks, kRowApplyThreads, 0, stream>>>(p, width);
+  }
   return LastLaunchError();
 }
 
