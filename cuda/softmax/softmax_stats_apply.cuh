@@ -8,6 +8,8 @@
 // softmax_kernels.cuh: statistics are an online (max, sum of exp(x - max)) over chunks merged with
 // MergeStats (masked entries read as -inf and skipped); apply writes NaN on live entries of Degenerate
 // rows and MaskedValue on masked entries, else exp(x - m) / s or (x - m) - log(s).
+// Measured on an H200, bf16 32768x4096 (bench/results/h200/stats_apply_lab.txt): stats 0.317 -> 0.091 ms
+// (69% of the copy ceiling), apply 0.305 -> 0.153 ms (82%).
 // Besides the kernels, a host-side launcher per entry point (called from softmax_launch.cu).
 #pragma once
 #include <cstdlib>
