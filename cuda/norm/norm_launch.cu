@@ -19,6 +19,7 @@
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
+#include "norm/norm_stats_apply.cuh"
 
 namespace jk {
 namespace {
@@ -192,14 +193,25 @@ template <typename T, Kind K>
 cudaError_t LaunchStatsOnly(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, true);
-  if (Vectorizable(p)) return LaunchTwoReads<T, K, kVec16<T>>(p, stream, true);
-  return LaunchTwoReads<T, K, 1>(p, stream, true);
+  if (norm::LegacyStatsApply()) {
+    if (Vectorizable(p)) return LaunchTwoReads<T, K, kVec16<T>>(p, stream, true);
+    return LaunchTwoReads<T, K, 1>(p, stream, true);
+  }
+  // Rows contiguous: a lane group or a CTA per row, several packs per thread in flight
+  // (norm_stats_apply.cuh).
+  if (Vectorizable(p)) return norm::LaunchRowStats<T, K, kVec16<T>>(p, stream);
+  return norm::LaunchRowStats<T, K, 1>(p, stream);
 }
 
 template <typename T, Kind K>
 cudaError_t LaunchApply(const Params<T>& p, cudaStream_t stream) {
   const int64_t total = p.outer * p.n * p.inner;
   if (total == 0) return cudaSuccess;
+  if (p.inner == 1 && !norm::LegacyStatsApply()) {
+    // Rows contiguous: row-wise, 16-byte packs where aligned (norm_stats_apply.cuh).
+    if (Vectorizable(p)) return norm::LaunchRowApply<T, K, kVec16<T>>(p, stream);
+    return norm::LaunchRowApply<T, K, 1>(p, stream);
+  }
   const int64_t blocks = std::min(CeilDiv(total, 256), int64_t{NumSMs()} * 32);
   norm::ApplyStats<T, K><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
   return LastLaunchError();

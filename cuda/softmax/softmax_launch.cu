@@ -39,6 +39,7 @@
 #include "common/launch.h"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
+#include "softmax/softmax_stats_apply.cuh"
 
 namespace jk {
 namespace {
@@ -360,8 +361,21 @@ cudaError_t LaunchSoftmaxStats(cudaStream_t stream, DType dtype, const void* x, 
                                int64_t outer, int64_t n, int64_t inner, const MaskIndex& mask) {
   return Dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return LaunchColumns<T, ColumnsMode::kStats>(stream, static_cast<const T*>(x), nullptr, row_max, row_sum,
-                                                 nullptr, nullptr, outer, n, inner, mask, false);
+    const T* xt = static_cast<const T*>(x);
+    if (inner == 1 && !softmax::LegacyStatsApply()) {
+      // Rows contiguous: row-wise, 16-byte packs where allowed (softmax_stats_apply.cuh).
+      const RowArgs<T> a{stream, xt, nullptr, outer, n, &mask, false};
+      const bool masked = mask.data != nullptr;
+      constexpr int kVec = kVec16<T>;
+      if (CanVectorise(a)) {
+        return masked ? softmax::LaunchRowStats<T, kVec, true>(stream, xt, row_max, row_sum, outer, n, mask)
+                      : softmax::LaunchRowStats<T, kVec, false>(stream, xt, row_max, row_sum, outer, n, mask);
+      }
+      return masked ? softmax::LaunchRowStats<T, 1, true>(stream, xt, row_max, row_sum, outer, n, mask)
+                    : softmax::LaunchRowStats<T, 1, false>(stream, xt, row_max, row_sum, outer, n, mask);
+    }
+    return LaunchColumns<T, ColumnsMode::kStats>(stream, xt, nullptr, row_max, row_sum, nullptr, nullptr, outer,
+                                                 n, inner, mask, false);
   });
 }
 
@@ -370,8 +384,21 @@ cudaError_t LaunchSoftmaxApply(cudaStream_t stream, DType dtype, const void* x, 
                                const MaskIndex& mask, bool log) {
   return Dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return LaunchColumns<T, ColumnsMode::kApply>(stream, static_cast<const T*>(x), static_cast<T*>(y), nullptr,
-                                                 nullptr, row_max, row_sum, outer, n, inner, mask, log);
+    const T* xt = static_cast<const T*>(x);
+    T* yt = static_cast<T*>(y);
+    if (inner == 1 && !softmax::LegacyStatsApply()) {
+      const RowArgs<T> a{stream, xt, yt, outer, n, &mask, log};
+      const bool masked = mask.data != nullptr;
+      constexpr int kVec = kVec16<T>;
+      if (CanVectorise(a)) {
+        return masked ? softmax::LaunchRowApply<T, kVec, true>(stream, xt, yt, row_max, row_sum, outer, n, mask, log)
+                      : softmax::LaunchRowApply<T, kVec, false>(stream, xt, yt, row_max, row_sum, outer, n, mask, log);
+      }
+      return masked ? softmax::LaunchRowApply<T, 1, true>(stream, xt, yt, row_max, row_sum, outer, n, mask, log)
+                    : softmax::LaunchRowApply<T, 1, false>(stream, xt, yt, row_max, row_sum, outer, n, mask, log);
+    }
+    return LaunchColumns<T, ColumnsMode::kApply>(stream, xt, yt, nullptr, nullptr, row_max, row_sum, outer, n,
+                                                 inner, mask, log);
   });
 }
 
