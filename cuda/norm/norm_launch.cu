@@ -194,8 +194,9 @@ template <typename T, Kind K, int P>
 cudaError_t LaunchBulkSmem(const Params<T>& p, cudaStream_t stream, int stages, int threads, int max_ctas_per_sm) {
   const int64_t packs = p.n / P, row_bytes = p.n * int64_t{sizeof(T)};
   if (threads == 0) threads = kBulkThreads;
-  const int c = static_cast<int>(std::max<int64_t>(1, NextPow2(CeilDiv(packs, threads))));
-  if (c > 8) return cudaErrorInvalidValue;
+  threads = static_cast<int>(std::max<int64_t>(threads, CeilDiv(packs, 8)));  // at most 8 packs per thread
+  const int c = static_cast<int>(NextPow2(CeilDiv(packs, threads)));
+  if (c > 8 || threads > norm::kBulkMaxThreads) return cudaErrorInvalidValue;
   threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);  // no warp without work
   if (stages == 0) stages = static_cast<int>(std::clamp<int64_t>(kBulkStageBytes / row_bytes, 2, norm::kBulkMaxStages));
   const int64_t smem = stages * row_bytes;
