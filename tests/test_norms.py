@@ -1,10 +1,11 @@
 """LayerNorm / RMSNorm against float64 NumPy, on whichever backend JAX has.
 
 Row lengths cross every CUDA tier boundary (cuda/norm/norm_launch.cu): lane groups of 1..32 threads
-(n <= 2048; 1024 for bf16/f16 LayerNorm), the bulk-copy tier (sm_90: rows of up to 32 KB, i.e. n <= 8192
-for float32 and n <= 16384 for bf16/f16), a CTA per row in registers (up to 16383, where the bulk tier does
-not apply), the two-read kernel (n >= 16384, and misaligned rows beyond the lane groups), the scalar path
-(n % (16 / itemsize) != 0) and the strided kernel (a non-last axis).
+(n <= 2048; 1024 for bf16/f16 LayerNorm), a CTA per row in registers (up to 16383), the two-read kernel
+(n >= 16384, and misaligned rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and
+the strided kernel (a non-last axis). With JK_NORM_TIER=proposed (bench/lab/norm_half_gpu.sh runs the row
+tests a second time so) the same lengths cross the bulk-copy tier's boundaries: sm_90, rows of up to
+32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16).
 """
 from __future__ import annotations
 
@@ -52,9 +53,10 @@ def _params(rng, n, dtype, with_scale, with_bias):
 
 
 # Row lengths: lane groups (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
-# 16383), the bulk tier (1032 and 2048 for half LayerNorm, 2052/2056 just past the float32 and half RMSNorm
-# lane groups, 4096, 8192 = the float32 limit, 8200 just past it, 12288, 16384 = the half limit), a CTA per
-# row in registers (8200, 12288 for float32), two reads (16392, 40000, 65536, 131080).
+# 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
+# RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
+# 131080). The bulk tier (JK_NORM_TIER=proposed) takes 2052 ... 8192 for float32 (8200 just past its
+# limit) and 1032 (LayerNorm) / 2056 (RMSNorm) ... 16384 for bf16/f16 (16392 just past).
 ROW_CASES = [(7, 1), (5, 3), (9, 8), (6, 32), (3, 33), (5, 100), (7, 128), (3, 513), (4, 1000), (3, 1025),
              (3, 1032), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 4096), (2, 4097), (2, 8192), (2, 8200),
              (2, 12288), (2, 16383), (2, 16384), (2, 16392), (2, 40000), (2, 65536), (1, 131080)]

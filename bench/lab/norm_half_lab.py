@@ -8,10 +8,14 @@ ours. Correctness: float64 NumPy on 70 sample rows (edges, stage-ring boundaries
 random rows), max |y - ref| / max(1, |ref|) against a per-dtype bound.
 
 The variants run in separate worker processes, because the launcher reads JK_NORM_TIER once per process:
-  new     the dispatch as built (env unset)
-  old     JK_NORM_TIER=old: the dispatch before the bulk-copy tier and the early parameter loads (A/B)
-  bulk*   JK_NORM_TIER="bulk S B M": the bulk tier forced wherever a row fits (S stages, B threads,
-          <= M CTAs per SM; 0 = default), at 1024-16384 columns
+  default   the dispatch as built (env unset), and jnp in the same process
+  proposed  JK_NORM_TIER=proposed: the candidate dispatch (bulk-copy tier for rows of <= 32 KB beyond
+            the lane groups; scale/bias loaded with x in short rows)
+  block-lean  JK_NORM_TIER=block-lean: the default dispatch, its register tier with the lean output pass
+  bulk*     JK_NORM_TIER="bulk S B M": the bulk tier forced wherever a row fits (S stages, B threads,
+            <= M CTAs per SM; 0 = default), at 1024-16384 columns
+A case that raises is reported (error) and the worker goes on; a CUDA error can leave later cases of the
+same worker failing too (the launcher reports the last CUDA error).
 
   python bench/lab/norm_half_lab.py [--budget SECONDS] [--quick]
 """
@@ -33,7 +37,7 @@ OPS = ["layer_norm", "rms_norm"]
 STRIDED = (64, 2048, 1024)  # axis=1, bf16
 CEILING = 4299.0            # GB/s, x * c over 1 GiB f32 on H200 (bench/results/h200)
 MEM_BUDGET = 30e9           # bytes of outputs the profiler may keep alive per measurement
-BULK_VARIANTS = ["bulk 0 0 0", "bulk 0 128 0", "bulk 0 512 0", "bulk 2 256 0", "bulk 0 256 2"]
+BULK_VARIANTS = ["block-lean", "bulk 0 0 0", "bulk 0 512 0", "bulk 0 128 0", "bulk 2 256 0", "bulk 0 256 2"]
 
 
 # ---------------------------------------------------------------------------------------------- worker
@@ -69,49 +73,64 @@ def worker(name: str, cases: list, with_jnp: bool, deadline: float):
     def emit(**kw):
         print("JSON " + json.dumps(dict(variant=name, **kw)), flush=True)
 
+    # Warm-up (a fresh process on an idle GPU starts at low clocks) and this process's copy ceiling.
+    try:
+        on_gpu = jax.default_backend() == "gpu"
+        xc = jax.random.normal(jax.random.key(1), ((1 << 28) if on_gpu else (1 << 16),), jnp.float32)  # 1 GiB
+        fc = jax.jit(lambda x: x * jnp.float32(1.0001))
+        for _ in range(30):
+            jax.block_until_ready(fc(xc))
+        emit(ceiling=2 * xc.nbytes / (med_ms(fc, (xc,), xc.nbytes) * 1e-3) / 1e9)
+        del xc
+    except Exception as e:  # noqa: BLE001
+        emit(ceiling=None, error=f"{type(e).__name__}: {str(e)[:160]}")
+
     for op, dname, shape, axis in cases:
-        if time.time() > deadline:
-            emit(skipped=True, op=op, dtype=dname, shape=shape)
-            continue
-        dt = dts[dname]
-        n = shape[axis]
-        k1, k2, k3 = jax.random.split(jax.random.key(zlib.crc32(f"{op}{dname}{shape}".encode())), 3)
-        x = jax.random.normal(k1, shape, dt)
-        s = (1.0 + 0.1 * jax.random.normal(k2, (n,), jnp.float32)).astype(dt)
-        b = (0.1 * jax.random.normal(k3, (n,), jnp.float32)).astype(dt)
-        if op == "layer_norm":
-            ours = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, axis=axis))
-            theirs = jax.jit(lambda x, s, b: ref.layer_norm(x, s, b, axis=axis))
-            nbytes = 2 * x.nbytes + 2 * s.nbytes
-        else:
-            ours = jax.jit(lambda x, s, b: jk.rms_norm(x, s, axis=axis))
-            theirs = jax.jit(lambda x, s, b: ref.rms_norm(x, s, axis=axis))
-            nbytes = 2 * x.nbytes + s.nbytes
-        y = ours(x, s, b)
-        # float64 check on sample rows (rows of the normalised axis moved last)
-        xm = jnp.moveaxis(x, axis, -1).reshape(-1, n)
-        ym = jnp.moveaxis(y, axis, -1).reshape(-1, n)
-        r = xm.shape[0]
-        rng = np.random.default_rng(0)
-        pick = sorted({0, 1, 2, r // 2, r - 2, r - 1, *[min(r - 1, k) for k in (395, 396, 527, 528, 1055, 1056,
-                                                                               3167, 3168, 4223, 4224)],
-                       *rng.integers(0, r, 50).tolist()})
-        xs = np.asarray(xm[np.array(pick)].astype(jnp.float32), np.float64)
-        ys = np.asarray(ym[np.array(pick)].astype(jnp.float32), np.float64)
-        sf = np.asarray(s.astype(jnp.float32), np.float64)
-        bf = np.asarray(b.astype(jnp.float32), np.float64)
-        if op == "layer_norm":
-            mu = xs.mean(-1, keepdims=True)
-            e = (xs - mu) / np.sqrt(((xs - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * sf + bf
-        else:
-            e = xs / np.sqrt((xs ** 2).mean(-1, keepdims=True) + 1e-6) * sf
-        err = float(np.max(np.abs(ys - e) / np.maximum(1.0, np.abs(e))))
-        del y, xm, ym
-        t_ours = med_ms(ours, (x, s, b), x.nbytes)
-        t_jnp = med_ms(theirs, (x, s, b), x.nbytes) if with_jnp else None
-        emit(op=op, dtype=dname, shape=list(shape), axis=axis, bytes=nbytes, ours_ms=t_ours, jnp_ms=t_jnp,
-             err=err, ok=bool(err <= tol[dname]))
-        del x, s, b
+        try:
+            if time.time() > deadline:
+                emit(skipped=True, op=op, dtype=dname, shape=list(shape))
+                continue
+            dt = dts[dname]
+            n = shape[axis]
+            k1, k2, k3 = jax.random.split(jax.random.key(zlib.crc32(f"{op}{dname}{shape}".encode())), 3)
+            x = jax.random.normal(k1, shape, dt)
+            s = (1.0 + 0.1 * jax.random.normal(k2, (n,), jnp.float32)).astype(dt)
+            b = (0.1 * jax.random.normal(k3, (n,), jnp.float32)).astype(dt)
+            if op == "layer_norm":
+                ours = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, axis=axis))
+                theirs = jax.jit(lambda x, s, b: ref.layer_norm(x, s, b, axis=axis))
+                nbytes = 2 * x.nbytes + 2 * s.nbytes
+            else:
+                ours = jax.jit(lambda x, s, b: jk.rms_norm(x, s, axis=axis))
+                theirs = jax.jit(lambda x, s, b: ref.rms_norm(x, s, axis=axis))
+                nbytes = 2 * x.nbytes + s.nbytes
+            y = ours(x, s, b)
+            # float64 check on sample rows (rows of the normalised axis moved last)
+            xm = jnp.moveaxis(x, axis, -1).reshape(-1, n)
+            ym = jnp.moveaxis(y, axis, -1).reshape(-1, n)
+            r = xm.shape[0]
+            rng = np.random.default_rng(0)
+            pick = sorted({0, 1, 2, r // 2, r - 2, r - 1, *[min(r - 1, k) for k in (395, 396, 527, 528, 1055, 1056,
+                                                                                   3167, 3168, 4223, 4224)],
+                           *rng.integers(0, r, 50).tolist()})
+            xs = np.asarray(xm[np.array(pick)].astype(jnp.float32), np.float64)
+            ys = np.asarray(ym[np.array(pick)].astype(jnp.float32), np.float64)
+            sf = np.asarray(s.astype(jnp.float32), np.float64)
+            bf = np.asarray(b.astype(jnp.float32), np.float64)
+            if op == "layer_norm":
+                mu = xs.mean(-1, keepdims=True)
+                e = (xs - mu) / np.sqrt(((xs - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * sf + bf
+            else:
+                e = xs / np.sqrt((xs ** 2).mean(-1, keepdims=True) + 1e-6) * sf
+            err = float(np.max(np.abs(ys - e) / np.maximum(1.0, np.abs(e))))
+            del y, xm, ym
+            t_ours = med_ms(ours, (x, s, b), x.nbytes)
+            t_jnp = med_ms(theirs, (x, s, b), x.nbytes) if with_jnp else None
+            emit(op=op, dtype=dname, shape=list(shape), axis=axis, bytes=nbytes, ours_ms=t_ours, jnp_ms=t_jnp,
+                 err=err, ok=bool(err <= tol[dname]))
+            del x, s, b
+        except Exception as e:  # noqa: BLE001 - report and go on
+            emit(op=op, dtype=dname, shape=list(shape), axis=axis, error=f"{type(e).__name__}: {str(e)[:160]}")
 
 
 def cases_for(variant: str, quick: bool, dry: bool = False):
@@ -127,12 +146,12 @@ def cases_for(variant: str, quick: bool, dry: bool = False):
     out = []
     for d, c in order:
         for op in OPS:
-            if variant.startswith("bulk"):
+            if variant.startswith(("bulk", "block")):
                 isz = 4 if d == "f32" else 2
                 if c < 1024 or c * isz > 32768:
                     continue
             out.append((op, d, (ROWS, c), 1))
-    if not variant.startswith("bulk"):
+    if not variant.startswith(("bulk", "block")):
         for op in OPS:  # the non-last-axis tier
             out.append((op, "bf16", STRIDED, 1))
     return out
@@ -194,53 +213,70 @@ def main():
 
     start = time.time()
     left = lambda: a.budget - (time.time() - start)  # noqa: E731
-    new = run_worker("new", None, a.quick, True, min(left() * 0.5, 120), a.dry)
-    old = run_worker("old", "old", a.quick, False, min(left() * 0.55, 80), a.dry)
-    variants = {}
+    runs = {"default": run_worker("default", None, a.quick, True, min(left() * 0.45, 120), a.dry)}
+    runs["proposed"] = run_worker("proposed", "proposed", a.quick, True, min(left() * 0.6, 120), a.dry)
     for v in BULK_VARIANTS:
         if left() < 25:
             break
-        variants[v] = run_worker(v, v, a.quick, False, min(left() - 5, 40), a.dry)
+        runs[v] = run_worker(v, v, a.quick, False, min(left() - 5, 40), a.dry)
 
-    newd = {case_key(r): r for r in new if not r.get("skipped")}
-    oldd = {case_key(r): r for r in old if not r.get("skipped")}
-    gbs = lambda r, k="ours_ms": r["bytes"] / r[k] / 1e6  # noqa: E731
-    print("\n==== norm_half_lab: new dispatch vs old dispatch vs jnp (H200, CUPTI median, GB/s; "
-          f"% of {CEILING:.0f}; '*' = input < 50 MB, L2-warm) ====")
-    print(f"{'op':10s} {'dt':4s} {'case':17s} {'old':>6s} {'new':>6s} {'jnp':>6s} {'old%':>5s} {'new%':>5s} "
-          f"{'old/jnp':>7s} {'new/jnp':>7s} {'new/old':>7s} {'relerr':>8s}")
-    ratios = {op: [] for op in OPS}
-    for k, r in newd.items():
-        o = oldd.get(k)
-        g_new, g_jnp = gbs(r), gbs(r, "jnp_ms")
-        g_old = gbs(o) if o else float("nan")
-        warm = "*" if r["bytes"] / 2 < 50e6 else " "
-        ratios[r["op"]].append(r["jnp_ms"] / r["ours_ms"])
-        print(f"{r['op']:10s} {r['dtype']:4s} {label(r) + warm:17s} {g_old:6.0f} {g_new:6.0f} {g_jnp:6.0f} "
-              f"{100 * g_old / CEILING:5.0f} {100 * g_new / CEILING:5.0f} "
-              f"{(r['jnp_ms'] / o['ours_ms']) if o else float('nan'):7.2f} {r['jnp_ms'] / r['ours_ms']:7.2f} "
-              f"{(o['ours_ms'] / r['ours_ms']) if o else float('nan'):7.2f} {r['err']:8.1e}"
-              + ("" if r["ok"] else "  ERR"))
-    for op, rs in ratios.items():
-        if rs:
-            print(f"{op}: new/jnp geomean {math.exp(sum(map(math.log, rs)) / len(rs)):.3f}, min {min(rs):.2f}")
-    if variants:
-        print("\n==== forced bulk-tier variants, GB/s (new = dispatch as built; ERR = failed f64 check) ====")
-        names = list(variants)
-        print(f"{'op':10s} {'dt':4s} {'case':12s} {'old':>6s} {'new':>6s} " + " ".join(f"{v[5:]:>9s}" for v in names))
-        vd = {v: {case_key(r): r for r in rs if not r.get("skipped")} for v, rs in variants.items()}
-        keys = [k for k in newd if any(k in vd[v] for v in names)]
+    def table(rs):
+        return {case_key(r): r for r in rs if "op" in r and not r.get("skipped") and "error" not in r}
+
+    d, pr = table(runs["default"]), table(runs["proposed"])
+    ceil = {v: next((r["ceiling"] for r in rs if r.get("ceiling")), None) for v, rs in runs.items()}
+    gbs = lambda r, k="ours_ms": r["bytes"] / r[k] / 1e6 if r and r.get(k) else float("nan")  # noqa: E731
+    ratio = lambda a_, b_: a_ / b_ if a_ and b_ else float("nan")  # noqa: E731
+    print("\n==== per-case records ====")
+    for v, rs in runs.items():
+        for r in rs:
+            if "op" in r and ("error" in r or r.get("skipped")):
+                print(f"[{v}] {r['op']} {r['dtype']} {r['shape']}: {r.get('error', 'skipped')}")
+    print("\n==== norm_half_lab: default dispatch vs JK_NORM_TIER=proposed vs jnp (CUPTI median GB/s; % of "
+          f"{CEILING:.0f}; copy ceiling measured per process: {ceil}; '*' = input < 50 MB, L2-warm) ====")
+    print(f"{'op':10s} {'dt':4s} {'case':17s} {'dflt':>6s} {'prop':>6s} {'jnp':>6s} {'dflt%':>5s} {'prop%':>5s} "
+          f"{'dflt/jnp':>8s} {'prop/jnp':>8s} {'prop/dflt':>9s} {'relerr':>8s}")
+    keys = list(dict.fromkeys(list(d) + list(pr)))
+    ratios = {"default": {op: [] for op in OPS}, "proposed": {op: [] for op in OPS}}
+    for k in keys:
+        r, q = d.get(k), pr.get(k)
+        base = r or q
+        rd = ratio(r and r["jnp_ms"], r and r["ours_ms"])
+        rp = ratio(q and q["jnp_ms"], q and q["ours_ms"])
+        if rd == rd:
+            ratios["default"][base["op"]].append(rd)
+        if rp == rp:
+            ratios["proposed"][base["op"]].append(rp)
+        warm = "*" if base["bytes"] / 2 < 50e6 else " "
+        bad = [f"{v}:ERR" for v, x in (("dflt", r), ("prop", q)) if x and not x["ok"]]
+        print(f"{base['op']:10s} {base['dtype']:4s} {label(base) + warm:17s} {gbs(r):6.0f} {gbs(q):6.0f} "
+              f"{gbs(r or q, 'jnp_ms'):6.0f} {100 * gbs(r) / CEILING:5.0f} {100 * gbs(q) / CEILING:5.0f} "
+              f"{rd:8.2f} {rp:8.2f} {ratio(r and r['ours_ms'], q and q['ours_ms']):9.2f} "
+              f"{(q or r)['err']:8.1e} {' '.join(bad)}")
+    for v, per_op in ratios.items():
+        for op, rs in per_op.items():
+            if rs:
+                print(f"{v} {op}: x/jnp geomean {math.exp(sum(map(math.log, rs)) / len(rs)):.3f}, min {min(rs):.2f} "
+                      f"over {len(rs)} cases")
+    names = [v for v in runs if v.startswith(("bulk", "block"))]
+    if names:
+        print("\n==== variants: block-lean, and the bulk tier forced as 'S B M' (stages, threads, CTAs/SM; "
+              "0 = default), GB/s; ! = f64 check failed ====")
+        print(f"{'op':10s} {'dt':4s} {'case':12s} {'dflt':>6s} {'prop':>6s} "
+              + " ".join(f"{v.replace('bulk ', ''):>10s}" for v in names))
+        vd = {v: table(runs[v]) for v in names}
         for k in keys:
-            r = newd[k]
-            o = oldd.get(k)
+            if not any(k in vd[v] for v in names):
+                continue
+            base = d.get(k) or pr.get(k)
             cells = []
             for v in names:
                 q = vd[v].get(k)
-                cells.append(f"{gbs(q):9.0f}" + ("!" if q and not q["ok"] else "") if q else f"{'-':>9s}")
-            print(f"{r['op']:10s} {r['dtype']:4s} {label(r):12s} {gbs(o) if o else float('nan'):6.0f} "
-                  f"{gbs(r):6.0f} " + " ".join(cells))
-    bad = [label(r) + " " + r["op"] + " " + r["dtype"] for rs in [new, old, *variants.values()] for r in rs
-           if not r.get("skipped") and not r["ok"]]
+                cells.append(f"{gbs(q):9.0f}" + ("!" if not q["ok"] else " ") if q else f"{'-':>10s}")
+            print(f"{base['op']:10s} {base['dtype']:4s} {label(base):12s} {gbs(d.get(k)):6.0f} {gbs(pr.get(k)):6.0f} "
+                  + " ".join(cells))
+    bad = [f"{v}: {label(r)} {r['op']} {r['dtype']}" for v, rs in runs.items() for r in rs
+           if "op" in r and "ok" in r and not r["ok"]]
     print("f64 check failures:", bad or "none")
     return 0
 

@@ -95,6 +95,22 @@ __device__ __forceinline__ const T* BiasRow(const Params<T>& p, int64_t row) {
 // cuts the load instructions of LayerNorm's output pass by up to 2 * P per pack (with per-element loads,
 // LayerNorm measured 10-40% below RMSNorm at the same shape; RMSNorm loads half as many parameters).
 template <Kind K, typename T, int P>
+__device__ __forceinline__ Pack<T, P> NormalizePack(const Pack<T, P>& v, float mean, float rstd,
+                                                    const T* scale, const T* bias, int64_t col) {
+  Pack<T, P> g, b, out;
+  if (scale != nullptr) g = LoadPack<T, P>(scale + col);
+  if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, P>(bias + col);
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    float r = (K == Kind::kLayerNorm ? ToFloat(v.v[e]) - mean : ToFloat(v.v[e])) * rstd;
+    if (scale != nullptr) r *= ToFloat(g.v[e]);
+    if (K == Kind::kLayerNorm && bias != nullptr) r += ToFloat(b.v[e]);
+    out.v[e] = FromFloat<T>(r);
+  }
+  return out;
+}
+// The same with parameter packs already loaded (the early-parameter and bulk-copy paths).
+template <Kind K, typename T, int P>
 __device__ __forceinline__ Pack<T, P> NormalizeWith(const Pack<T, P>& v, float mean, float rstd, const Pack<T, P>& g,
                                                     const Pack<T, P>& b, bool has_scale, bool has_bias) {
   Pack<T, P> out;
@@ -106,14 +122,6 @@ __device__ __forceinline__ Pack<T, P> NormalizeWith(const Pack<T, P>& v, float m
     out.v[e] = FromFloat<T>(r);
   }
   return out;
-}
-template <Kind K, typename T, int P>
-__device__ __forceinline__ Pack<T, P> NormalizePack(const Pack<T, P>& v, float mean, float rstd,
-                                                    const T* scale, const T* bias, int64_t col) {
-  Pack<T, P> g, b;
-  if (scale != nullptr) g = LoadPack<T, P>(scale + col);
-  if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, P>(bias + col);
-  return NormalizeWith<K, T, P>(v, mean, rstd, g, b, scale != nullptr, bias != nullptr);
 }
 
 // Hides a pack's value from the optimiser (no instruction), so its float32 conversion cannot be moved
@@ -140,10 +148,10 @@ __device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(
 // kEarlyParams (short rows, C * R <= 2): the scale/bias packs are loaded with x, before the reductions,
 // instead of after them: a short row's time is a chain of dependent latencies (load, shuffles, parameter
 // load, store), and this takes one memory round trip out of it for a few registers.
-// The early loads may not cost occupancy: 49152 short rows are one wave of 768 CTAs only at >= 6 CTAs
-// per SM (bf16 LayerNorm took 88 registers uncapped: 5 CTAs).
-template <typename T, Kind K, int P, int C, int W, int R, bool kEarlyParams = false>
-__global__ void __launch_bounds__(128, kEarlyParams ? 8 : 1) GroupPerRowRegisters(Params<T> p) {
+// The body is shared by two kernels (GroupPerRowRegisters and GroupPerRowRegistersEarlyParams below), so
+// the default one compiles exactly as before the early variant existed.
+template <typename T, Kind K, int P, int C, int W, int R, bool kEarlyParams>
+__device__ __forceinline__ void GroupPerRowBody(const Params<T>& p) {
   static_assert(32 % W == 0, "a thread group is a power-of-two fraction of a warp");
   constexpr int kGroupsPerWarp = 32 / W;
   const int lane = threadIdx.x % W;
@@ -243,6 +251,17 @@ __global__ void __launch_bounds__(128, kEarlyParams ? 8 : 1) GroupPerRowRegister
   }
 }
 
+template <typename T, Kind K, int P, int C, int W, int R>
+__global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
+  GroupPerRowBody<T, K, P, C, W, R, false>(p);
+}
+// The early loads may not cost occupancy: 49152 short rows are one wave of 768 CTAs only at >= 6 CTAs
+// per SM (bf16 LayerNorm took 88 registers uncapped: 5 CTAs), hence the cap of 64 (8 CTAs).
+template <typename T, Kind K, int P, int C, int W, int R>
+__global__ void __launch_bounds__(128, 8) GroupPerRowRegistersEarlyParams(Params<T> p) {
+  GroupPerRowBody<T, K, P, C, W, R, true>(p);
+}
+
 // ---- tier 2: a block (or a thread-block cluster) per row, the row in registers --------------------
 // The row is split into `cluster` contiguous chunks of blockDim.x * C * P elements, one per CTA of the
 // cluster; each thread holds C packs. Block partial sums are exchanged through distributed shared
@@ -282,7 +301,11 @@ __device__ __forceinline__ float RowAllReduceSum(float v, float* scratch, float*
 // without spilling (1024 threads would cap them at 64).
 constexpr int kBlockMaxThreads = 512;
 
-template <typename T, Kind K, int P, int C>
+// kLoadedParams: the output pass loads the parameter packs and then normalises (NormalizeWith) instead of
+// NormalizePack; the same arithmetic, but ptxas allocates the bf16 LayerNorm kernel with 4 packs per thread
+// in 64 registers instead of 103 (4 CTAs of 256 threads per SM instead of 2). Not measured on a GPU yet:
+// only JK_NORM_TIER=block-lean / proposed launch it.
+template <typename T, Kind K, int P, int C, bool kLoadedParams = false>
 __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<T> p, int cluster) {
   __shared__ float scratch[32];
   __shared__ float slots[2];
@@ -341,7 +364,14 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     for (int c = 0; c < C; ++c) {
       const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
       if (col >= limit) continue;
-      StorePack<T, P>(y + col, NormalizePack<K, T, P>(v[c], mean, rstd, scale, bias, offset + col));
+      if constexpr (kLoadedParams) {
+        Pack<T, P> g, b;
+        if (scale != nullptr) g = LoadPack<T, P>(scale + offset + col);
+        if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, P>(bias + offset + col);
+        StorePack<T, P>(y + col, NormalizeWith<K, T, P>(v[c], mean, rstd, g, b, scale != nullptr, bias != nullptr));
+      } else {
+        StorePack<T, P>(y + col, NormalizePack<K, T, P>(v[c], mean, rstd, scale, bias, offset + col));
+      }
     }
     if (rank == 0 && threadIdx.x == 0 && p.mean != nullptr) {
       p.mean[row] = mean;
