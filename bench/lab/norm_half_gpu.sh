@@ -3,6 +3,7 @@
 # then the row-tier tests again with JK_NORM_TIER=proposed), then bench/lab/norm_half_lab.py with the time
 # that is left. Logs under $OUT (build.log, tests.log, tests_proposed.log, lab.log).
 # First run (08:04 UTC, H200): build 27 s; the tests fail fast when the candidate tier cannot launch.
+# Check on the CPU first: bash bench/lab/norm_emulate.sh (every tier, ~8 min on 2 cores).
 #   bash bench/lab/norm_half_gpu.sh        (JK_TOTAL_S: the seconds the whole call may take, default 285)
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
