@@ -1,9 +1,11 @@
 """LayerNorm / RMSNorm against float64 NumPy, on whichever backend JAX has.
 
 Row lengths cross every CUDA tier boundary (cuda/norm/norm_launch.cu): lane groups of 1..32 threads
-(n <= 2048; 1024 for bf16/f16 LayerNorm), a CTA per row (up to 16383), the two-read kernel (n >= 16384,
-and misaligned rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and the strided
-kernel (a non-last axis).
+(n <= 2048; 1024 for bf16/f16 LayerNorm), a CTA per row in registers (up to 16383), the two-read kernel
+(n >= 16384, and misaligned rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and
+the strided kernel (a non-last axis). With JK_NORM_TIER=proposed (bench/lab/norm_half_gpu.sh runs the row
+tests a second time so) the same lengths cross the bulk-copy tier's boundaries: sm_90, rows of up to
+32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16).
 """
 from __future__ import annotations
 
@@ -49,11 +51,14 @@ def _params(rng, n, dtype, with_scale, with_bias):
     return s, b
 
 
-# Row lengths: lane groups (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 4097),
-# a CTA per row (1032 for half LayerNorm, 2048 ... 12288), two reads (16392, 40000, 65536, 131080).
+# Row lengths: lane groups (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
+# 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
+# RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
+# 131080). The bulk tier (JK_NORM_TIER=proposed) takes 2052 ... 8192 for float32 (8200 just past its
+# limit) and 1032 (LayerNorm) / 2056 (RMSNorm) ... 16384 for bf16/f16 (16392 just past).
 ROW_CASES = [(7, 1), (5, 3), (9, 8), (6, 32), (3, 33), (5, 100), (7, 128), (3, 513), (4, 1000), (3, 1025),
-             (3, 1032), (3, 2048), (2, 2056), (3, 4096), (2, 4097), (2, 12288), (2, 16392), (2, 40000),
-             (2, 65536), (1, 131080)]
+             (3, 1032), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 4096), (2, 4097), (2, 8192), (2, 8200),
+             (2, 12288), (2, 16383), (2, 16384), (2, 16392), (2, 40000), (2, 65536), (1, 131080)]
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -116,7 +121,7 @@ def test_epsilon_and_constant_rows(rng):
 
 def test_large_mean_small_variance(rng):
     """Two-pass / Welford statistics survive where the naive E[x^2] - E[x]^2 cancels to garbage."""
-    for n in (64, 1024, 8192, 131080):   # every row tier
+    for n in (64, 1024, 2052, 8192, 12288, 131080):   # every row tier
         xf = (1e4 + rng.standard_normal((2, n)) * 1e-1).astype(np.float32)
         y, mean, rstd = jk.layer_norm(jnp.asarray(xf), return_stats=True)
         ey, em, er = np_layer_norm(xf.astype(np.float64))
@@ -340,6 +345,25 @@ def test_misaligned_slice_inside_jit(rng):
     x, xf = randn(rng, (6 * 64 + 1,), jnp.float16)
     f = jax.jit(lambda x: jk.layer_norm(x[1:].reshape(6, 64)))
     assert_close(f(x), np_layer_norm(xf[1:].reshape(6, 64))[0], jnp.float16)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [1032, 2056, 8192])
+def test_many_rows_and_parameter_groups(rng, dtype, n):
+    """Rows well beyond the persistent grid times its stages (the bulk tier's ring of row buffers wraps
+    several times, both barrier phases), with one scale/bias row per group of rows (vmap over the
+    parameters: CTAs cross groups and reload the parameters they hold)."""
+    groups, rows = (3, 12000 if n <= 2056 else 3000) if ON_GPU else (3, 40)
+    x, xf = randn(rng, (groups, rows, n), dtype, scale=2.0, loc=0.5)
+    s, sf = randn(rng, (groups, n), dtype, scale=0.5, loc=1.0)
+    b, bf = randn(rng, (groups, n), dtype, scale=0.5)
+    y = jax.jit(jax.vmap(lambda x, s, b: jk.layer_norm(x, s, b)))(x, s, b)
+    yr = jax.jit(jax.vmap(jk.rms_norm))(x, s)
+    idx = np.unique(np.r_[0, 1, rows // 2, rows - 2, rows - 1, rng.integers(0, rows, 40)])
+    for g in range(groups):
+        xs = xf[g, idx]
+        assert_close(y[g][idx], np_layer_norm(xs, sf[g], bf[g])[0], dtype, scale=2.0)
+        assert_close(yr[g][idx], np_rms_norm(xs, sf[g]), dtype, scale=2.0)
 
 
 # ---- statistics only / apply given statistics -------------------------------------------------------

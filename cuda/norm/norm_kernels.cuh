@@ -109,6 +109,33 @@ __device__ __forceinline__ Pack<T, P> NormalizePack(const Pack<T, P>& v, float m
   }
   return out;
 }
+// The same with parameter packs already loaded (the early-parameter and bulk-copy paths).
+template <Kind K, typename T, int P>
+__device__ __forceinline__ Pack<T, P> NormalizeWith(const Pack<T, P>& v, float mean, float rstd, const Pack<T, P>& g,
+                                                    const Pack<T, P>& b, bool has_scale, bool has_bias) {
+  Pack<T, P> out;
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    float r = (K == Kind::kLayerNorm ? ToFloat(v.v[e]) - mean : ToFloat(v.v[e])) * rstd;
+    if (has_scale) r *= ToFloat(g.v[e]);
+    if (K == Kind::kLayerNorm && has_bias) r += ToFloat(b.v[e]);
+    out.v[e] = FromFloat<T>(r);
+  }
+  return out;
+}
+
+// Hides a pack's value from the optimiser (no instruction), so its float32 conversion cannot be moved
+// before this point: scale/bias packs loaded early (or held across rows) would otherwise live as float32
+// copies, two registers per bf16 pair (the bulk tier's bf16 LayerNorm with 4 packs per thread took 106
+// registers instead of 52; the lane-group tier spilled).
+template <typename T, int P>
+__device__ __forceinline__ void Opaque(Pack<T, P>& v) {
+  static_assert(sizeof(Pack<T, P>) == 16, "16-byte packs");
+  uint4 u;
+  memcpy(&u, &v, 16);
+  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
+  memcpy(&v, &u, 16);
+}
 
 __device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(var + eps); }
 
@@ -118,8 +145,13 @@ __device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(
 // in flight per lane. Loop bounds are uniform per warp (the shuffles use the full mask): rows past the
 // end are computed on zeros and never stored. The packs are kept in their storage type (the compiler
 // may still keep them converted to float32: the launcher caps C for bf16/f16 accordingly).
-template <typename T, Kind K, int P, int C, int W, int R>
-__global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
+// kEarlyParams (short rows, C * R <= 2): the scale/bias packs are loaded with x, before the reductions,
+// instead of after them: a short row's time is a chain of dependent latencies (load, shuffles, parameter
+// load, store), and this takes one memory round trip out of it for a few registers.
+// The body is shared by two kernels (GroupPerRowRegisters and GroupPerRowRegistersEarlyParams below), so
+// the default one compiles exactly as before the early variant existed.
+template <typename T, Kind K, int P, int C, int W, int R, bool kEarlyParams>
+__device__ __forceinline__ void GroupPerRowBody(const Params<T>& p) {
   static_assert(32 % W == 0, "a thread group is a power-of-two fraction of a warp");
   constexpr int kGroupsPerWarp = 32 / W;
   const int lane = threadIdx.x % W;
@@ -131,6 +163,7 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
 
   for (int64_t base = warp * kGroupsPerWarp * R; base < rows; base += num_warps * kGroupsPerWarp * R) {
     Pack<T, P> v[R][C];
+    Pack<T, P> g[kEarlyParams ? R : 1][kEarlyParams ? C : 1], b[kEarlyParams ? R : 1][kEarlyParams ? C : 1];
     float sum[R], shift[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -142,6 +175,12 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
         const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
         if (row < rows && col < n) {
           v[r][c] = LoadPack<T, P>(p.x + row * n + col);
+          if constexpr (kEarlyParams) {
+            const T* scale = ScaleRow(p, row);
+            const T* bias = BiasRow(p, row);
+            if (scale != nullptr) g[r][c] = LoadPack<T, P>(scale + col);
+            if (K == Kind::kLayerNorm && bias != nullptr) b[r][c] = LoadPack<T, P>(bias + col);
+          }
 #pragma unroll
           for (int e = 0; e < P; ++e) {
             const float f = ToFloat(v[r][c].v[e]);
@@ -195,7 +234,14 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
       for (int c = 0; c < C; ++c) {
         const int64_t col = (static_cast<int64_t>(c) * W + lane) * P;
         if (col >= n) continue;
-        StorePack<T, P>(p.y + row * n + col, NormalizePack<K, T, P>(v[r][c], mean[r], rstd[r], scale, bias, col));
+        if constexpr (kEarlyParams) {
+          if (scale != nullptr) Opaque(g[r][c]);
+          if (bias != nullptr) Opaque(b[r][c]);
+          StorePack<T, P>(p.y + row * n + col, NormalizeWith<K, T, P>(v[r][c], mean[r], rstd[r], g[r][c], b[r][c],
+                                                                      scale != nullptr, bias != nullptr));
+        } else {
+          StorePack<T, P>(p.y + row * n + col, NormalizePack<K, T, P>(v[r][c], mean[r], rstd[r], scale, bias, col));
+        }
       }
       if (lane == 0 && p.mean != nullptr) {
         p.mean[row] = mean[r];
@@ -203,6 +249,17 @@ __global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
       }
     }
   }
+}
+
+template <typename T, Kind K, int P, int C, int W, int R>
+__global__ void __launch_bounds__(128) GroupPerRowRegisters(Params<T> p) {
+  GroupPerRowBody<T, K, P, C, W, R, false>(p);
+}
+// The early loads may not cost occupancy: 49152 short rows are one wave of 768 CTAs only at >= 6 CTAs
+// per SM (bf16 LayerNorm took 88 registers uncapped: 5 CTAs), hence the cap of 64 (8 CTAs).
+template <typename T, Kind K, int P, int C, int W, int R>
+__global__ void __launch_bounds__(128, 8) GroupPerRowRegistersEarlyParams(Params<T> p) {
+  GroupPerRowBody<T, K, P, C, W, R, true>(p);
 }
 
 // ---- tier 2: a block (or a thread-block cluster) per row, the row in registers --------------------
@@ -244,7 +301,11 @@ __device__ __forceinline__ float RowAllReduceSum(float v, float* scratch, float*
 // without spilling (1024 threads would cap them at 64).
 constexpr int kBlockMaxThreads = 512;
 
-template <typename T, Kind K, int P, int C>
+// kLoadedParams: the output pass loads the parameter packs and then normalises (NormalizeWith) instead of
+// NormalizePack; the same arithmetic, but ptxas allocates the bf16 LayerNorm kernel with 4 packs per thread
+// in 64 registers instead of 103 (4 CTAs of 256 threads per SM instead of 2). Not measured on a GPU yet:
+// only JK_NORM_TIER=block-lean / proposed launch it.
+template <typename T, Kind K, int P, int C, bool kLoadedParams = false>
 __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<T> p, int cluster) {
   __shared__ float scratch[32];
   __shared__ float slots[2];
@@ -303,7 +364,14 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     for (int c = 0; c < C; ++c) {
       const int64_t col = (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P;
       if (col >= limit) continue;
-      StorePack<T, P>(y + col, NormalizePack<K, T, P>(v[c], mean, rstd, scale, bias, offset + col));
+      if constexpr (kLoadedParams) {
+        Pack<T, P> g, b;
+        if (scale != nullptr) g = LoadPack<T, P>(scale + offset + col);
+        if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, P>(bias + offset + col);
+        StorePack<T, P>(y + col, NormalizeWith<K, T, P>(v[c], mean, rstd, g, b, scale != nullptr, bias != nullptr));
+      } else {
+        StorePack<T, P>(y + col, NormalizePack<K, T, P>(v[c], mean, rstd, scale, bias, offset + col));
+      }
     }
     if (rank == 0 && threadIdx.x == 0 && p.mean != nullptr) {
       p.mean[row] = mean;
@@ -311,6 +379,181 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     }
     // No CTA may reuse its slots (next row) or exit while a peer still reads them.
     if (cluster > 1) ClusterArriveWait();
+  }
+}
+
+// ---- tier 2b: persistent CTAs, rows staged in shared memory by the bulk copy engine (sm_90) -------
+// The register tier keeps a row in flight per CTA and nothing in flight during its two block
+// reductions; a bf16 LayerNorm row of 4 packs per thread took 103 registers (2 CTAs of 256 threads per
+// SM), too few bytes in flight to cover DRAM latency (58-65% of the copy ceiling at 2048-8192 columns).
+// Here each CTA owns `stages` row buffers in dynamic shared memory; one thread starts a 1-D bulk copy
+// (cp.async.bulk, completing on an mbarrier) of each of the CTA's next rows, so while the CTA reduces and
+// writes one row the next stages-1 rows are already on their way, whatever the register footprint.
+// Threads read their packs from shared memory in every pass (three 16-byte reads per pack for LayerNorm:
+// shared memory has bandwidth to spare, registers do not), and hold the scale/bias packs in registers
+// across rows while the CTA stays within one parameter group.
+// Needs n * sizeof(T) % 16 == 0 and 16-byte aligned x (the launcher's Vectorizable check).
+constexpr int kBulkMaxStages = 8;
+constexpr int kBulkMaxThreads = 512;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define JK_HAS_BULK_COPY 1
+#endif
+
+__device__ __forceinline__ uint32_t SmemAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void BarrierInit(uint64_t* bar) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(SmemAddress(bar)) : "memory");
+#endif
+}
+// Makes the initialised barriers visible to the copy engine (the async proxy).
+__device__ __forceinline__ void BarrierInitFence() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+// Arms `bar` for `bytes` and starts the copy of [src, src + bytes) into dst (both 16-byte aligned). Before
+// sm_90 these helpers do nothing and the kernel copies rows itself.
+__device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(SmemAddress(bar)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   SmemAddress(dst)),
+               "l"(src), "r"(bytes), "r"(SmemAddress(bar))
+               : "memory");
+#endif
+}
+__device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
+#ifdef JK_HAS_BULK_COPY
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(SmemAddress(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
+}
+
+// C packs per thread at most (thread t takes packs t, t + blockDim.x, ...); grid <= rows.
+template <typename T, Kind K, int P, int C>
+__global__ void __launch_bounds__(kBulkMaxThreads) BlockPerRowBulkSmem(Params<T> p, int stages) {
+  extern __shared__ __align__(128) unsigned char row_buffers[];  // stages rows of n elements
+  __shared__ uint64_t full[kBulkMaxStages];
+  __shared__ float scratch[32];
+  const int64_t rows = p.outer, n = p.n, packs = n / P;
+  const uint32_t row_bytes = static_cast<uint32_t>(n * sizeof(T));
+  const float inv_n = 1.f / static_cast<float>(n);
+  T* buffers = reinterpret_cast<T*>(row_buffers);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) BarrierInit(&full[s]);
+    BarrierInitFence();
+    for (int s = 0; s < stages; ++s) {
+      const int64_t row = blockIdx.x + static_cast<int64_t>(s) * gridDim.x;
+      if (row < rows) BulkLoadRow(buffers + s * n, p.x + row * n, row_bytes, &full[s]);
+    }
+  }
+  __syncthreads();  // the barriers are initialised before anyone waits on them
+
+  Pack<T, P> g[C], b[C];
+  const T* held_scale = nullptr;  // the parameter rows g/b hold (reloaded when a row changes group)
+  const T* held_bias = nullptr;
+  int stage = 0;
+  uint32_t parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    T* xs = buffers + stage * n;
+#ifdef JK_HAS_BULK_COPY
+    BarrierWait(&full[stage], parity);
+#else
+    // Only reached through PTX for an older target JIT-compiled on a newer GPU: no copy engine, so a
+    // plain copy into the stage keeps the kernel correct.
+    for (int64_t i = threadIdx.x; i < packs; i += blockDim.x) StorePack<T, P>(xs + i * P, LoadPack<T, P>(p.x + row * n + i * P));
+    __syncthreads();
+#endif
+    const float shift = K == Kind::kLayerNorm ? ToFloat(xs[0]) : 0.f;  // see RowShift
+    float sum = 0.f;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int64_t i = static_cast<int64_t>(c) * blockDim.x + threadIdx.x;
+      if (i < packs) {
+        const Pack<T, P> v = LoadPack<T, P>(xs + i * P);
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          const float f = ToFloat(v.v[e]);
+          sum += K == Kind::kLayerNorm ? f - shift : f * f;
+        }
+      }
+    }
+    sum = BlockAllReduce(sum, SumOp(), scratch);
+    float mean = 0.f, rstd;
+    if constexpr (K == Kind::kLayerNorm) {
+      const float shifted_mean = sum * inv_n;
+      mean = shift + shifted_mean;
+      float sq = 0.f;
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = static_cast<int64_t>(c) * blockDim.x + threadIdx.x;
+        if (i < packs) {
+          const Pack<T, P> v = LoadPack<T, P>(xs + i * P);
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            const float d = (ToFloat(v.v[e]) - shift) - shifted_mean;
+            sq += d * d;
+          }
+        }
+      }
+      rstd = RstdFrom(BlockAllReduce(sq, SumOp(), scratch) * inv_n, p.epsilon);
+    } else {
+      rstd = RstdFrom(sum * inv_n, p.epsilon);
+    }
+    const T* scale = ScaleRow(p, row);
+    const T* bias = K == Kind::kLayerNorm ? BiasRow(p, row) : nullptr;
+    if (scale != held_scale) {  // uniform across the CTA
+      held_scale = scale;
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = static_cast<int64_t>(c) * blockDim.x + threadIdx.x;
+        if (i < packs) g[c] = LoadPack<T, P>(scale + i * P);
+      }
+    }
+    if (bias != held_bias) {
+      held_bias = bias;
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = static_cast<int64_t>(c) * blockDim.x + threadIdx.x;
+        if (i < packs) b[c] = LoadPack<T, P>(bias + i * P);
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      if (scale != nullptr) Opaque(g[c]);
+      if (bias != nullptr) Opaque(b[c]);
+    }
+    T* y = p.y + row * n;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int64_t i = static_cast<int64_t>(c) * blockDim.x + threadIdx.x;
+      if (i >= packs) continue;
+      StorePack<T, P>(y + i * P, NormalizeWith<K, T, P>(LoadPack<T, P>(xs + i * P), mean, rstd, g[c], b[c],
+                                                         scale != nullptr, bias != nullptr));
+    }
+    if (threadIdx.x == 0 && p.mean != nullptr) {
+      p.mean[row] = mean;
+      p.rstd[row] = rstd;
+    }
+    // Every thread is done reading this stage before the copy engine refills it.
+    __syncthreads();
+    const int64_t next = row + static_cast<int64_t>(stages) * gridDim.x;
+    if (threadIdx.x == 0 && next < rows) BulkLoadRow(buffers + stage * n, p.x + next * n, row_bytes, &full[stage]);
+    if (++stage == stages) {
+      stage = 0;
+      parity ^= 1;
+    }
   }
 }
 

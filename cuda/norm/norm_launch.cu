@@ -4,14 +4,20 @@
 //   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
 //   kBlockPerRowRegisters  up to n < 16384: a CTA per row, the row in registers, block reductions
+//   kBlockPerRowBulkSmem   (not routed yet: JK_NORM_TIER=proposed / "bulk S B M" only, until measured)
+//                          rows of up to 32 KB on sm_90+: persistent CTAs that stage their next rows in
+//                          shared memory with 1-D bulk copies (mbarrier completion), so loads stay in
+//                          flight during each row's reductions
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2)
 //   kStridedTwoReads       a non-last axis (inner > 1)
 // BlockPerRowRegisters can also spread a row over a thread-block cluster (DSMEM reductions); every
 // measured cluster configuration (2-8 CTAs, 2048-65536 columns) was slower than one CTA per row or the
 // two-read kernel, so only the JK_NORM_TIER lab hook launches clusters.
-// No kernel uses dynamic shared memory, so no launch needs a cudaFuncSetAttribute opt-in.
+// Only the bulk tier uses dynamic shared memory (up to 64 KB per CTA): it raises its instantiation's limit
+// once per device (cudaFuncSetAttribute) and sizes its persistent grid from the occupancy calculator.
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 #include <type_traits>
@@ -56,11 +62,16 @@ int64_t NextPow2(int64_t v) {
   return p;
 }
 
-// Benchmarking hook (bench/lab/norm_sweep.py): JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a
-// row tier for every launch in the process. Unset in normal use; read per call so a lab script can switch
-// variants between compilations.
+// Benchmarking hook (bench/lab/norm_sweep.py, bench/lab/norm_half_lab.py), read once per process:
+// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch; "bulk S B M" forces
+// the bulk tier wherever the row fits (S stages, B threads, at most M CTAs per SM; 0 = the default);
+// "proposed" is the candidate dispatch, not yet measured on a GPU (see bench/lab/norm_half_lab.py): the
+// bulk tier for every row of at most 32 KB beyond the lane groups, the scale/bias loads of short rows
+// issued with x (kEarlyParams), and the register tier's lean output pass where it still runs;
+// "block-lean" is the default dispatch with only that lean output pass (BlockPerRowRegisters<...,
+// kLoadedParams = true>). Unset in normal use.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads } tier = kNone;
+  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean } tier = kNone;
   int c = 0, b = 0, cluster = 1;
 };
 Forced ForcedTier() {
@@ -76,8 +87,36 @@ Forced ForcedTier() {
     f = {Forced::kBlock, c, b, cl};
   } else if (std::string_view(name) == "tworeads") {
     f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
+  } else if (std::string_view(name) == "bulk") {
+    f = {Forced::kBulk, std::clamp(c, 0, norm::kBulkMaxStages), b % 32 == 0 ? std::clamp(b, 0, norm::kBulkMaxThreads) : 0,
+         std::max(cl, 0)};
+  } else if (std::string_view(name) == "proposed") {
+    f.tier = Forced::kProposed;
+  } else if (std::string_view(name) == "block-lean") {
+    f.tier = Forced::kBlockLean;
   }
   return f;
+}
+const Forced& TheForcedTier() {
+  static const Forced forced = ForcedTier();
+  return forced;
+}
+
+// Per-device attributes, queried once per device (benign race, as in NumSMs).
+enum Attribute { kComputeMajor, kSmemPerBlockOptin, kNumAttributes };
+int DeviceAttribute(Attribute a) {
+  constexpr int kMaxDevices = 64;
+  static int cache[kNumAttributes][kMaxDevices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  int v = cache[a][dev];
+  if (v == 0) {
+    const cudaDeviceAttr attr = a == kComputeMajor ? cudaDevAttrComputeCapabilityMajor
+                                                   : cudaDevAttrMaxSharedMemoryPerBlockOptin;
+    if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess) return 0;
+    cache[a][dev] = v;
+  }
+  return v;
 }
 
 template <typename T>
@@ -103,6 +142,13 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
         constexpr int kC = decltype(C)::value;
         const int64_t rows_per_block = kGroupBlockThreads / kW * kR;
         const int64_t blocks = std::min(CeilDiv(p.outer, rows_per_block), int64_t{NumSMs()} * 64);
+        if constexpr (P > 1 && kC * kR <= 2) {
+          if (TheForcedTier().tier == Forced::kProposed) {
+            norm::GroupPerRowRegistersEarlyParams<T, K, P, kC, kW, kR>
+                <<<static_cast<unsigned>(blocks), kGroupBlockThreads, 0, stream>>>(p);
+            return LastLaunchError();
+          }
+        }
         norm::GroupPerRowRegisters<T, K, P, kC, kW, kR>
             <<<static_cast<unsigned>(blocks), kGroupBlockThreads, 0, stream>>>(p);
         return LastLaunchError();
@@ -133,8 +179,75 @@ cudaError_t LaunchBlockPerRow(const Params<T>& p, cudaStream_t stream, int c, in
       cfg.attrs = attr;
       cfg.numAttrs = 1;
     }
-    cudaError_t e = cudaLaunchKernelEx(&cfg, norm::BlockPerRowRegisters<T, K, P, kC>, p, cluster);
+    // JK_NORM_TIER=block-lean (and proposed): the variant whose output pass ptxas allocates in fewer
+    // registers.
+    const bool lean = TheForcedTier().tier == Forced::kBlockLean || TheForcedTier().tier == Forced::kProposed;
+    cudaError_t e = lean
+                        ? cudaLaunchKernelEx(&cfg, norm::BlockPerRowRegisters<T, K, P, kC, true>, p, cluster)
+                        : cudaLaunchKernelEx(&cfg, norm::BlockPerRowRegisters<T, K, P, kC>, p, cluster);
     return e != cudaSuccess ? e : LastLaunchError();
+  });
+}
+
+// A failed runtime call also leaves its error as the thread's last error, which the next launch's
+// LastLaunchError would report against an unrelated op: consume it, return it once.
+cudaError_t ClearedError(cudaError_t e) {
+  (void)cudaGetLastError();
+  return e;
+}
+
+// The bulk tier: rows of at most kBulkMaxRowBytes (2-8 stages of one row per CTA, 64 KB per CTA by
+// default, so 3 CTAs of 32 KB rows fit an SM), 256 threads with up to 8 packs each.
+constexpr int64_t kBulkMaxRowBytes = 32 * 1024;
+constexpr int64_t kBulkStageBytes = 64 * 1024;
+constexpr int kBulkThreads = 256;
+
+template <typename T, int P>
+bool BulkSmemFits(const Params<T>& p) {
+  return DeviceAttribute(kComputeMajor) >= 9 && p.n * int64_t{sizeof(T)} <= kBulkMaxRowBytes &&
+         p.n / P <= int64_t{8} * norm::kBulkMaxThreads;
+}
+
+template <typename T, Kind K, int P>
+cudaError_t LaunchBulkSmem(const Params<T>& p, cudaStream_t stream, int stages, int threads, int max_ctas_per_sm) {
+  const int64_t packs = p.n / P, row_bytes = p.n * int64_t{sizeof(T)};
+  if (threads == 0) threads = kBulkThreads;
+  threads = static_cast<int>(std::max<int64_t>(threads, CeilDiv(packs, 8)));  // at most 8 packs per thread
+  const int c = static_cast<int>(NextPow2(CeilDiv(packs, threads)));
+  if (c > 8 || threads > norm::kBulkMaxThreads) return cudaErrorInvalidValue;
+  threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);  // no warp without work
+  if (stages == 0) stages = static_cast<int>(std::clamp<int64_t>(kBulkStageBytes / row_bytes, 2, norm::kBulkMaxStages));
+  const int64_t smem = stages * row_bytes;
+  const int optin = DeviceAttribute(kSmemPerBlockOptin);
+  if (smem > optin) return cudaErrorInvalidValue;
+  return WithConstant<1, 2, 4, 8>(c, [&](auto C) {
+    constexpr int kC = decltype(C)::value;
+    auto* kernel = norm::BlockPerRowBulkSmem<T, K, P, kC>;
+    // Raise the dynamic shared-memory limit once per device for this instantiation, to what the device
+    // allows next to the kernel's static shared memory (static + dynamic <= the opt-in maximum: asking
+    // for the whole opt-in maximum is cudaErrorInvalidValue, the first GPU run's failure).
+    constexpr int kMaxDevices = 64;
+    static int dynamic_limit[kMaxDevices] = {};
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return ClearedError(cudaErrorInvalidDevice);
+    if (dynamic_limit[dev] == 0) {
+      cudaFuncAttributes attr;
+      cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+      if (e != cudaSuccess) return ClearedError(e);
+      const int limit = optin - static_cast<int>(attr.sharedSizeBytes);
+      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+      if (e != cudaSuccess) return ClearedError(e);
+      dynamic_limit[dev] = limit;
+    }
+    if (smem > dynamic_limit[dev]) return cudaErrorInvalidValue;
+    int per_sm = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    if (e != cudaSuccess) return ClearedError(e);
+    if (per_sm < 1) return cudaErrorInvalidConfiguration;
+    if (max_ctas_per_sm > 0) per_sm = std::min(per_sm, max_ctas_per_sm);
+    const int64_t blocks = std::min(p.outer, int64_t{NumSMs()} * per_sm);
+    kernel<<<static_cast<unsigned>(blocks), threads, static_cast<size_t>(smem), stream>>>(p, stages);
+    return LastLaunchError();
   });
 }
 
@@ -165,7 +278,7 @@ template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
-  static const Forced forced = ForcedTier();  // read once per process, like the softmax knobs
+  const Forced& forced = TheForcedTier();
   if (!Vectorizable(p)) {
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
@@ -175,7 +288,10 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kBlock && int64_t{forced.c} * forced.b * forced.cluster >= packs)
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
+  if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
+    return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
+  if (forced.tier == Forced::kProposed && BulkSmemFits<T, P>(p)) return LaunchBulkSmem<T, K, P>(p, stream, 0, 0, 0);
   if (p.n < kTwoReadsMinColumns) {
     // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
     // 4096 and 8192 columns (C = 4 with 128-256 threads, C = 8 with 256 threads). RMSNorm on bf16/f16

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the CUDA norm launcher and kernels on the CPU (bench/lab/norm_emulator.cc explains how and what it
+# cannot check) for the default dispatch and each JK_NORM_TIER candidate. No GPU needed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CUDA_INC=${CUDA_INC:-$(ls -d ${CUDA_HOME:-/usr/local/cuda}/include /usr/local/cuda*/include 2>/dev/null | head -1)}
+B=$(mktemp -d)
+mkdir -p "$B/norm"
+# kernel<<<blocks, threads, smem, stream>>>(args);  ->  jk_emu::Launch(&kernel, blocks, threads, smem, stream, args);
+perl -0pe 's/([\w:]+(?:<[^;<>]*>)?)\s*<<<(.*?)>>>\((.*?)\);/jk_emu::Launch(&$1, $2, $3);/gs; s/cudaLaunchKernelEx\(&cfg, /jk_emu::LaunchEx(&cfg, /g; s/cfg\.gridDim/cfg.*jk_emu::kGrid/g; s/cfg\.blockDim/cfg.*jk_emu::kBlock/g' \
+  cuda/norm/norm_launch.cu >"$B/emu_norm_launch.cc"
+n=$(grep -c 'jk_emu::Launch' "$B/emu_norm_launch.cc")
+[ "$n" -ge 8 ] || { echo "norm_emulate.sh: expected >= 8 rewritten launches, got $n"; exit 1; }
+# Dynamic shared memory: the emulator's per-launch buffer.
+sed -E 's/extern __shared__ __align__\(128\) unsigned char row_buffers\[\];/unsigned char* row_buffers = jk_emu::dyn_smem;/' \
+  cuda/norm/norm_kernels.cuh >"$B/norm/norm_kernels.cuh"
+grep -q 'jk_emu::dyn_smem' "$B/norm/norm_kernels.cuh" || { echo "norm_emulate.sh: dynamic smem not rewritten"; exit 1; }
+g++ -std=c++20 -O1 -pthread -w -fsanitize=alignment,undefined -fno-sanitize-recover=all -I"$B" -Icuda -I"$CUDA_INC" \
+  bench/lab/norm_emulator.cc -o "$B/emu"
+status=0
+for tier in "" proposed block-lean "bulk 2 64 0" "bulk 0 512 0"; do
+  if [ -z "$tier" ]; then "$B/emu" "${EMU_SMS:-2}" || status=1; else JK_NORM_TIER="$tier" "$B/emu" "${EMU_SMS:-2}" || status=1; fi
+done
+exit $status
