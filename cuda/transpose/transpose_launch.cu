@@ -1,4 +1,8 @@
 // Tier choice for the transpose plans (see transpose_kernels.cuh for the kernels).
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
 #include "common/launch.h"
 #include "transpose/transpose_kernels.cuh"
 #include "transpose/transpose_launch.h"
@@ -8,6 +12,7 @@ namespace {
 
 using transpose::RowArgs;
 using transpose::TiledArgs;
+using transpose::TiledArgs32;
 
 // Grid-stride kernels: past this many blocks each block loops, so gridDim.x never overflows.
 constexpr int64_t kMaxBlocks = int64_t{1} << 20;
@@ -42,6 +47,33 @@ struct TiledConfig<8> {
 };
 constexpr int64_t kSmallWaves = 2;
 
+template <int kE>
+using Storage = std::conditional_t<kE == 1, uint8_t,
+                std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
+
+// JK_TRANSPOSE_TIERS (lab knob, read once per process): "old" forces the session-1 dispatch (general
+// 64-bit kernels only) so bench/lab/transpose_cases.py can time before/after in one build; "pad32"
+// gives odd shapes 32x32 tiles of 8 rows per thread; "bigtile" never takes the small tile; "smallpad"
+// gives problems of fewer big tiles than kSmallWaves x SMs the scalar 32x32 tile (more blocks than the
+// 16-byte kernel's small tile for 1- and 2-byte elements). Unset: the dispatch below.
+struct TierKnobs {
+  bool old = false, pad32 = false, big_tiles = false, small_pad = false;
+};
+const TierKnobs& Knobs() {
+  static const TierKnobs k = [] {
+    TierKnobs t;
+    const char* env = std::getenv("JK_TRANSPOSE_TIERS");
+    if (env != nullptr) {
+      t.old = std::strstr(env, "old") != nullptr;
+      t.pad32 = std::strstr(env, "pad32") != nullptr;
+      t.big_tiles = std::strstr(env, "bigtile") != nullptr;
+      t.small_pad = std::strstr(env, "smallpad") != nullptr;
+    }
+    return t;
+  }();
+  return k;
+}
+
 template <int kTile>
 int64_t CountTiles(TiledArgs* a) {
   a->tiles_a = CeilDiv(a->na, kTile);
@@ -50,6 +82,7 @@ int64_t CountTiles(TiledArgs* a) {
   return a->tiles;
 }
 
+// ---- general flavour (64-bit, any number of grouped / batch axes) ----
 template <int kE, int kTile, int kThreads>
 cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
@@ -58,24 +91,90 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
 }
 
 template <int kE>
-cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
-  using T = std::conditional_t<kE == 1, uint8_t,
-            std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
+cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   using C = TiledConfig<kE>;
-  constexpr int kV = 16 / kE;
-  // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
-  // vector and aligned buffers (a slice at an odd offset inside a jit is not).
-  if (a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y)) {
+  if (vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
     }
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
   }
+  using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
   transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
   return LastLaunchError();
+}
+
+// ---- compact flavour (32-bit, one tile per block) ----
+// Problems under 2 GiB whose groups have at most 2 axes and which have at most one batch axis: every
+// case of issue 5 and most real permutations. Returns false (general flavour) otherwise.
+bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split) {
+  if (a.elements * elem_bytes > int64_t{0x7fffffff} || a.a.n > 2 || a.b.n > 2 || a.batch.n > 1) return false;
+  auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+  *c = TiledArgs32{};
+  c->x = a.x, c->y = a.y, c->na = u(a.na), c->nb = u(a.nb), c->elements = u(a.elements);
+  c->a_out = u(a.a.out[0]), c->a_dim = u(a.a.dim[0]), c->a_out_hi = a.a.n == 2 ? u(a.a.out[1]) : 0;
+  c->b_in = u(a.b.in[0]), c->b_dim = u(a.b.dim[0]), c->b_in_hi = a.b.n == 2 ? u(a.b.in[1]) : 0;
+  c->batch_in = a.batch.n ? u(a.batch.in[0]) : 0, c->batch_out = a.batch.n ? u(a.batch.out[0]) : 0;
+  *batch = a.batch.n ? u(a.batch.dim[0]) : 1;
+  *split = a.a.n == 2 || a.b.n == 2;
+  return true;
+}
+
+template <int kTile>
+int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one block per element
+  c->tiles_a = static_cast<uint32_t>(CeilDiv(c->na, kTile));
+  c->tiles_b = static_cast<uint32_t>(CeilDiv(c->nb, kTile));
+  return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
+}
+
+template <int kE, int kTile, int kThreads>
+cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  const int blocks = CompactBlocks<kTile>(&c, batch);
+  if (split) {
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+template <int kE, int kTile, int kRows>
+cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  using T = Storage<kE>;
+  constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
+  const int blocks = CompactBlocks<kTile>(&c, batch);
+  if (split) {
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+template <int kE>
+cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
+  using C = TiledConfig<kE>;
+  constexpr int kV = 16 / kE;
+  // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
+  // vector and aligned buffers (a slice at an odd offset inside a jit is not).
+  const bool vec = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
+  TiledArgs32 c;
+  uint32_t batch;
+  bool split;
+  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
+  if (!vec) {
+    if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8>(stream, c, batch, split);
+    return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+  }
+  TiledArgs32 probe = c;
+  if (Knobs().big_tiles || CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+    return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
+  }
+  if (Knobs().small_pad) return LaunchPaddedCompact<kE, 32, 8>(stream, c, batch, split);
+  return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
 template <typename V>
