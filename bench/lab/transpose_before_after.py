@@ -59,6 +59,11 @@ def main():
             geo[t].append(theirs / ours)
             cells.append(f"{ours:9.2f} {theirs:7.2f} {theirs / ours:6.3f}" + ("" if ok else "!WRONG"))
         print(f"{k[0]:26s} {k[1]:8s} " + " ".join(cells))
+    small = set(results.get("pad32") or results.get("smallpad") or {})
+    for t in tags:
+        g = [results[t][k][1] / results[t][k][0] for k in keys if k in small and k in results[t]]
+        if g:
+            print(f"geomean {t} over the {len(g)} small cases: {math.exp(sum(map(math.log, g)) / len(g)):.3f}")
     for t in tags:
         g = geo[t]
         if g:
