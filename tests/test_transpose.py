@@ -98,7 +98,7 @@ def test_permutations(rng, dtype, case):
 
 
 # The CUDA tiled tier has two index flavours (transpose_kernels.cuh): compact (32-bit, groups of 1-2
-# axes, at most one batch axis, < 2^31 bytes, one tile per block) and general (everything else). These
+# axes, at most one batch axis, input <= 32 MiB, one tile per block) and general (everything else). These
 # cases sit on both sides of each condition, in both kernels (16-byte vector and scalar padded) and for
 # every element size; the comments give the plan (groups A/B, batch axes) after merging.
 FLAVOUR_CASES = [
@@ -128,6 +128,26 @@ def test_tiled_flavours(rng, dtype, case):
         x, xn = make(rng, shape, dtype)
         assert x.dtype == np.dtype(dtype)
         check(x, xn, axes)
+
+
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_compact_size_limit(rng, dtype):
+    # Inputs of exactly 32 MiB take the compact flavour, 4 rows more the general one (16-byte kernel);
+    # an odd width gives the scalar kernel on each side of the line. Random bits (NaN payloads
+    # included, compared as unsigned bits); a full row or column of y crosses every tile along its
+    # axis, so sampled rows and columns (the ragged last tiles included) check the index math cheaply.
+    e = np.dtype(dtype).itemsize
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[e]
+    rows = (32 << 20) // (4096 * e)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape in [(rows, 4096), (rows + 4, 4096), ((32 << 20) // (4095 * e), 4095), (rows + 1, 4095)]:
+            xn = np.frombuffer(rng.bytes(shape[0] * shape[1] * e), bits).reshape(shape)
+            y = jk.transpose(jnp.asarray(xn.view(dtype)))
+            assert y.dtype == np.dtype(dtype) and y.shape == shape[::-1]
+            r = np.array([0, 1, 77, shape[1] // 2, shape[1] - 2, shape[1] - 1])
+            c = np.array([0, 1, 333, shape[0] // 2, shape[0] - 2, shape[0] - 1])
+            np.testing.assert_array_equal(np.asarray(y[r, :]).view(bits), xn[:, r].T)
+            np.testing.assert_array_equal(np.asarray(y[:, c]).view(bits), xn[c, :].T)
 
 
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
@@ -367,10 +387,12 @@ def _pattern(shape, dtype):
 @pytest.mark.large
 @pytest.mark.parametrize("shape, dtype", [
     ((49152, 49152), jnp.int8),     # 2.4e9 elements: flat indices past 2^31 (general flavour)
-    ((46340, 46340), jnp.int8),     # 2^31 - 88047 bytes: the compact flavour's largest, scalar kernel
-    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes: general flavour, scalar kernel
-    ((32764, 16384), jnp.float32),  # 2^31 - 262144 bytes: compact, 16-byte kernel, offsets near 2^31
-    ((32768, 32768), jnp.bfloat16),  # exactly 2^31 bytes: general, 16-byte kernel
+    # Around the compact flavour's 32-bit guard (2^31 bytes; the default dispatch sends these to the
+    # general flavour since the 32 MiB line, JK_TRANSPOSE_TIERS=compact runs them compact):
+    ((46340, 46340), jnp.int8),     # 2^31 - 88047 bytes, scalar kernel
+    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes, scalar kernel
+    ((32764, 16384), jnp.float32),  # 2^31 - 262144 bytes, 16-byte kernel, offsets near 2^31
+    ((32768, 32768), jnp.bfloat16),  # exactly 2^31 bytes, 16-byte kernel
 ], ids=str)
 def test_large_2d_around_2_31(shape, dtype):
     x = _pattern(shape, dtype)

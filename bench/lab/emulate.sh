@@ -14,5 +14,5 @@ fi
 # UBSan (misaligned 16-byte accesses fault on a GPU, not on x86) and the kernels' bounds assertions.
 g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefined -fno-sanitize-recover=all -Icuda -I"$B" -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
 "$B/emu" 132 && "$B/emu" 2
-# The session-1 dispatch (general flavour only) and the lab variants, read once per process.
-for knob in old pad32 bigtile smallpad; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
+# The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
+for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done

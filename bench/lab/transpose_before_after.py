@@ -2,10 +2,12 @@
 JK_TRANSPOSE_TIERS setting (the launcher reads the knob once per process) and prints one table.
 
   old      the session-1 dispatch: general 64-bit kernels only (the figures in results.md)
-  ''       the current dispatch (compact 32-bit kernels where they apply)
-  pad32    current, odd shapes with 32x32 tiles / 8 rows per thread   (small cases only)
-  bigtile  current, never the small tile                              (small cases only)
-  smallpad current, small problems on the scalar 32x32 tile (more blocks) (small cases only)
+  ''       the current dispatch (compact 32-bit kernels up to 32 MiB where they apply)
+  compact  the compact kernels at every size they allow
+
+  python3 transpose_before_after.py [TAG ...]   (default: all three)
+The first run (bench/lab/transpose_results_h200.md) also timed three tile variants of the small
+cases, since removed from the launcher: all slower than the default table.
 
 Every process times jnp in the same process too; `ratio` = jnp time / ours of that process. Same
 method as transpose_cases.py (CUPTI kernel time, median of 20, better of two alternated rounds).
@@ -18,9 +20,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RUNS = [("old", "old", []), ("new", "", []), ("pad32", "pad32", ["--small", "--no-ceiling"]),
-        ("bigtile", "bigtile", ["--small", "--no-ceiling"]),
-        ("smallpad", "smallpad", ["--small", "--no-ceiling"])]
+SMALL = {("2048x512", "float32"), ("2048x512", "bfloat16"), ("2048x512", "int8"), ("4097x1023", "float32"),
+         ("8x16x32x64x2 (4,0,3,1,2)", "float32")}  # under the 50 MB L2: latency-bound
+RUNS = [("old", "old", []), ("new", "", []), ("compact", "compact", [])]
 
 
 def run(tag, knob, args):
@@ -59,7 +61,7 @@ def main():
             geo[t].append(theirs / ours)
             cells.append(f"{ours:9.2f} {theirs:7.2f} {theirs / ours:6.3f}" + ("" if ok else "!WRONG"))
         print(f"{k[0]:26s} {k[1]:8s} " + " ".join(cells))
-    small = set(results.get("pad32") or results.get("smallpad") or {})
+    small = {k for k in keys if k in SMALL}
     for t in tags:
         g = [results[t][k][1] / results[t][k][0] for k in keys if k in small and k in results[t]]
         if g:

@@ -51,23 +51,28 @@ template <int kE>
 using Storage = std::conditional_t<kE == 1, uint8_t,
                 std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
 
+// Problems that read at most this many bytes take the compact flavour (transpose_kernels.cuh) when its
+// conditions hold. Measured on an H200 (bench/lab/transpose_results_h200.md): it cuts 0.6-4 us from
+// problems that move 2-34 MB (2048x512 float32 3.52 -> 2.37 us, 4097x1023 float32 13.4 -> 9.3 us),
+// but loses 6-8% on large 2-byte ones (bfloat16 8192x8192 70.6 -> 75.0 us; probably occupancy: 40
+// registers instead of 64 let 6 blocks per SM in instead of 4, and the 128x128 tile was tuned at 4),
+// so large, bandwidth-bound problems keep the general kernels. Inputs between 17 and 67 MB were not
+// measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
+constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
+
 // JK_TRANSPOSE_TIERS (lab knob, read once per process): "old" forces the session-1 dispatch (general
-// 64-bit kernels only) so bench/lab/transpose_cases.py can time before/after in one build; "pad32"
-// gives odd shapes 32x32 tiles of 8 rows per thread; "bigtile" never takes the small tile; "smallpad"
-// gives problems of fewer big tiles than kSmallWaves x SMs the scalar 32x32 tile (more blocks than the
-// 16-byte kernel's small tile for 1- and 2-byte elements). Unset: the dispatch below.
+// flavour only), "compact" takes the compact flavour at any size it allows; bench/lab/
+// transpose_before_after.py times them against the default in one build. Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, pad32 = false, big_tiles = false, small_pad = false;
+  bool old = false, compact = false;
 };
 const TierKnobs& Knobs() {
   static const TierKnobs k = [] {
     TierKnobs t;
     const char* env = std::getenv("JK_TRANSPOSE_TIERS");
     if (env != nullptr) {
-      t.old = std::strstr(env, "old") != nullptr;
-      t.pad32 = std::strstr(env, "pad32") != nullptr;
-      t.big_tiles = std::strstr(env, "bigtile") != nullptr;
-      t.small_pad = std::strstr(env, "smallpad") != nullptr;
+      t.old = std::strcmp(env, "old") == 0;
+      t.compact = std::strcmp(env, "compact") == 0;
     }
     return t;
   }();
@@ -108,10 +113,13 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
 }
 
 // ---- compact flavour (32-bit, one tile per block) ----
-// Problems under 2 GiB whose groups have at most 2 axes and which have at most one batch axis: every
-// case of issue 5 and most real permutations. Returns false (general flavour) otherwise.
+// Groups of at most 2 axes and at most one batch axis (most real permutations; every case of issue 5),
+// and every byte offset < 2^31 (the flavour's correctness condition, whatever kCompactMaxBytes says).
+// Returns false (general flavour) otherwise.
 bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split) {
-  if (a.elements * elem_bytes > int64_t{0x7fffffff} || a.a.n > 2 || a.b.n > 2 || a.batch.n > 1) return false;
+  const int64_t bytes = a.elements * elem_bytes;
+  if (bytes > int64_t{0x7fffffff} || (bytes > kCompactMaxBytes && !Knobs().compact)) return false;
+  if (a.a.n > 2 || a.b.n > 2 || a.batch.n > 1) return false;
   auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
   *c = TiledArgs32{};
   c->x = a.x, c->y = a.y, c->na = u(a.na), c->nb = u(a.nb), c->elements = u(a.elements);
@@ -165,15 +173,13 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   uint32_t batch;
   bool split;
   if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
-  if (!vec) {
-    if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8>(stream, c, batch, split);
-    return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
-  }
+  if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+  // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
+  // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes.
   TiledArgs32 probe = c;
-  if (Knobs().big_tiles || CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+  if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
   }
-  if (Knobs().small_pad) return LaunchPaddedCompact<kE, 32, 8>(stream, c, batch, split);
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
