@@ -97,6 +97,71 @@ def test_permutations(rng, dtype, case):
     check(x, xn, axes)
 
 
+# The CUDA tiled tier has two index flavours (transpose_kernels.cuh): compact (32-bit, groups of 1-2
+# axes, at most one batch axis, input <= 32 MiB, one tile per block) and general (everything else). These
+# cases sit on both sides of each condition, in both kernels (16-byte vector and scalar padded) and for
+# every element size; the comments give the plan (groups A/B, batch axes) after merging.
+FLAVOUR_CASES = [
+    ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # A 2 axes (128), B 1 (512), 1 batch: compact, split A
+    ((5, 16, 33, 64, 2), (4, 0, 3, 1, 2)),  # same with a ragged B (528)
+    ((5, 16, 33, 63, 2), (4, 0, 3, 1, 2)),  # A 126: scalar kernel, split A
+    ((40, 2, 3, 2, 36), (0, 4, 2, 3, 1)),   # A 1 (36), B 2 axes (12), 1 batch: compact, split B
+    ((6, 2, 2, 2, 7), (4, 1, 3, 0, 2)),     # A 2, B 2, 1 batch, odd: compact scalar, split both
+    ((7, 5, 2, 3), (3, 1, 2, 0)),           # A 2, no batch
+    ((3, 4, 40, 48), (1, 0, 3, 2)),         # 2 batch axes: general
+    ((6, 3, 2, 3, 2), (2, 4, 0, 3, 1)),     # A 3 axes: general
+    ((2, 3, 4, 5, 6, 7), (5, 3, 1, 0, 2, 4)),  # B 3 axes, 2 batch axes: general
+    ((1024, 1024), (1, 0)),                 # 4-byte: 256 64x64 tiles < 2 x 132 SMs -> small tile
+    ((1088, 1088), (1, 0)),                 # 289 tiles: big tile
+    ((2048, 2048), (1, 0)),                 # 2-byte: 256 128x128 tiles -> small tile; 1-byte: 256
+    ((2176, 2176), (1, 0)),                 # 289 tiles: big tile
+    ((2048, 512), (1, 0)),                  # issue 5's small case
+]
+FLAVOUR_DTYPES = [jnp.int8, jnp.bfloat16, jnp.float32, jnp.float64]
+
+
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("case", FLAVOUR_CASES, ids=str)
+def test_tiled_flavours(rng, dtype, case):
+    shape, axes = case
+    with jax.enable_x64(dtype == jnp.float64):
+        x, xn = make(rng, shape, dtype)
+        assert x.dtype == np.dtype(dtype)
+        check(x, xn, axes)
+
+
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_compact_size_limit(rng, dtype):
+    # Inputs of exactly 32 MiB take the compact flavour, 4 rows more the general one (16-byte kernel);
+    # an odd width gives the scalar kernel on each side of the line. Random bits (NaN payloads
+    # included, compared as unsigned bits); a full row or column of y crosses every tile along its
+    # axis, so sampled rows and columns (the ragged last tiles included) check the index math cheaply.
+    e = np.dtype(dtype).itemsize
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[e]
+    rows = (32 << 20) // (4096 * e)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape in [(rows, 4096), (rows + 4, 4096), ((32 << 20) // (4095 * e), 4095), (rows + 1, 4095)]:
+            xn = np.frombuffer(rng.bytes(shape[0] * shape[1] * e), bits).reshape(shape)
+            y = jk.transpose(jnp.asarray(xn.view(dtype)))
+            assert y.dtype == np.dtype(dtype) and y.shape == shape[::-1]
+            r = np.array([0, 1, 77, shape[1] // 2, shape[1] - 2, shape[1] - 1])
+            c = np.array([0, 1, 333, shape[0] // 2, shape[0] - 2, shape[0] - 1])
+            np.testing.assert_array_equal(np.asarray(y[r, :]).view(bits), xn[:, r].T)
+            np.testing.assert_array_equal(np.asarray(y[:, c]).view(bits), xn[c, :].T)
+
+
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_misaligned_slices_every_flavour(rng, dtype):
+    # Odd element offsets inside a jit: not 16-byte aligned, so the scalar kernels of both flavours.
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape, axes in [((64, 96), (1, 0)), ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),
+                            ((3, 4, 40, 48), (1, 0, 3, 2))]:
+            n = int(np.prod(shape))
+            x, xn = make(rng, (3 + n,), dtype)
+            f = jax.jit(lambda t, s=shape, a=axes: jk.transpose(t[3:].reshape(s), a))
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[3:].reshape(shape), axes))
+
+
 def test_ranks_0_to_6_all_small_permutations(rng):
     check(*make(rng, (), jnp.float32), None)
     check(*make(rng, (), jnp.float32), ())
@@ -313,18 +378,31 @@ def test_handler_accepts_valid_raw_call(rng):
 # ---- GPU-only sizes (marked large: the full GPU run sets JK_LARGE_TESTS=1) ----------------------------
 
 
+def _pattern(shape, dtype):
+    i = jax.lax.broadcasted_iota(jnp.int32, shape, 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, shape, 1)
+    return ((i * 7 + j * 13) % 251).astype(dtype)
+
+
 @pytest.mark.large
-def test_large_int8_past_2_31_elements():
-    n = 49152  # 2.4e9 elements: flat indices past 2^31
-    i = jax.lax.broadcasted_iota(jnp.int32, (n, n), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (n, n), 1)
-    x = ((i * 7 + j * 13) % 251).astype(jnp.int8)
+@pytest.mark.parametrize("shape, dtype", [
+    ((49152, 49152), jnp.int8),     # 2.4e9 elements: flat indices past 2^31 (general flavour)
+    # Around the compact flavour's 32-bit guard (2^31 bytes; the default dispatch sends these to the
+    # general flavour since the 32 MiB line, JK_TRANSPOSE_TIERS=compact runs them compact):
+    ((46340, 46340), jnp.int8),     # 2^31 - 88047 bytes, scalar kernel
+    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes, scalar kernel
+    ((32764, 16384), jnp.float32),  # 2^31 - 262144 bytes, 16-byte kernel, offsets near 2^31
+    ((32768, 32768), jnp.bfloat16),  # exactly 2^31 bytes, 16-byte kernel
+], ids=str)
+def test_large_2d_around_2_31(shape, dtype):
+    x = _pattern(shape, dtype)
     y = jk.transpose(x)
-    rows = np.array([0, 1, 12345, n - 2, n - 1])
-    got = np.asarray(y[rows, :])  # y[r, c] = x[c, r]
-    c = np.arange(n)
-    expected = ((c[None, :] * 7 + rows[:, None] * 13) % 251).astype(np.int8)
-    np.testing.assert_array_equal(got, expected)
+    n0, n1 = shape
+    rows = np.array([0, 1, 12345, n1 - 2, n1 - 1])
+    got = np.asarray(y[rows, :]).astype(np.int64)  # y[r, c] = x[c, r]
+    c = np.arange(n0)
+    expected = (c[None, :] * 7 + rows[:, None] * 13) % 251
+    np.testing.assert_array_equal(got, np.asarray(expected.astype(np.dtype(dtype))).astype(np.int64))
 
 
 @pytest.mark.large

@@ -6,11 +6,13 @@ cd "$(dirname "$0")/../.."
 CUDA_INC=${CUDA_INC:-$(ls -d ${CUDA_HOME:-/usr/local/cuda}/include /usr/local/cuda*/include 2>/dev/null | head -1)}
 B=$(mktemp -d)
 # kernel<<<blocks, threads, 0, stream>>>(a);  ->  jk_emu::Launch(&kernel, blocks, threads, a);
-sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), 0, stream>>>\(a\);/jk_emu::Launch(\&\1, \2, \3, a);/' \
+sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), 0, stream>>>\(([a-z])\);/jk_emu::Launch(\&\1, \2, \3, \4);/' \
   cuda/transpose/transpose_launch.cu >"$B/emu_transpose_launch.cc"
-if [ "$(grep -c 'jk_emu::Launch' "$B/emu_transpose_launch.cc")" != 4 ]; then
-  echo "emulate.sh: expected to rewrite 4 launches in transpose_launch.cu"; exit 1
+if [ "$(grep -c 'jk_emu::Launch' "$B/emu_transpose_launch.cc")" != "$(grep -c '<<<' cuda/transpose/transpose_launch.cu)" ]; then
+  echo "emulate.sh: could not rewrite every launch in transpose_launch.cu"; exit 1
 fi
 # UBSan (misaligned 16-byte accesses fault on a GPU, not on x86) and the kernels' bounds assertions.
 g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefined -fno-sanitize-recover=all -Icuda -I"$B" -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
 "$B/emu" 132 && "$B/emu" 2
+# The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
+for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done

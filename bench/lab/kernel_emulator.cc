@@ -86,6 +86,7 @@ void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
 #define __shared__ static
 #define __launch_bounds__(...)
 inline void __syncthreads() { jk_emu::bar->Wait(); }
+inline void __trap() { std::abort(); }  // JK_DEVICE_ASSERT
 template <typename T>
 T __ldg(const T* p) { return *p; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
@@ -170,6 +171,10 @@ int main(int argc, char** argv) {
       {{4, 6, 8, 10}, {1, 0, 3, 2}}, {{2, 3, 4, 5, 6, 7}, {5, 3, 1, 0, 2, 4}}, {{1, 512}, {1, 0}},
       {{136, 264}, {1, 0}},         {{2, 136, 128}, {0, 2, 1}},   {{144, 272}, {1, 0}},
       {{2, 48, 400}, {0, 2, 1}},    {{520, 1040}, {1, 0}},
+      // compact flavour with split groups / general flavour (tests/test_transpose.py FLAVOUR_CASES)
+      {{3, 4, 9, 16, 2}, {4, 0, 3, 1, 2}}, {{3, 4, 9, 15, 2}, {4, 0, 3, 1, 2}},
+      {{4, 2, 3, 2, 36}, {0, 4, 2, 3, 1}}, {{6, 2, 2, 2, 7}, {4, 1, 3, 0, 2}}, {{7, 5, 2, 3}, {3, 1, 2, 0}},
+      {{3, 4, 40, 48}, {1, 0, 3, 2}},   {{6, 3, 2, 3, 2}, {2, 4, 0, 3, 1}},
   };
   for (int elem : {1, 2, 4, 8}) {
     for (auto& [d, p] : shapes) {

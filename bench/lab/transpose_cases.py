@@ -7,6 +7,12 @@ once; the copy ceiling is an elementwise `x * c` over 1 GiB float32 in the same 
 random normal (ints: random integers). Cases under the 50 MB L2 are L2-warm (marked).
 Prints a compact table and the verdict against the targets: >= 0.95x jnp everywhere, geomean >=
 1.05x, >= 90% of copy for every case over 64 MB.
+
+  python3 transpose_cases.py [--small] [--no-ceiling]
+    --small       only the cases under the 50 MB L2 (the latency-bound ones)
+    --no-ceiling  skip the 1 GiB copy-ceiling measurement
+Each case also prints one `ROW name|dtype|jk_us|jnp_us|ok` line for bench/lab/transpose_before_after.py,
+which runs this script once per JK_TRANSPOSE_TIERS setting (the knob is read once per process).
 """
 from __future__ import annotations
 
@@ -56,11 +62,16 @@ def copy_ceiling():
 
 
 def main():
-    print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}")
-    copy_gbs = copy_ceiling()
+    import os
+    small_only = "--small" in sys.argv
+    print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}; "
+          f"JK_TRANSPOSE_TIERS={os.environ.get('JK_TRANSPOSE_TIERS', '')!r}")
+    copy_gbs = float("nan") if "--no-ceiling" in sys.argv else copy_ceiling()
     print(f"copy ceiling (x * c over 1 GiB float32): {copy_gbs:.0f} GB/s")
     rows, ratios, failures = [], [], []
     for i, (name, shape, dt, perm, kind) in enumerate(cases()):
+        if small_only and 2 * math.prod(shape) * np.dtype(dt).itemsize >= L2_BYTES:
+            continue
         x = make_input(shape, dt, jax.random.key(100 + i))
         ours = jax.jit(lambda t, p=perm: jk.transpose(t, p))
         if kind == "swapaxes":
@@ -89,6 +100,7 @@ def main():
         if nbytes < L2_BYTES:
             flags.append("L2-warm")
         failures += [f"{name} {np.dtype(dt).name}: {f}" for f in flags if f != "L2-warm"]
+        print(f"ROW {name}|{np.dtype(dt).name}|{a * 1e3:.3f}|{b * 1e3:.3f}|{int(ok)}", flush=True)
         rows.append((name, np.dtype(dt).name, nbytes / 1e6, a * 1e3, b * 1e3, ratio, gbs,
                      nbytes / (b * 1e-3) / 1e9, pct, " ".join(flags)))
         del x

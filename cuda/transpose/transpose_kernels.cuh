@@ -8,6 +8,16 @@
 //                        8) with one element per access: any size, any alignment (odd shapes such
 //                        as 4097x1023, slices at odd offsets).
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
+//
+// The two tiled kernels come in two index flavours sharing one tile body:
+//   general (TiledArgs)   64-bit offsets, groups of up to 4 axes, up to 16 batch axes, grid-stride loop;
+//   compact (TiledArgs32) 32-bit offsets, groups of 1 or 2 axes, at most one batch axis, one tile per
+//                         block, parameters in 48 bytes (the general struct is 664 bytes and a tile's
+//                         index math reads fields spread over several 64-byte lines). Measured on an H200, it takes
+//                         0.6-4 us off problems of a few microseconds (2048x512 float32 3.5 -> 2.4 us);
+//                         which part (constant-cache lines touched before the first load, 64-bit
+//                         multiplies, the loop) matters most was not isolated. The launcher uses it for
+//                         problems up to 32 MiB only (transpose_launch.cu says why).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -26,6 +36,19 @@ struct TiledArgs {
   int64_t elements;              // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxGroupAxes> a, b;  // a: output strides of tile columns; b: input strides of tile rows
   AxisList<kMaxTransposeRank> batch;
+};
+
+// Compact geometry (see the header): every byte offset < 2^31. A group's offset of index i is
+// (i % dim) * stride + (i / dim) * stride_hi; single-axis groups (kSplit = false) skip the division.
+struct TiledArgs32 {
+  const unsigned char* x;
+  unsigned char* y;
+  uint32_t na, nb, tiles_a, tiles_b;
+  uint32_t a_out, b_in;          // y stride of a tile column, x stride of a tile row (the groups' inner axes)
+  uint32_t batch_in, batch_out;  // the batch axis, if any (else 0, 0)
+  // ---- 48 bytes: everything a single-axis-group tile reads; below only for kSplit and JK_DEBUG_BOUNDS
+  uint32_t a_dim, a_out_hi, b_dim, b_in_hi;
+  uint32_t elements;
 };
 
 struct RowArgs {
@@ -100,6 +123,54 @@ __host__ __device__ __forceinline__ void TileCoords(const TiledArgs& p, int64_t 
   Decompose<int64_t>(p.batch, rest / p.tiles_b, bin, bout);
 }
 
+// ---- per-tile geometry: the one thing the two index flavours differ in -----------------------------
+// A tile body asks its geometry for the element offset of tile row b in x (RowIn) and of tile
+// column a in y (ColOut), batch offset included, in the flavour's index type.
+struct Geometry64 {
+  using Index = int64_t;
+  const TiledArgs& p;
+  int64_t bin, bout;
+  __device__ __forceinline__ const unsigned char* x() const { return p.x; }
+  __device__ __forceinline__ unsigned char* y() const { return p.y; }
+  __device__ __forceinline__ int64_t na() const { return p.na; }
+  __device__ __forceinline__ int64_t nb() const { return p.nb; }
+  __device__ __forceinline__ int64_t elements() const { return p.elements; }
+  __device__ __forceinline__ int64_t RowIn(int64_t b) const { return bin + transpose::RowIn(p.b, b, p.nb); }
+  __device__ __forceinline__ int64_t ColOut(int64_t a) const { return bout + transpose::ColOut(p.a, a, p.na); }
+};
+
+template <bool kSplit>
+struct Geometry32 {
+  using Index = uint32_t;
+  const TiledArgs32& p;
+  uint32_t bin, bout;
+  __device__ __forceinline__ const unsigned char* x() const { return p.x; }
+  __device__ __forceinline__ unsigned char* y() const { return p.y; }
+  __device__ __forceinline__ uint32_t na() const { return p.na; }
+  __device__ __forceinline__ uint32_t nb() const { return p.nb; }
+  __device__ __forceinline__ int64_t elements() const { return p.elements; }
+  __device__ __forceinline__ uint32_t RowIn(uint32_t b) const {
+    if (!kSplit) return bin + b * p.b_in;
+    const uint32_t hi = b / p.b_dim;
+    return bin + (b - hi * p.b_dim) * p.b_in + hi * p.b_in_hi;
+  }
+  __device__ __forceinline__ uint32_t ColOut(uint32_t a) const {
+    if (!kSplit) return bout + a * p.a_out;
+    const uint32_t hi = a / p.a_dim;
+    return bout + (a - hi * p.a_dim) * p.a_out + hi * p.a_out_hi;
+  }
+};
+
+// Compact tile coordinates: block t -> (tile along A, tile along B, batch index), A fastest.
+template <bool kSplit>
+__device__ __forceinline__ Geometry32<kSplit> CompactTile(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
+                                                          uint32_t tile) {
+  const uint32_t t = blockIdx.x, rest = t / p.tiles_a, batch = rest / p.tiles_b;
+  *a0 = (t - rest * p.tiles_a) * tile;
+  *b0 = (rest - batch * p.tiles_b) * tile;
+  return {p, batch * p.batch_in, batch * p.batch_out};
+}
+
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
 // Tile side in elements and block size are template parameters so the lab can sweep them; the
 // launcher uses the defaults (the measured winners).
@@ -163,66 +234,82 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
   for (int j = 0; j < 4; ++j) o[j] = make_uint4(y[j][0], y[j][1], y[j][2], y[j][3]);
 }
 
-// Requires na % kV == 0, nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so a 16-byte
-// access is either wholly inside the array or wholly outside.
-template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
-__global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
+// One tile. Requires na % kV == 0, nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so
+// a 16-byte access is either wholly inside the array or wholly outside.
+template <int kE, int kTileElems, int kBlock, typename G>
+__device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
+                                          unsigned char* tile) {
   using S = VecTile<kE, kTileElems, kBlock>;
   using Word = typename SmemWord<kE>::type;
-  __shared__ __align__(16) unsigned char tile[S::kTile * S::kRowBytes];
+  using I = typename G::Index;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes).
+  uint4 v[S::kLoadSteps];
+#pragma unroll
+  for (int i = 0; i < S::kLoadSteps; ++i) {  // all loads first: kLoadSteps requests in flight
+    const int s = i * S::kWarps + warp;
+    const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
+    const I b = b0 + r, a = a0 + slot * S::kV;
+    v[i] = make_uint4(0, 0, 0, 0);  // edge tiles: defined (never stored) values
+    if (b < g.nb() && a < g.na()) {
+      const I at = g.RowIn(b) + a;
+      JK_DEVICE_ASSERT(at + S::kV <= g.elements());
+      v[i] = __ldg(reinterpret_cast<const uint4*>(g.x() + at * kE));
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < S::kLoadSteps; ++i) {
+    const int s = i * S::kWarps + warp;
+    const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
+    *reinterpret_cast<uint4*>(tile + SwizzledSlot<S>(r, slot)) = v[i];
+  }
+  __syncthreads();
+  // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
+#pragma unroll
+  for (int i = 0; i < S::kStoreSteps; ++i) {
+    const int s = i * S::kWarps + warp;
+    const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), og = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
+    const int byte = og * S::kP * kE;  // this lane's column word inside a tile row
+    Word w[S::kV];
+#pragma unroll
+    for (int k = 0; k < S::kV; ++k) {
+      const int r = slot * S::kV + k;
+      w[k] = *reinterpret_cast<const Word*>(tile + SwizzledSlot<S>(r, byte >> 4) + (byte & 15));
+    }
+    uint4 o[S::kP];
+    PackRows(w, o);
+    const I b = b0 + slot * S::kV;
+#pragma unroll
+    for (int j = 0; j < S::kP; ++j) {
+      const I a = a0 + og * S::kP + j;
+      if (a < g.na() && b < g.nb()) {
+        const I at = g.ColOut(a) + b;
+        JK_DEVICE_ASSERT(at + S::kV <= g.elements());
+        *reinterpret_cast<uint4*>(g.y() + at * kE) = o[j];
+      }
+    }
+  }
+}
+
+// General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
+template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
+__global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
+  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
-    const int64_t a0 = ta * S::kTile, b0 = tb * S::kTile;
-    // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes).
-    uint4 v[S::kLoadSteps];
-#pragma unroll
-    for (int i = 0; i < S::kLoadSteps; ++i) {  // all loads first: kLoadSteps requests in flight
-      const int s = i * S::kWarps + warp;
-      const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
-      const int64_t b = b0 + r, a = a0 + slot * S::kV;
-      v[i] = make_uint4(0, 0, 0, 0);  // edge tiles: defined (never stored) values
-      if (b < p.nb && a < p.na) {
-        const int64_t at = bin + RowIn(p.b, b, p.nb) + a;
-        JK_DEVICE_ASSERT(at >= 0 && at + S::kV <= p.elements);
-        v[i] = __ldg(reinterpret_cast<const uint4*>(p.x + at * kE));
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < S::kLoadSteps; ++i) {
-      const int s = i * S::kWarps + warp;
-      const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
-      *reinterpret_cast<uint4*>(tile + SwizzledSlot<S>(r, slot)) = v[i];
-    }
-    __syncthreads();
-    // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
-#pragma unroll
-    for (int i = 0; i < S::kStoreSteps; ++i) {
-      const int s = i * S::kWarps + warp;
-      const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), og = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
-      const int byte = og * S::kP * kE;  // this lane's column word inside a tile row
-      Word w[S::kV];
-#pragma unroll
-      for (int k = 0; k < S::kV; ++k) {
-        const int r = slot * S::kV + k;
-        w[k] = *reinterpret_cast<const Word*>(tile + SwizzledSlot<S>(r, byte >> 4) + (byte & 15));
-      }
-      uint4 o[S::kP];
-      PackRows(w, o);
-      const int64_t b = b0 + slot * S::kV;
-#pragma unroll
-      for (int j = 0; j < S::kP; ++j) {
-        const int64_t a = a0 + og * S::kP + j;
-        if (a < p.na && b < p.nb) {
-          const int64_t at = bout + ColOut(p.a, a, p.na) + b;
-          JK_DEVICE_ASSERT(at >= 0 && at + S::kV <= p.elements);
-          *reinterpret_cast<uint4*>(p.y + at * kE) = o[j];
-        }
-      }
-    }
+    Vec16Tile<kE, kTileElems, kBlock>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
     __syncthreads();  // the next tile overwrites `tile`
   }
+}
+
+// Compact flavour: one tile per block.
+template <int kE, int kTileElems, int kBlock, bool kSplit>
+__global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
+  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
+  uint32_t a0, b0;
+  const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
+  Vec16Tile<kE, kTileElems, kBlock>(g, a0, b0, tile);
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------
@@ -233,41 +320,56 @@ struct PaddedTile {
   static constexpr int kTile = kTileElems, kRowsPerThread = kRows, kThreads = kTile * kTile / kRows;
 };
 
+template <typename T, int kTileElems, int kRows, typename G>
+__device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0, typename G::Index b0,
+                                               T (*tile)[kTileElems + 1]) {
+  using I = typename G::Index;
+  constexpr int kTile = kTileElems, kStep = PaddedTile<kTileElems, kRows>::kThreads / kTile;
+  const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
+  const T* x = reinterpret_cast<const T*>(g.x());
+  T* y = reinterpret_cast<T*>(g.y());
+  T v[kRows] = {};
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    const I b = b0 + ty + i * kStep, a = a0 + tx;
+    if (b < g.nb() && a < g.na()) {
+      const I at = g.RowIn(b) + a;
+      JK_DEVICE_ASSERT(at < g.elements());
+      v[i] = x[at];
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    const I a = a0 + ty + i * kStep, b = b0 + tx;
+    if (a < g.na() && b < g.nb()) {
+      const I at = g.ColOut(a) + b;
+      JK_DEVICE_ASSERT(at < g.elements());
+      y[at] = tile[tx][ty + i * kStep];
+    }
+  }
+}
+
 template <typename T, int kTileElems = 64, int kRows = 16>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
-  constexpr int kTile = kTileElems, kStep = PaddedTile<kTileElems, kRows>::kThreads / kTile;
-  __shared__ T tile[kTile][kTile + 1];  // +1: the column reads of the store phase hit 32 banks
-  const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
-  const T* x = reinterpret_cast<const T*>(p.x);
-  T* y = reinterpret_cast<T*>(p.y);
+  __shared__ T tile[kTileElems][kTileElems + 1];  // +1: the column reads of the store phase hit 32 banks
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
-    const int64_t a0 = ta * kTile, b0 = tb * kTile;
-    T v[kRows] = {};
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const int64_t b = b0 + ty + i * kStep, a = a0 + tx;
-      if (b < p.nb && a < p.na) {
-        const int64_t at = bin + RowIn(p.b, b, p.nb) + a;
-        JK_DEVICE_ASSERT(at >= 0 && at < p.elements);
-        v[i] = x[at];
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const int64_t a = a0 + ty + i * kStep, b = b0 + tx;
-      if (a < p.na && b < p.nb) {
-        const int64_t at = bout + ColOut(p.a, a, p.na) + b;
-        JK_DEVICE_ASSERT(at >= 0 && at < p.elements);
-        y[at] = tile[tx][ty + i * kStep];
-      }
-    }
+    PaddedTileBody<T, kTileElems, kRows>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
     __syncthreads();
   }
+}
+
+template <typename T, int kTileElems, int kRows, bool kSplit>
+__global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
+    TiledScalarPaddedCompact(TiledArgs32 p) {
+  __shared__ T tile[kTileElems][kTileElems + 1];
+  uint32_t a0, b0;
+  const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
+  PaddedTileBody<T, kTileElems, kRows>(g, a0, b0, tile);
 }
 
 // ---- kRowCopy ----------------------------------------------------------------------------------

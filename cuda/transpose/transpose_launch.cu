@@ -1,4 +1,8 @@
 // Tier choice for the transpose plans (see transpose_kernels.cuh for the kernels).
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
 #include "common/launch.h"
 #include "transpose/transpose_kernels.cuh"
 #include "transpose/transpose_launch.h"
@@ -8,6 +12,7 @@ namespace {
 
 using transpose::RowArgs;
 using transpose::TiledArgs;
+using transpose::TiledArgs32;
 
 // Grid-stride kernels: past this many blocks each block loops, so gridDim.x never overflows.
 constexpr int64_t kMaxBlocks = int64_t{1} << 20;
@@ -42,6 +47,38 @@ struct TiledConfig<8> {
 };
 constexpr int64_t kSmallWaves = 2;
 
+template <int kE>
+using Storage = std::conditional_t<kE == 1, uint8_t,
+                std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
+
+// Problems that read at most this many bytes take the compact flavour (transpose_kernels.cuh) when its
+// conditions hold. Measured on an H200 (bench/lab/transpose_results_h200.md): it cuts 0.6-4 us from
+// problems that move 2-34 MB (2048x512 float32 3.52 -> 2.37 us, 4097x1023 float32 13.4 -> 9.3 us),
+// but loses 6-8% on large 2-byte ones (bfloat16 8192x8192 70.6 -> 75.0 us; probably occupancy: 40
+// registers instead of 64 let 6 blocks per SM in instead of 4, and the 128x128 tile was tuned at 4),
+// so large, bandwidth-bound problems keep the general kernels. Inputs between 17 and 67 MB were not
+// measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
+constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
+
+// JK_TRANSPOSE_TIERS (lab knob, read once per process): "old" forces the session-1 dispatch (general
+// flavour only), "compact" takes the compact flavour at any size it allows; bench/lab/
+// transpose_before_after.py times them against the default in one build. Unset: the dispatch below.
+struct TierKnobs {
+  bool old = false, compact = false;
+};
+const TierKnobs& Knobs() {
+  static const TierKnobs k = [] {
+    TierKnobs t;
+    const char* env = std::getenv("JK_TRANSPOSE_TIERS");
+    if (env != nullptr) {
+      t.old = std::strcmp(env, "old") == 0;
+      t.compact = std::strcmp(env, "compact") == 0;
+    }
+    return t;
+  }();
+  return k;
+}
+
 template <int kTile>
 int64_t CountTiles(TiledArgs* a) {
   a->tiles_a = CeilDiv(a->na, kTile);
@@ -50,6 +87,7 @@ int64_t CountTiles(TiledArgs* a) {
   return a->tiles;
 }
 
+// ---- general flavour (64-bit, any number of grouped / batch axes) ----
 template <int kE, int kTile, int kThreads>
 cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
@@ -58,24 +96,91 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
 }
 
 template <int kE>
-cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
-  using T = std::conditional_t<kE == 1, uint8_t,
-            std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
+cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   using C = TiledConfig<kE>;
-  constexpr int kV = 16 / kE;
-  // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
-  // vector and aligned buffers (a slice at an odd offset inside a jit is not).
-  if (a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y)) {
+  if (vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
     }
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
   }
+  using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
   transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
   return LastLaunchError();
+}
+
+// ---- compact flavour (32-bit, one tile per block) ----
+// Groups of at most 2 axes and at most one batch axis (most real permutations; every case of issue 5),
+// and every byte offset < 2^31 (the flavour's correctness condition, whatever kCompactMaxBytes says).
+// Returns false (general flavour) otherwise.
+bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split) {
+  const int64_t bytes = a.elements * elem_bytes;
+  if (bytes > int64_t{0x7fffffff} || (bytes > kCompactMaxBytes && !Knobs().compact)) return false;
+  if (a.a.n > 2 || a.b.n > 2 || a.batch.n > 1) return false;
+  auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+  *c = TiledArgs32{};
+  c->x = a.x, c->y = a.y, c->na = u(a.na), c->nb = u(a.nb), c->elements = u(a.elements);
+  c->a_out = u(a.a.out[0]), c->a_dim = u(a.a.dim[0]), c->a_out_hi = a.a.n == 2 ? u(a.a.out[1]) : 0;
+  c->b_in = u(a.b.in[0]), c->b_dim = u(a.b.dim[0]), c->b_in_hi = a.b.n == 2 ? u(a.b.in[1]) : 0;
+  c->batch_in = a.batch.n ? u(a.batch.in[0]) : 0, c->batch_out = a.batch.n ? u(a.batch.out[0]) : 0;
+  *batch = a.batch.n ? u(a.batch.dim[0]) : 1;
+  *split = a.a.n == 2 || a.b.n == 2;
+  return true;
+}
+
+template <int kTile>
+int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one block per element
+  c->tiles_a = static_cast<uint32_t>(CeilDiv(c->na, kTile));
+  c->tiles_b = static_cast<uint32_t>(CeilDiv(c->nb, kTile));
+  return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
+}
+
+template <int kE, int kTile, int kThreads>
+cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  const int blocks = CompactBlocks<kTile>(&c, batch);
+  if (split) {
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+template <int kE, int kTile, int kRows>
+cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  using T = Storage<kE>;
+  constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
+  const int blocks = CompactBlocks<kTile>(&c, batch);
+  if (split) {
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+template <int kE>
+cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
+  using C = TiledConfig<kE>;
+  constexpr int kV = 16 / kE;
+  // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
+  // vector and aligned buffers (a slice at an odd offset inside a jit is not).
+  const bool vec = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
+  TiledArgs32 c;
+  uint32_t batch;
+  bool split;
+  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
+  if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+  // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
+  // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes.
+  TiledArgs32 probe = c;
+  if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+    return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
+  }
+  return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
 template <typename V>
