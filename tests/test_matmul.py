@@ -187,6 +187,49 @@ def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
     assert_matmul_close(out[0], a64[0] @ b64[0], jnp.bfloat16, 72, None)
 
 
+# The decode tier for 16-bit inputs (SkinnyMma, M <= 8: mma.sync on out^T = b^T a^T, K split over the
+# warps of a CTA and over a thread-block cluster on sm_90): M across the threshold, N tails inside a 64-column
+# block, K tails inside a 16-deep step and past a warp's slice, K % 4 != 0 (scalar loads of a), several
+# cluster ranks, batches of distinct b. JK_MATMUL_SKINNY=simt runs the same shapes on the SIMT SkinnyM tier.
+SKINNY_SHAPES = [  # (M, K, N)
+    (1, 4096, 64), (2, 16, 8), (7, 1030, 72), (8, 37, 4104), (8, 2056, 136), (8, 3000, 4096), (9, 264, 72),
+    (16, 64, 8)]
+SKINNY_VARIANTS = ["default"] + (["simt"] if ON_GPU else [])
+
+
+@pytest.mark.parametrize("variant", SKINNY_VARIANTS)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("mkn", SKINNY_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_skinny(rng, monkeypatch, dtype, mkn, variant):
+    if variant == "simt":
+        monkeypatch.setenv("JK_MATMUL_SKINNY", "simt")
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), dtype)
+    b, b64 = randn(rng, (k, n), dtype)
+    assert_matmul_close(jax.jit(jk.matmul)(a, b), a64 @ b64, dtype, k, None)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_matmul_skinny_batched(rng, dtype):
+    a, a64 = randn(rng, (3, 4, 520), dtype)
+    b, b64 = randn(rng, (3, 520, 200), dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 520, None)
+    a, a64 = randn(rng, (2, 1, 8, 1024), dtype)  # b batched, a broadcast over b's batch
+    b, b64 = randn(rng, (1, 3, 1024, 136), dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 1024, None)
+
+
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+def test_linear_skinny_epilogue(rng, activation):
+    m, k, n = 8, 2048, 264
+    x, x64 = randn(rng, (m, k), jnp.bfloat16)
+    w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.bfloat16)
+    res, r64 = randn(rng, (m, n), jnp.bfloat16)
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
+    assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
+
+
 @pytest.mark.parametrize("shapes", [
     ((2, 1, 5, 8), (3, 8, 16)), ((5, 7), (2, 3, 7, 4)), ((4, 1, 3, 5, 7), (1, 6, 1, 7, 9)),
     ((3, 1, 9, 16), (1, 4, 16, 24)), ((6, 5, 8), (8, 16)), ((1, 1, 4, 8), (1, 8, 8)),
