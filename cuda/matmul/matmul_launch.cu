@@ -167,14 +167,21 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       // The largest tile that still leaves no SM idle: 128x128 tiles need ~2 waves of blocks to beat
       // 64x64 tiles' better balance; below one wave of 64x64 tiles, 32x64 tiles (2x4 per thread) with
       // BK = 32: with one block per SM the k loop is a chain of global latencies, so fewer, longer steps.
+      // Shared memory is fed by a cp.async ring (JK_MATMUL_SIMT=regs: the register double buffering it
+      // replaced, for the lab).
       auto tiles = [&](int64_t bm, int64_t bn) { return CeilDiv(p.m, bm) * CeilDiv(p.n, bn) * p.batch_count; };
       const int64_t sms = NumSMs();
+      const char* env = std::getenv("JK_MATMUL_SIMT");
+      const bool regs = env != nullptr && std::strcmp(env, "regs") == 0;
       if (tiles(128, 128) >= 2 * sms) {
-        mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        else mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 4><<<Grid(p, 128, 128), block, 0, stream>>>(p);
       } else if (tiles(64, 64) >= sms) {
-        mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+        else mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 3><<<Grid(p, 64, 64), block, 0, stream>>>(p);
       } else {
-        mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2><<<Grid(p, 32, 64), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0><<<Grid(p, 32, 64), block, 0, stream>>>(p);
+        else mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 3><<<Grid(p, 32, 64), block, 0, stream>>>(p);
       }
       return LastLaunchError();
     }

@@ -30,6 +30,18 @@ constexpr int kSkinnyMmaCols = 64;    // columns per CTA: 8 lanes groups x 8 col
 constexpr int kSkinnyMmaSteps = 4;    // 16-deep k steps a warp has in flight
 constexpr int kSkinnyMmaClusterMax = 8;
 
+// 16 bytes of global memory, or zeros where !pred: predicated, so a round of loads is straight-line code
+// (branches around each load split it into blocks ptxas schedules one by one).
+__device__ __forceinline__ uint4 LoadU4OrZero(const void* ptr, bool pred) {
+  uint4 v;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %5, 0;\n mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n"
+      " mov.b32 %3, 0;\n @p ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(ptr), "r"(static_cast<int>(pred)));
+  return v;
+}
+
 template <typename T>
 __device__ __forceinline__ void SkinnyMmaOp(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -90,22 +102,12 @@ __global__ void __launch_bounds__(kSkinnyMmaThreads, 2)
     for (int64_t k0 = kw0; k0 < kw1; k0 += 16 * kSkinnyMmaSteps) {
       uint4 vb[kSkinnyMmaSteps][4];
       uint32_t va[kSkinnyMmaSteps][2];
-      // Whole rounds (all but a slice's last) load without per-row checks.
-      const bool full = live && k0 + 16 * kSkinnyMmaSteps <= kw1;
       const uint16_t* pb = b + (k0 + 4 * t) * p.n + c;
 #pragma unroll
       for (int s = 0; s < kSkinnyMmaSteps; ++s) {
         const int64_t kk = k0 + 16 * s + 4 * t;
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const uint4* src = reinterpret_cast<const uint4*>(pb + (16 * s + r) * p.n);
-          if (full) {
-            vb[s][r] = __ldg(src);
-          } else {
-            vb[s][r] = make_uint4(0, 0, 0, 0);
-            if (live && kk + r < kw1) vb[s][r] = __ldg(src);
-          }
-        }
+        for (int r = 0; r < 4; ++r) vb[s][r] = LoadU4OrZero(pb + (16 * s + r) * p.n, live && kk + r < kw1);
         va[s][0] = va[s][1] = 0;
         if (a_row && kk < kw1) {
           if (a_vec) {  // kw1 is a multiple of 4 here (k_slice % 16 == 0, K % 4 == 0)
