@@ -93,6 +93,16 @@ def test_matmul_large_tiles_float32(rng):
     assert_matmul_close(jk.matmul(a, b, precision=EXACT), a64 @ b64, jnp.float32, 36)
 
 
+# Exact float32 (SimtRegisterBlocked, a cp.async ring of k-tiles): each tile size (32x64, 64x64, 128x128,
+# chosen by tile counts) with more k-tiles than ring stages, a K tail inside the last k-tile, M/N tails.
+@pytest.mark.parametrize("mkn", [(130, 1028, 132), (1000, 100, 1100), (2100, 1028, 2060)], ids=str)
+def test_matmul_float32_pipeline(rng, mkn):
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), jnp.float32)
+    b, b64 = randn(rng, (k, n), jnp.float32)
+    assert_matmul_close(jax.jit(lambda a, b: jk.matmul(a, b, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_matmul_large_tiles_tensor_core(rng, dtype):
     a, a64 = randn(rng, (520, 264), dtype)
