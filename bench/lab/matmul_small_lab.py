@@ -2,9 +2,10 @@
 
 CUPTI kernel time (jax.experimental.mosaic.gpu.profiler.measure, median of 20 calls of the jitted function),
 random normal inputs. Variants are selected by the environment variables the launcher reads at every launch
-(each variant is its own jitted function): "ours" = default dispatch; "simt" = JK_MATMUL_SKINNY=simt (the SIMT
-SkinnyM tier on decode shapes); "regs" = JK_MATMUL_SIMT=regs (exact float32 with the register double buffering
-the cp.async ring replaced). Relative error = max |out - ref| / max |ref| over up to 96 rows (first, middle, last 32) against
+(each variant is its own jitted function): "ours" = default dispatch; "mma" = JK_MATMUL_SKINNY=mma (the tensor-core
+SkinnyMma tier for every M <= 8), "simt" = JK_MATMUL_SKINNY=simt (the SIMT SkinnyM tier on decode shapes);
+"cpasync" = JK_MATMUL_SIMT=cpasync (exact float32 fed by a cp.async ring instead of register double buffering);
+"wgmma" = JK_MATMUL_WGMMA=1 (the Hopper tier forced on below its default size threshold). Relative error = max |out - ref| / max |ref| over up to 96 rows (first, middle, last 32) against
 float64 NumPy. Usage: python bench/lab/matmul_small_lab.py [filter]
 """
 from __future__ import annotations
@@ -21,21 +22,22 @@ import jax_kernels as jk
 from jax_kernels import reference as ref
 
 HI = jax.lax.Precision.HIGHEST
-ENV = {"simt": ("JK_MATMUL_SKINNY", "simt"), "regs": ("JK_MATMUL_SIMT", "regs")}
+ENV = {"mma": ("JK_MATMUL_SKINNY", "mma"), "simt": ("JK_MATMUL_SKINNY", "simt"),
+       "cpasync": ("JK_MATMUL_SIMT", "cpasync"), "wgmma": ("JK_MATMUL_WGMMA", "1")}
 
 # name, dtype, (M, N, K), linear bias+gelu, precision, variants besides ours/xla
 CASES = [  # most telling first
-    ("bf16 8x4096x4096", jnp.bfloat16, (8, 4096, 4096), False, None, ("simt",)),
-    ("bf16 1x4096x4096", jnp.bfloat16, (1, 4096, 4096), False, None, ("simt",)),
-    ("bf16 8x4096x14336", jnp.bfloat16, (8, 4096, 14336), False, None, ("simt",)),
-    ("bf16 8x14336x4096", jnp.bfloat16, (8, 14336, 4096), False, None, ("simt",)),
-    ("linear bf16 8x4096x4096 bias+gelu", jnp.bfloat16, (8, 4096, 4096), True, None, ("simt",)),
-    ("f16 4x4096x4096", jnp.float16, (4, 4096, 4096), False, None, ("simt",)),
-    ("bf16 16x4096x4096 (past the skinny tier)", jnp.bfloat16, (16, 4096, 4096), False, None, ()),
-    ("f32 HIGHEST 4096^3", jnp.float32, (4096, 4096, 4096), False, HI, ("regs",)),
-    ("f32 HIGHEST 512x512x256", jnp.float32, (512, 512, 256), False, HI, ("regs",)),
+    ("bf16 8x4096x4096", jnp.bfloat16, (8, 4096, 4096), False, None, ("mma", "simt")),
+    ("bf16 1x4096x4096", jnp.bfloat16, (1, 4096, 4096), False, None, ("mma", "simt")),
+    ("bf16 8x4096x14336", jnp.bfloat16, (8, 4096, 14336), False, None, ("mma", "simt")),
+    ("bf16 8x14336x4096", jnp.bfloat16, (8, 14336, 4096), False, None, ("mma", "simt")),
+    ("linear bf16 8x4096x4096 bias+gelu", jnp.bfloat16, (8, 4096, 4096), True, None, ("mma", "simt")),
+    ("f16 4x4096x4096", jnp.float16, (4, 4096, 4096), False, None, ("mma", "simt")),
+    ("bf16 16x4096x4096 (past the skinny tier)", jnp.bfloat16, (16, 4096, 4096), False, None, ("wgmma",)),
+    ("f32 HIGHEST 4096^3", jnp.float32, (4096, 4096, 4096), False, HI, ("cpasync",)),
+    ("f32 HIGHEST 512x512x256", jnp.float32, (512, 512, 256), False, HI, ("cpasync",)),
     ("bf16 1000^3", jnp.bfloat16, (1000, 1000, 1000), False, None, ()),
-    ("bf16 2048x2048x512", jnp.bfloat16, (2048, 2048, 512), False, None, ()),
+    ("bf16 2048x2048x512", jnp.bfloat16, (2048, 2048, 512), False, None, ("wgmma",)),
 ]
 
 

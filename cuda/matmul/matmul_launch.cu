@@ -2,8 +2,9 @@
 //
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
-//   bf16/f16, M <= 8, N % 8 == 0, b 16-byte     SkinnyMma (decode shapes on tensor cores, split-K over
-//     aligned, sm_80+                             a cluster on sm_90; JK_MATMUL_SKINNY=simt opts out)
+//   bf16/f16, 5 <= M <= 8, N % 8 == 0, b        SkinnyMma (decode shapes on tensor cores, split-K over
+//     16-byte aligned, sm_90                      a cluster; JK_MATMUL_SKINNY=simt opts out, =mma takes
+//                                                 every M <= 8)
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
 //     batch strides of whole matrices,            =1 forces it for any size)
@@ -74,11 +75,18 @@ SkinnyMmaDevice SkinnyMmaSupport() {
   return {((cache[dev] - 1) & 1) != 0, ((cache[dev] - 1) & 2) != 0};
 }
 
+// By default from M = 5 (H200, bench/lab/matmul_small_h200.md): the tensor-core tier costs the same at
+// any M <= 8 (~18-20 us at K = N = 4096), the SIMT tier grows with M (10.7 us at M = 1, 17 at M = 4, 33 at
+// M = 8). JK_MATMUL_SKINNY=mma takes it for every M <= 8, =simt never (for tests and the lab).
+constexpr int64_t kSkinnyMmaMinM = 5;
+
 bool SkinnyMmaEligible(const MatmulProblem& p) {
   if (p.dtype == DType::kF32 || p.m > mm::kSkinnyMaxM || p.n % 8 != 0 || !Aligned16(p.b)) return false;
   const char* env = std::getenv("JK_MATMUL_SKINNY");
   if (env != nullptr && std::strcmp(env, "simt") == 0) return false;
-  return SkinnyMmaSupport().runs;
+  if (!(env != nullptr && std::strcmp(env, "mma") == 0) && p.m < kSkinnyMmaMinM) return false;
+  // Only with clusters (sm_90): without them a CTA's 8 warps alone split K, 64 CTAs at N = 4096; unmeasured.
+  return SkinnyMmaSupport().clusters;
 }
 
 // Enough CTAs for ~4 per SM (each has 8 warps x 4 steps x 2 KiB of b in flight): column blocks of 64 times
@@ -167,12 +175,13 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       // The largest tile that still leaves no SM idle: 128x128 tiles need ~2 waves of blocks to beat
       // 64x64 tiles' better balance; below one wave of 64x64 tiles, 32x64 tiles (2x4 per thread) with
       // BK = 32: with one block per SM the k loop is a chain of global latencies, so fewer, longer steps.
-      // Shared memory is fed by a cp.async ring (JK_MATMUL_SIMT=regs: the register double buffering it
-      // replaced, for the lab).
+      // Shared memory is fed by register double buffering (H200, bench/lab/matmul_small_h200.md: 0.79x
+      // cuBLAS at 4096^3, the cp.async ring 0.66x; equal at 512x512x256); JK_MATMUL_SIMT=cpasync takes
+      // the ring (for the lab).
       auto tiles = [&](int64_t bm, int64_t bn) { return CeilDiv(p.m, bm) * CeilDiv(p.n, bn) * p.batch_count; };
       const int64_t sms = NumSMs();
       const char* env = std::getenv("JK_MATMUL_SIMT");
-      const bool regs = env != nullptr && std::strcmp(env, "regs") == 0;
+      const bool regs = !(env != nullptr && std::strcmp(env, "cpasync") == 0);
       if (tiles(128, 128) >= 2 * sms) {
         if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 4><<<Grid(p, 128, 128), block, 0, stream>>>(p);

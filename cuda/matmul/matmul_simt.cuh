@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kSimtThreads) SimtTiledKernel(MatmulProblem p)
 }
 
 // 16 bytes of global memory, or zeros where !pred. Volatile with a memory clobber so the compiler issues it
-// where it is written.
+// where it is written, ahead of the math that covers its latency.
 __device__ __forceinline__ float4 LoadF4OrZero(const float* ptr, bool pred) {
   float4 v;
   asm volatile(
@@ -102,11 +102,14 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // (rows ty*TM/2 + {0, BM/2}, same for columns) so its shared-memory reads are TM/2-wide vectors from
 // consecutive addresses across the warp; a is stored k-major (transposed) so its reads are vectors too.
 // Two ways to feed shared memory, one barrier per k-tile either way:
+//   kStages == 0  (default) the next k-tile fetched into registers during the current tile's math, then
+//                 stored to the other of two buffers. The loads are volatile asm issued unconditionally
+//                 at the top of the iteration: as plain loads under the same `if` as the store, the
+//                 compiler merged them into the store's block after the math and exposed their latency
+//                 on every k-tile (H200 4096^3: 29 -> 40 TFLOP/s with the fix);
 //   kStages >= 2  a ring of kStages k-tiles filled by cp.async (a transposed 4 bytes at a time, b in
-//                 16-byte rows), kStages - 1 tiles in flight while one is consumed, no registers held;
-//   kStages == 0  the next k-tile fetched into registers during the current tile's math, then stored to
-//                 the other of two buffers. ptxas sinks those loads below most of the math (register
-//                 pressure), so their latency is largely exposed: kept for comparison (JK_MATMUL_SIMT=regs).
+//                 16-byte rows), no registers held: measured slower (34 TFLOP/s at 4096^3 with 8x8 per
+//                 thread, BK = 8, two blocks per SM), kept behind JK_MATMUL_SIMT=cpasync.
 template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages>
 __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
   constexpr int VM = TM / 2, VN = TN / 2;
