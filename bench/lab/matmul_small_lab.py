@@ -5,7 +5,8 @@ random normal inputs. Variants are selected by the environment variables the lau
 (each variant is its own jitted function): "ours" = default dispatch; "mma" = JK_MATMUL_SKINNY=mma (the tensor-core
 SkinnyMma tier for every M <= 8), "simt" = JK_MATMUL_SKINNY=simt (the SIMT SkinnyM tier on decode shapes);
 "cpasync" = JK_MATMUL_SIMT=cpasync (exact float32 fed by a cp.async ring instead of register double buffering);
-"wgmma" = JK_MATMUL_WGMMA=1 (the Hopper tier forced on below its default size threshold). Relative error = max |out - ref| / max |ref| over up to 96 rows (first, middle, last 32) against
+"wgmma" = JK_MATMUL_WGMMA=1 (the Hopper tier forced on below its default size threshold); "mma1wave" =
+JK_MATMUL_SKINNY_CTAS_PER_SM=2 (SkinnyMma sized for one wave of CTAs instead of two). Relative error = max |out - ref| / max |ref| over up to 96 rows (first, middle, last 32) against
 float64 NumPy. Usage: python bench/lab/matmul_small_lab.py [filter]
 """
 from __future__ import annotations
@@ -23,13 +24,14 @@ from jax_kernels import reference as ref
 
 HI = jax.lax.Precision.HIGHEST
 ENV = {"mma": ("JK_MATMUL_SKINNY", "mma"), "simt": ("JK_MATMUL_SKINNY", "simt"),
-       "cpasync": ("JK_MATMUL_SIMT", "cpasync"), "wgmma": ("JK_MATMUL_WGMMA", "1")}
+       "cpasync": ("JK_MATMUL_SIMT", "cpasync"), "wgmma": ("JK_MATMUL_WGMMA", "1"),
+       "mma1wave": ("JK_MATMUL_SKINNY_CTAS_PER_SM", "2")}
 
 # name, dtype, (M, N, K), linear bias+gelu, precision, variants besides ours/xla
 CASES = [  # most telling first
-    ("bf16 8x4096x4096", jnp.bfloat16, (8, 4096, 4096), False, None, ("mma", "simt")),
+    ("bf16 8x4096x4096", jnp.bfloat16, (8, 4096, 4096), False, None, ("mma", "mma1wave", "simt")),
     ("bf16 1x4096x4096", jnp.bfloat16, (1, 4096, 4096), False, None, ("mma", "simt")),
-    ("bf16 8x4096x14336", jnp.bfloat16, (8, 4096, 14336), False, None, ("mma", "simt")),
+    ("bf16 8x4096x14336", jnp.bfloat16, (8, 4096, 14336), False, None, ("mma", "mma1wave", "simt")),
     ("bf16 8x14336x4096", jnp.bfloat16, (8, 14336, 4096), False, None, ("mma", "simt")),
     ("linear bf16 8x4096x4096 bias+gelu", jnp.bfloat16, (8, 4096, 4096), True, None, ("mma", "simt")),
     ("f16 4x4096x4096", jnp.float16, (4, 4096, 4096), False, None, ("mma", "simt")),

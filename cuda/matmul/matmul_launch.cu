@@ -95,9 +95,14 @@ bool SkinnyMmaEligible(const MatmulProblem& p) {
 cudaError_t LaunchSkinnyMma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t col_blocks = CeilDiv(p.n, mm::kSkinnyMmaCols);
   const int64_t batches = std::min(p.batch_count, kMaxGridYZ);
+  // JK_MATMUL_SKINNY_CTAS_PER_SM (1-8) overrides the 4 for the lab: 2 CTAs fit an SM (128 registers), so
+  // 4 per SM is two waves; whether one wave of longer CTAs is faster is not measured yet.
+  int64_t per_sm = 4;
+  if (const char* env = std::getenv("JK_MATMUL_SKINNY_CTAS_PER_SM"); env != nullptr && env[0] >= '1' && env[0] <= '8')
+    per_sm = env[0] - '0';
   int cluster = 1;
   if (SkinnyMmaSupport().clusters) {
-    const int64_t want = 4 * NumSMs();
+    const int64_t want = per_sm * NumSMs();
     while (cluster < mm::kSkinnyMmaClusterMax && col_blocks * batches * cluster < want &&
            2 * cluster * mm::kSkinnyMmaWarps * 16 <= p.k)
       cluster *= 2;
