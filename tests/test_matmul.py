@@ -93,6 +93,20 @@ def test_matmul_large_tiles_float32(rng):
     assert_matmul_close(jk.matmul(a, b, precision=EXACT), a64 @ b64, jnp.float32, 36)
 
 
+# Exact float32 (SimtRegisterBlocked): each tile size (32x64, 64x64, 128x128, chosen by tile counts) with
+# many k-tiles (more than the cp.async ring's stages), a K tail inside the last k-tile, M/N tails; default
+# (register double buffering) and, on a GPU, JK_MATMUL_SIMT=cpasync.
+@pytest.mark.parametrize("variant", ["default"] + (["cpasync"] if ON_GPU else []))
+@pytest.mark.parametrize("mkn", [(130, 1028, 132), (1000, 100, 1100), (2100, 1028, 2060)], ids=str)
+def test_matmul_float32_pipeline(rng, monkeypatch, mkn, variant):
+    if variant != "default":
+        monkeypatch.setenv("JK_MATMUL_SIMT", variant)
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), jnp.float32)
+    b, b64 = randn(rng, (k, n), jnp.float32)
+    assert_matmul_close(jax.jit(lambda a, b: jk.matmul(a, b, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_matmul_large_tiles_tensor_core(rng, dtype):
     a, a64 = randn(rng, (520, 264), dtype)
@@ -185,6 +199,57 @@ def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
     out = np.asarray(jk.matmul(a, b).astype(jnp.float32), np.float64)
     assert np.isfinite(out[0]).all()
     assert_matmul_close(out[0], a64[0] @ b64[0], jnp.bfloat16, 72, None)
+
+
+# The decode tier for 16-bit inputs (SkinnyMma, M <= 8: mma.sync on out^T = b^T a^T, K split over the
+# warps of a CTA and over a thread-block cluster on sm_90): M across the threshold, N tails inside a 64-column
+# block, K tails inside a 16-deep step and past a warp's slice, K % 4 != 0 (scalar loads of a), several
+# cluster ranks, batches of distinct b. By default the tier takes 5 <= M <= 8; JK_MATMUL_SKINNY=mma gives it
+# every M <= 8, =simt none (the SIMT SkinnyM tier then runs them).
+SKINNY_SHAPES = [  # (M, K, N)
+    (1, 4096, 64), (2, 16, 8), (4, 520, 264), (5, 64, 16), (7, 1030, 72), (8, 37, 4104), (8, 2056, 136),
+    (8, 3000, 4096), (9, 264, 72), (16, 64, 8)]
+SKINNY_VARIANTS = ["default"] + (["mma", "simt"] if ON_GPU else [])
+
+
+@pytest.fixture
+def skinny_variant(monkeypatch, request):
+    if request.param != "default":
+        monkeypatch.setenv("JK_MATMUL_SKINNY", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("skinny_variant", SKINNY_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("mkn", SKINNY_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_skinny(rng, skinny_variant, dtype, mkn):
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), dtype)
+    b, b64 = randn(rng, (k, n), dtype)
+    assert_matmul_close(jax.jit(jk.matmul)(a, b), a64 @ b64, dtype, k, None)
+
+
+@pytest.mark.parametrize("skinny_variant", SKINNY_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_matmul_skinny_batched(rng, skinny_variant, dtype):
+    a, a64 = randn(rng, (3, 4, 520), dtype)
+    b, b64 = randn(rng, (3, 520, 200), dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 520, None)
+    a, a64 = randn(rng, (2, 1, 8, 1024), dtype)  # b batched, a broadcast over b's batch
+    b, b64 = randn(rng, (1, 3, 1024, 136), dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 1024, None)
+
+
+@pytest.mark.parametrize("skinny_variant", SKINNY_VARIANTS, indirect=True)
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+def test_linear_skinny_epilogue(rng, skinny_variant, activation):
+    m, k, n = 8, 2048, 264
+    x, x64 = randn(rng, (m, k), jnp.bfloat16)
+    w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.bfloat16)
+    res, r64 = randn(rng, (m, n), jnp.bfloat16)
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
+    assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
 
 
 @pytest.mark.parametrize("shapes", [

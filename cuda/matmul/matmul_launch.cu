@@ -2,7 +2,10 @@
 //
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
-//   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (bandwidth-bound decode shapes)
+//   bf16/f16, 5 <= M <= 8, N % 8 == 0, b        SkinnyMma (decode shapes on tensor cores, split-K over
+//     16-byte aligned, sm_90                      a cluster; JK_MATMUL_SKINNY=simt opts out, =mma takes
+//                                                 every M <= 8)
+//   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
 //     batch strides of whole matrices,            =1 forces it for any size)
 //     K >= 1000, >= 64 tiles of 128x128
@@ -12,6 +15,8 @@
 //                                               would leave most SMs idle)
 //   anything else (odd strides, misaligned)     SimtTiled
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -20,6 +25,7 @@
 #include "matmul/matmul_launch.h"
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
+#include "matmul/matmul_skinny_mma.cuh"
 #include "matmul/matmul_wgmma_launch.h"
 
 namespace jk {
@@ -47,11 +53,90 @@ cudaError_t Dispatch(DType t, Fn&& fn) {
   return DispatchFloat<F32, BF16, F16>(t, cudaErrorInvalidValue, fn);
 }
 
+// Compute capability major of the current device, and whether SkinnyMmaKernel came from a compute_90+
+// pass (its cluster reduction compiles to nothing in older PTX); queried once per device.
+struct SkinnyMmaDevice {
+  bool runs = false, clusters = false;
+};
+SkinnyMmaDevice SkinnyMmaSupport() {
+  constexpr int kMaxDevices = 64;
+  static signed char cache[kMaxDevices] = {0};  // 0 unknown, else 1 + runs + 2 * clusters; benign race
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return {};
+  if (cache[dev] == 0) {
+    int major = 0;
+    cudaFuncAttributes attr{};
+    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    cudaFuncGetAttributes(&attr, mm::SkinnyMmaKernel<__nv_bfloat16>) == cudaSuccess;
+    cudaGetLastError();
+    const bool runs = ok && major >= 8, clusters = runs && major >= 9 && attr.ptxVersion >= 90;
+    cache[dev] = static_cast<signed char>(1 + runs + 2 * clusters);
+  }
+  return {((cache[dev] - 1) & 1) != 0, ((cache[dev] - 1) & 2) != 0};
+}
+
+// By default from M = 5 (H200, bench/lab/matmul_small_h200.md): the tensor-core tier costs the same at
+// any M <= 8 (~18-20 us at K = N = 4096), the SIMT tier grows with M (10.7 us at M = 1, 17 at M = 4, 33 at
+// M = 8). JK_MATMUL_SKINNY=mma takes it for every M <= 8, =simt never (for tests and the lab).
+constexpr int64_t kSkinnyMmaMinM = 5;
+
+bool SkinnyMmaEligible(const MatmulProblem& p) {
+  if (p.dtype == DType::kF32 || p.m > mm::kSkinnyMaxM || p.n % 8 != 0 || !Aligned16(p.b)) return false;
+  const char* env = std::getenv("JK_MATMUL_SKINNY");
+  if (env != nullptr && std::strcmp(env, "simt") == 0) return false;
+  if (!(env != nullptr && std::strcmp(env, "mma") == 0) && p.m < kSkinnyMmaMinM) return false;
+  // Only with clusters (sm_90): without them a CTA's 8 warps alone split K, 64 CTAs at N = 4096; unmeasured.
+  return SkinnyMmaSupport().clusters;
+}
+
+// Enough CTAs for ~4 per SM (each has 8 warps x 4 steps x 2 KiB of b in flight): column blocks of 64 times
+// a cluster of up to 8 CTAs splitting K (a power of two: the ranks share the block's 512 outputs), while
+// every warp keeps at least one 16-deep k step.
+cudaError_t LaunchSkinnyMma(cudaStream_t stream, const MatmulProblem& p) {
+  const int64_t col_blocks = CeilDiv(p.n, mm::kSkinnyMmaCols);
+  const int64_t batches = std::min(p.batch_count, kMaxGridYZ);
+  // JK_MATMUL_SKINNY_CTAS_PER_SM (1-8) overrides the 4 for the lab: 2 CTAs fit an SM (128 registers), so
+  // 4 per SM is two waves; whether one wave of longer CTAs is faster is not measured yet.
+  int64_t per_sm = 4;
+  if (const char* env = std::getenv("JK_MATMUL_SKINNY_CTAS_PER_SM"); env != nullptr && env[0] >= '1' && env[0] <= '8')
+    per_sm = env[0] - '0';
+  int cluster = 1;
+  if (SkinnyMmaSupport().clusters) {
+    const int64_t want = per_sm * NumSMs();
+    while (cluster < mm::kSkinnyMmaClusterMax && col_blocks * batches * cluster < want &&
+           2 * cluster * mm::kSkinnyMmaWarps * 16 <= p.k)
+      cluster *= 2;
+  }
+  const int64_t slices = int64_t{cluster} * mm::kSkinnyMmaWarps;
+  const int64_t k_slice = CeilDiv(CeilDiv(p.k, slices), 16) * 16;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches));
+  cfg.blockDim = dim3(mm::kSkinnyMmaThreads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      return cudaErrorInvalidValue;
+    } else {
+      cudaError_t e = cudaLaunchKernelEx(&cfg, mm::SkinnyMmaKernel<T>, p, cluster, k_slice);
+      return e != cudaSuccess ? e : LastLaunchError();
+    }
+  });
+}
+
 }  // namespace
 
 MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   const int64_t vec = 16 / ElementBytes(p.dtype);
   if (p.k == 0) return MatmulTier::kSimtTiled;
+  if (SkinnyMmaEligible(p)) return MatmulTier::kSkinnyMma;
   if (p.m <= mm::kSkinnyMaxM && p.n % 8 == 0 && Aligned16(p.b)) return MatmulTier::kSkinnyM;
   if (p.dtype != DType::kF32 && VectorRows(p, vec) && mm::WgmmaTmaEligible(p)) return MatmulTier::kWgmmaTma;
   if (p.dtype != DType::kF32 && VectorRows(p, vec)) return MatmulTier::kMmaTensorCore;
@@ -81,6 +166,8 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
         return LastLaunchError();
       });
     }
+    case MatmulTier::kSkinnyMma:
+      return LaunchSkinnyMma(stream, p);
     case MatmulTier::kWgmmaTma:
       // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;
@@ -93,14 +180,22 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       // The largest tile that still leaves no SM idle: 128x128 tiles need ~2 waves of blocks to beat
       // 64x64 tiles' better balance; below one wave of 64x64 tiles, 32x64 tiles (2x4 per thread) with
       // BK = 32: with one block per SM the k loop is a chain of global latencies, so fewer, longer steps.
+      // Shared memory is fed by register double buffering (H200, bench/lab/matmul_small_h200.md: 0.79x
+      // cuBLAS at 4096^3, the cp.async ring 0.66x; equal at 512x512x256); JK_MATMUL_SIMT=cpasync takes
+      // the ring (for the lab).
       auto tiles = [&](int64_t bm, int64_t bn) { return CeilDiv(p.m, bm) * CeilDiv(p.n, bn) * p.batch_count; };
       const int64_t sms = NumSMs();
+      const char* env = std::getenv("JK_MATMUL_SIMT");
+      const bool regs = !(env != nullptr && std::strcmp(env, "cpasync") == 0);
       if (tiles(128, 128) >= 2 * sms) {
-        mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        else mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 4><<<Grid(p, 128, 128), block, 0, stream>>>(p);
       } else if (tiles(64, 64) >= sms) {
-        mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+        else mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 3><<<Grid(p, 64, 64), block, 0, stream>>>(p);
       } else {
-        mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2><<<Grid(p, 32, 64), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0><<<Grid(p, 32, 64), block, 0, stream>>>(p);
+        else mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 3><<<Grid(p, 32, 64), block, 0, stream>>>(p);
       }
       return LastLaunchError();
     }

@@ -64,76 +64,134 @@ __global__ void __launch_bounds__(kSimtThreads) SimtTiledKernel(MatmulProblem p)
   }
 }
 
+// 16 bytes of global memory, or zeros where !pred. Volatile with a memory clobber so the compiler issues it
+// where it is written, ahead of the math that covers its latency.
+__device__ __forceinline__ float4 LoadF4OrZero(const float* ptr, bool pred) {
+  float4 v;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %5, 0;\n mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n"
+      " mov.b32 %3, 0;\n @p ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(ptr), "r"(static_cast<int>(pred))
+      : "memory");
+  return v;
+}
+
+// Asynchronous global -> shared copies of BYTES (4 or 16) bytes; zeros where !pred (src-size 0 reads
+// nothing). sm_80+.
+template <int BYTES>
+__device__ __forceinline__ void CpAsyncOrZero(void* smem, const void* gmem, bool pred) {
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  if constexpr (BYTES == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(pred ? 16 : 0)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem), "n"(BYTES),
+                 "r"(pred ? BYTES : 0)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void CpAsyncCommitGroup() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void CpAsyncWaitGroup() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 // ---- SimtRegisterBlocked (float32) -------------------------------------------------------------------
 // BM x BN x BK tiles, 256 threads as 16x16, each owning a TM x TN block split in two halves per axis
 // (rows ty*TM/2 + {0, BM/2}, same for columns) so its shared-memory reads are TM/2-wide vectors from
-// consecutive addresses across the warp. The next k-tile is fetched into registers while the current
-// one is consumed, then stored to the other shared buffer: one barrier per k-tile.
-// The next tile's global loads must be covered by the current tile's math: the 8x8 tile needs ~160
-// registers (one block per SM), so it takes BK = 16 (2048 FMA cycles per barrier); the smaller tiles fit
-// two blocks per SM and keep BK = 8.
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks>
+// consecutive addresses across the warp; a is stored k-major (transposed) so its reads are vectors too.
+// Two ways to feed shared memory, one barrier per k-tile either way:
+//   kStages == 0  (default) the next k-tile fetched into registers during the current tile's math, then
+//                 stored to the other of two buffers. The loads are volatile asm issued unconditionally
+//                 at the top of the iteration: as plain loads under the same `if` as the store, the
+//                 compiler merged them into the store's block after the math and exposed their latency
+//                 on every k-tile (H200 4096^3: 29 -> 40 TFLOP/s with the fix);
+//   kStages >= 2  a ring of kStages k-tiles filled by cp.async (a transposed 4 bytes at a time, b in
+//                 16-byte rows), no registers held: measured slower (34 TFLOP/s at 4096^3 with 8x8 per
+//                 thread, BK = 8, two blocks per SM), kept behind JK_MATMUL_SIMT=cpasync.
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages>
 __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
   constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
+  static_assert(kStages == 0 || kStages >= 2, "register double buffering or a cp.async ring");
+  constexpr int kBufs = kStages == 0 ? 2 : kStages;
   constexpr int kALoads = (BM * BK / 4 + kSimtThreads - 1) / kSimtThreads;  // float4 per thread
   constexpr int kBLoads = (BK * BN / 4 + kSimtThreads - 1) / kSimtThreads;
-  __shared__ __align__(16) float as[2][BK][BM];
-  __shared__ __align__(16) float bs[2][BK][BN];
+  __shared__ __align__(16) float as[kBufs][BK][BM];
+  __shared__ __align__(16) float bs[kBufs][BK][BN];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t mtiles = (p.m + BM - 1) / BM;
   for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
     const BatchOffsets o = OffsetsOf(p, z);
-    const float* a = static_cast<const float*>(p.a) + o.a;
-    const float* b = static_cast<const float*>(p.b) + o.b;
-    const Epilogue<float> ep(p, z, o);
     for (int64_t mt = blockIdx.y; mt < mtiles; mt += gridDim.y) {
       const int64_t m0 = mt * BM, n0 = static_cast<int64_t>(blockIdx.x) * BN;
-      float4 ra[kALoads], rb[kBLoads];
-      // Global -> registers for k-tile k0 (zero outside the matrix; K and N are multiples of 4).
-      auto fetch = [&](int64_t k0) {
+      // Each thread's load slots as pointers advanced by one k-tile per step, with the row/column checks
+      // made once: the k loop then holds a few pointers instead of 64-bit index math (registers decide
+      // whether the 8x8 tile fits two blocks per SM). Rows/columns outside the matrix read row/column 0.
+      const float* pa[kALoads];
+      const float* pb[kBLoads];
+      int a_kq[kALoads], b_kk[kBLoads];
+      bool a_ok[kALoads], b_ok[kBLoads];
 #pragma unroll
-        for (int l = 0; l < kALoads; ++l) {
-          const int e = threadIdx.x + l * kSimtThreads, r = e / (BK / 4), kq = (e % (BK / 4)) * 4;
-          const int64_t gr = m0 + r, gk = k0 + kq;
-          ra[l] = (e < BM * BK / 4 && gr < p.m && gk < p.k)
-                      ? __ldg(reinterpret_cast<const float4*>(a + gr * p.k + gk)) : make_float4(0, 0, 0, 0);
-        }
+      for (int l = 0; l < kALoads; ++l) {
+        const int e = threadIdx.x + l * kSimtThreads, r = e / (BK / 4);
+        a_kq[l] = (e % (BK / 4)) * 4;
+        a_ok[l] = e < BM * BK / 4 && m0 + r < p.m;
+        pa[l] = static_cast<const float*>(p.a) + o.a + (a_ok[l] ? (m0 + r) * p.k : 0) + a_kq[l];
+      }
 #pragma unroll
-        for (int l = 0; l < kBLoads; ++l) {
-          const int e = threadIdx.x + l * kSimtThreads, kk = e / (BN / 4), c = (e % (BN / 4)) * 4;
-          const int64_t gk = k0 + kk, gc = n0 + c;
-          rb[l] = (e < BK * BN / 4 && gk < p.k && gc < p.n)
-                      ? __ldg(reinterpret_cast<const float4*>(b + gk * p.n + gc)) : make_float4(0, 0, 0, 0);
-        }
+      for (int l = 0; l < kBLoads; ++l) {
+        const int e = threadIdx.x + l * kSimtThreads, c = (e % (BN / 4)) * 4;
+        b_kk[l] = e / (BN / 4);
+        b_ok[l] = e < BK * BN / 4 && n0 + c < p.n;
+        pb[l] = static_cast<const float*>(p.b) + o.b + (b_ok[l] ? n0 + c : 0) + b_kk[l] * p.n;
+      }
+      // Shared-memory destinations of a thread's slots (the same in every buffer).
+      auto a_dst = [&](int buf, int l, int q) -> float* {
+        const int e = threadIdx.x + l * kSimtThreads;
+        return &as[buf][a_kq[l] + q][e / (BK / 4)];
       };
-      auto stash = [&](int buf) {  // a is stored k-major (transposed) so compute reads rows as vectors
+      auto b_dst = [&](int buf, int l) -> float* { return &bs[buf][b_kk[l]][(threadIdx.x + l * kSimtThreads) % (BN / 4) * 4]; };
+      auto a_live = [&](int l) { return threadIdx.x + l * kSimtThreads < BM * BK / 4; };
+      auto b_live = [&](int l) { return threadIdx.x + l * kSimtThreads < BK * BN / 4; };
+      // k-tile kt into buffer buf with cp.async (zeros outside the matrix; K and N are multiples of 4).
+      auto issue = [&](int64_t kt, int buf) {
+        const int64_t k0 = kt * BK;
 #pragma unroll
         for (int l = 0; l < kALoads; ++l) {
-          const int e = threadIdx.x + l * kSimtThreads, r = e / (BK / 4), kq = (e % (BK / 4)) * 4;
-          if (e < BM * BK / 4) {
-            as[buf][kq + 0][r] = ra[l].x;
-            as[buf][kq + 1][r] = ra[l].y;
-            as[buf][kq + 2][r] = ra[l].z;
-            as[buf][kq + 3][r] = ra[l].w;
-          }
+          if (!a_live(l)) continue;
+          const bool ok = a_ok[l] && k0 + a_kq[l] < p.k;
+#pragma unroll
+          for (int q = 0; q < 4; ++q) CpAsyncOrZero<4>(a_dst(buf, l, q), pa[l] + k0 + q, ok);
         }
 #pragma unroll
-        for (int l = 0; l < kBLoads; ++l) {
-          const int e = threadIdx.x + l * kSimtThreads, kk = e / (BN / 4), c = (e % (BN / 4)) * 4;
-          if (e < BK * BN / 4) *reinterpret_cast<float4*>(&bs[buf][kk][c]) = rb[l];
+        for (int l = 0; l < kBLoads; ++l)
+          if (b_live(l)) CpAsyncOrZero<16>(b_dst(buf, l), pb[l] + k0 * p.n, b_ok[l] && k0 + b_kk[l] < p.k);
+      };
+      float4 ra[kALoads], rb[kBLoads];
+      auto fetch = [&](int64_t kt) {  // k-tile kt into registers
+        const int64_t k0 = kt * BK;
+#pragma unroll
+        for (int l = 0; l < kALoads; ++l) ra[l] = LoadF4OrZero(pa[l] + k0, a_ok[l] && k0 + a_kq[l] < p.k);
+#pragma unroll
+        for (int l = 0; l < kBLoads; ++l) rb[l] = LoadF4OrZero(pb[l] + k0 * p.n, b_ok[l] && k0 + b_kk[l] < p.k);
+      };
+      auto stash = [&](int buf) {  // registers into buffer buf
+#pragma unroll
+        for (int l = 0; l < kALoads; ++l) {
+          if (!a_live(l)) continue;
+          *a_dst(buf, l, 0) = ra[l].x;
+          *a_dst(buf, l, 1) = ra[l].y;
+          *a_dst(buf, l, 2) = ra[l].z;
+          *a_dst(buf, l, 3) = ra[l].w;
         }
+#pragma unroll
+        for (int l = 0; l < kBLoads; ++l)
+          if (b_live(l)) *reinterpret_cast<float4*>(b_dst(buf, l)) = rb[l];
       };
       float acc[TM][TN] = {};
-      const int64_t ktiles = (p.k + BK - 1) / BK;
-      if (ktiles > 0) {
-        fetch(0);
-        stash(0);
-      }
-      __syncthreads();
-      for (int64_t kt = 0; kt < ktiles; ++kt) {
-        const int buf = kt & 1;
-        if (kt + 1 < ktiles) fetch((kt + 1) * BK);
+      auto math = [&](int buf) {
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
           float af[TM], bf[TN];
@@ -151,9 +209,42 @@ __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedK
 #pragma unroll
             for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
         }
-        if (kt + 1 < ktiles) stash(buf ^ 1);  // the other buffer was last read before the previous barrier
+      };
+      const int64_t ktiles = (p.k + BK - 1) / BK;
+      if constexpr (kStages == 0) {
+        fetch(0);
+        stash(0);
         __syncthreads();
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+          const int buf = kt & 1;
+          fetch(kt + 1);  // past the last k-tile it reads nothing and yields zeros
+          math(buf);
+          stash(buf ^ 1);  // the other buffer was last read before the previous barrier
+          __syncthreads();
+        }
+      } else {
+        // Groups are committed even when empty, so "all but the newest kStages - 2 groups complete"
+        // always means "k-tile kt has landed".
+#pragma unroll
+        for (int s = 0; s < kStages - 1; ++s) {
+          if (s < ktiles) issue(s, s);
+          CpAsyncCommitGroup();
+        }
+        int buf = 0;
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+          CpAsyncWaitGroup<kStages - 2>();
+          __syncthreads();  // k-tile kt visible to all; the buffer refilled below was consumed at kt - 1
+          const int64_t next = kt + kStages - 1;
+          const int nbuf = buf == 0 ? kStages - 1 : buf - 1;
+          if (next < ktiles) issue(next, nbuf);
+          CpAsyncCommitGroup();
+          math(buf);
+          buf = buf + 1 == kStages ? 0 : buf + 1;
+        }
+        CpAsyncWaitGroup<0>();
+        __syncthreads();  // the next tile's prologue refills buffers still being read
       }
+      const Epilogue<float> ep(p, z, o);  // built here: its pointers need no registers in the k loop
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const int64_t row = m0 + ty * VM + (i / VM) * (BM / 2) + i % VM;
