@@ -3,11 +3,11 @@
 // != 0):
 //   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
-//   kBlockPerRowRegisters  up to n < 16384: a CTA per row, the row in registers, block reductions
-//   kBlockPerRowBulkSmem   (not routed yet: JK_NORM_TIER=proposed / "bulk S B M" only, until measured)
-//                          rows of up to 32 KB on sm_90+: persistent CTAs that stage their next rows in
-//                          shared memory with 1-D bulk copies (mbarrier completion), so loads stay in
-//                          flight during each row's reductions
+//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (16-bit n in [8192, 16384], float32 LayerNorm
+//                          n = 8192): persistent CTAs that stage their next rows in shared memory with
+//                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
+//                          row's reductions
+//   kBlockPerRowRegisters  the rest up to n < 16384: a CTA per row, the row in registers, block reductions
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2)
 //   kStridedTwoReads       a non-last axis (inner > 1)
@@ -200,7 +200,8 @@ cudaError_t ClearedError(cudaError_t e) {
 // default, so 3 CTAs of 32 KB rows fit an SM), 256 threads with up to 8 packs each.
 constexpr int64_t kBulkMaxRowBytes = 32 * 1024;
 constexpr int64_t kBulkStageBytes = 64 * 1024;
-constexpr int kBulkThreads = 256;
+constexpr int kBulkThreads = 256;         // the lab's default (JK_NORM_TIER=proposed)
+constexpr int kBulkDefaultThreads = 128;  // the default dispatch: as fast or faster in every measured case
 
 template <typename T, int P>
 bool BulkSmemFits(const Params<T>& p) {
@@ -292,6 +293,14 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   if (forced.tier == Forced::kProposed && BulkSmemFits<T, P>(p)) return LaunchBulkSmem<T, K, P>(p, stream, 0, 0, 0);
+  // Rows of 16-32 KB (16-bit n >= 8192; float32 LayerNorm at n = 8192): persistent CTAs of 128 threads
+  // fed by bulk copies, the next rows' loads in flight through each row's reductions. Measured on an
+  // H200 (bench/lab/norm_half_gpu.sh, 49152 rows): 16-bit LayerNorm/RMSNorm 3.5-3.9 TB/s at 8192 and
+  // 16384 columns, where the register tiers ran at 2.4-3.4 (RMSNorm f16 at 8192: a tie); float32
+  // LayerNorm 3.8 against 3.4-3.6. At 4096 columns and below, or float32 RMSNorm, it lost or tied.
+  if (forced.tier == Forced::kNone && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
+      (sizeof(T) == 2 || K == Kind::kLayerNorm))
+    return LaunchBulkSmem<T, K, P>(p, stream, 0, kBulkDefaultThreads, 0);
   if (p.n < kTwoReadsMinColumns) {
     // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
     // 4096 and 8192 columns (C = 4 with 128-256 threads, C = 8 with 256 threads). RMSNorm on bf16/f16
