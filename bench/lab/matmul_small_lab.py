@@ -40,6 +40,11 @@ CASES = [  # most telling first
     ("f32 HIGHEST 512x512x256", jnp.float32, (512, 512, 256), False, HI, ("cpasync",)),
     ("bf16 1000^3", jnp.bfloat16, (1000, 1000, 1000), False, None, ()),
     ("bf16 2048x2048x512", jnp.bfloat16, (2048, 2048, 512), False, None, ("wgmma",)),
+    # GPT-2-small's projections (K = 768 < 1000: off the wgmma tier by default)
+    ("bf16 8192x2304x768 gpt", jnp.bfloat16, (8192, 2304, 768), False, None, ("wgmma",)),
+    ("bf16 8192x3072x768 gpt", jnp.bfloat16, (8192, 3072, 768), False, None, ("wgmma",)),
+    ("bf16 8192x768x768 gpt", jnp.bfloat16, (8192, 768, 768), False, None, ("wgmma",)),
+    ("bf16 4096x4096x256 gpt", jnp.bfloat16, (4096, 4096, 256), False, None, ("wgmma",)),
 ]
 
 
