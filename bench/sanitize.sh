@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# compute-sanitizer over our kernels, rebuilt with bounds assertions (JK_DEBUG_BOUNDS=ON), the four tools
-# at once (one device call lasts 10 minutes):
-#   memcheck, racecheck  the op test suites at reduced sizes (not the `large` tests, not the property tests,
-#                        not the two tests that start a Python subprocess: under the sanitizer those outrun
-#                        their own timeouts), with a few pytest workers each;
-#   initcheck, synccheck bench/sanitize_cases.py, every op across every dispatch tier in one process.
-#                        initcheck tracks initialisation only through instrumented kernels, so its inputs
-#                        come from host copies, not XLA kernels; synccheck crashed under pytest-xdist.
+# compute-sanitizer over our kernels, rebuilt with bounds assertions (JK_DEBUG_BOUNDS=ON): memcheck,
+# racecheck, initcheck and synccheck at once, each over bench/sanitize_cases.py (every op across every
+# dispatch tier, in one process: row lengths 1..65537 incl. the bulk-copy and packed tiers, strided axes,
+# statistics/apply entries, masks, transposes of every plan, matmul on the SIMT, skinny, mma.sync and
+# wgmma tiers with epilogues). initcheck tracks initialisation only through instrumented kernels, so the
+# driver's inputs come from host copies, not XLA kernels.
+# JK_SANITIZE_SUITE=1 also runs memcheck over the op test suites (-n 4; ~1400 tests: longer than one
+# 10-minute device call once racecheck shares the GPU, so not the default).
 # Only our kernels (mangled names in namespace jk: _ZN2jk) are checked, not XLA's, and CUDA API errors are
 # not reported (XLA probes the driver with calls that fail by design).
 # Prints one summary line per tool; exit status non-zero if any tool reported an error or did not finish.
@@ -27,18 +27,22 @@ sanitizer() {  # TOOL COMMAND...
   timeout "${JK_SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --kernel-name kns=_ZN2jk \
     --target-processes all --report-api-errors no --error-exitcode 86 "$@" >"$LOGS/sanitize_$tool.log" 2>&1
 }
-suite=$(for t in norms softmax transpose matmul; do echo "$REPO/tests/test_$t.py"; done)
-for tool in memcheck racecheck; do
-  sanitizer $tool $PY -m pytest -q -p no:cacheprovider -o addopts= -n "${JK_SANITIZE_WORKERS:-4}" --maxfail=5 \
-    -m "not large" -k "not property and not isolated and not opt_in" $suite &
-done
-for tool in initcheck synccheck; do
+for tool in memcheck racecheck initcheck synccheck; do
   sanitizer $tool $PY "$REPO/bench/sanitize_cases.py" &
 done
+if [ "${JK_SANITIZE_SUITE:-0}" = 1 ]; then
+  suite=$(for t in norms softmax transpose matmul; do echo "$REPO/tests/test_$t.py"; done)
+  ( timeout "${JK_SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool memcheck --kernel-name kns=_ZN2jk \
+      --target-processes all --report-api-errors no --error-exitcode 86 \
+      $PY -m pytest -q -p no:cacheprovider -o addopts= -n 4 --maxfail=5 -m "not large" \
+      -k "not property and not isolated and not opt_in and not knobs" $suite >"$LOGS/sanitize_memcheck_suite.log" 2>&1 ) &
+fi
 wait
 
 status=0
-for tool in memcheck racecheck initcheck synccheck; do
+tools="memcheck racecheck initcheck synccheck"
+[ "${JK_SANITIZE_SUITE:-0}" = 1 ] && tools="$tools memcheck_suite"
+for tool in $tools; do
   log="$LOGS/sanitize_$tool.log"
   # memcheck/initcheck/synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: H hazards
   # displayed (N errors, W warnings)": errors are counted, warnings listed in the log.

@@ -64,7 +64,7 @@ def norms_and_softmax():
     # Row lengths across the group / block / two-read tiers (vector and scalar paths).
     for n in [1, 3, 32, 33, 128, 1025, 2048, 4097, 8192, 16384, 16385, 65537]:
         for dt in DTYPES:
-            rows = 3 if n > 4096 else 37
+            rows = 300 if n in (8192, 16384) else 3 if n > 4096 else 37  # 300: the bulk tier's ring wraps
             x, xf = put((rows, n), dt)
             s, sf = put((n,), dt, 0.1, 1.0)
             b, bf = put((n,), dt, 0.1)
@@ -108,26 +108,29 @@ def transposes():
 
 def matmuls():
     for dt in DTYPES:
-        for m, k, n in [(1, 64, 64), (8, 256, 1024), (33, 65, 129), (128, 128, 128), (257, 520, 391),
-                        (512, 1024, 768), (3, 0, 5)]:
+        # SIMT/skinny (M <= 8), mma.sync, the Hopper wgmma tier (>= 64 tiles of 128x128, K >= 256), K = 0.
+        for m, k, n in [(1, 64, 64), (8, 256, 1024), (8, 1024, 4096), (33, 65, 129), (128, 128, 128),
+                        (257, 520, 391), (512, 1024, 768), (1024, 1032, 1032), (2048, 256, 1024), (3, 0, 5)]:
             a, af = put((m, k), dt)
             b, bf = put((k, n), dt, 1.0 / np.sqrt(max(k, 1)))
             check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
             if dt == jnp.float32:
                 check(f"matmul highest {m}x{k}x{n}", jk.matmul(a, b, precision="highest"), af @ bf, 1e-4)
-        a, af = put((3, 130, 96), dt)
-        w, wf = put((96, 200), dt, 0.1)
-        bias, biasf = put((200,), dt)
-        res, resf = put((3, 130, 200), dt)
-        want = np.maximum(af @ wf + biasf, 0.0) + resf
-        check(f"linear relu+residual {dt.__name__}", jk.linear(a, w, bias, activation="relu", residual=res), want,
-              TOL[dt] * 4)
+        for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024)]:  # the second: wgmma's epilogue
+            a, af = put(shape + (kk,), dt)
+            w, wf = put((kk, nn), dt, 1.0 / np.sqrt(kk))
+            bias, biasf = put((nn,), dt)
+            res, resf = put(shape + (nn,), dt)
+            want = np.maximum(af @ wf + biasf, 0.0) + resf
+            check(f"linear relu+residual {shape} {dt.__name__}",
+                  jk.linear(a, w, bias, activation="relu", residual=res), want, TOL[dt] * 4)
 
 
 def main() -> int:
     print("device:", jax.devices()[0], "cuda build:", jk.WITH_CUDA)
     for part in (norms_and_softmax, transposes, matmuls):
         part()
+        print(f"{part.__name__}: {count} cases so far, {len(failures)} wrong", flush=True)
     print(f"{count} cases, {len(failures)} wrong")
     for f in failures[:20]:
         print("WRONG", f)

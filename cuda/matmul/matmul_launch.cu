@@ -8,7 +8,7 @@
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
 //     batch strides of whole matrices,            =1 forces it for any size)
-//     K >= 1000, >= 64 tiles of 128x128
+//     K >= 256, >= 64 tiles of 128x128
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles

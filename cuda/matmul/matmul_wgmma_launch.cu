@@ -121,12 +121,13 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
 // eligible shape, whatever its size).
 constexpr bool kWgmmaByDefault = true;
 
-// By default only where it was measured faster than the mma.sync tier (H200, bench/lab/matmul_wgmma_lab.py):
-// every measured case from 1000^3 (64 tiles of 128x128, 16 k-tiles) up (0.95-1.0x cuBLAS on the large
-// ones, bench/lab/matmul_wgmma_h200.md). Below that, unmeasured: one CTA per SM and 128-row tiles leave
-// SMs idle on small problems, where the mma.sync tier's smaller tiles fill more of them.
+// By default only where it was measured faster than the mma.sync tier: at least 64 tiles of 128x128 and
+// K >= 256. H200 (bench/lab/matmul_wgmma_h200.md, matmul_small_h200.md): 0.95-1.0x cuBLAS from 2048^3 up,
+// 1000^3 10.8 us against 20.1 on mma.sync, and at K = 256-768 (GPT-2-small's projections, 2048x2048x512)
+// 0.78-0.88x cuBLAS against 0.16-0.27x on mma.sync. Fewer tiles (one CTA per SM and 128-row tiles leave
+// SMs idle) and K < 256 are unmeasured and stay on mma.sync.
 bool WgmmaPaysOff(const MatmulProblem& p) {
-  constexpr int64_t kMinTiles = 64, kMinK = 1000;
+  constexpr int64_t kMinTiles = 64, kMinK = 256;
   return p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles;
 }
 
