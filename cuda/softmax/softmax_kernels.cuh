@@ -603,6 +603,42 @@ __device__ __forceinline__ void LoadPackLastUse(const T* p, float* v) {
   }
 }
 
+// This thread's online (max, sum) over packs first, first + stride, ... of a row (kVec elements each),
+// kUnroll packs loaded before any is used; masked entries read as -inf and are skipped. The two-pass
+// kernel's first pass and the statistics-only kernels (softmax_stats_apply.cuh).
+template <typename T, int kVec, int kUnroll, bool kMask>
+__device__ __forceinline__ void AccumulateRow(const T* xr, const MaskIndex& mask, int64_t moff, int64_t n,
+                                              int64_t first, int64_t stride, float& m, float& s) {
+  constexpr int U = kUnroll;
+  m = -CUDART_INF_F;
+  s = 0.f;
+  for (int64_t base = first * kVec; base < n; base += U * stride * kVec) {
+    float v[U][kVec];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t col = base + u * stride * kVec;
+      if (col < n) {
+        LoadPack<T, kVec>(xr + col, v[u]);
+        if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[u][k] = -CUDART_INF_F;
+      }
+    }
+    float pm = -CUDART_INF_F;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) pm = fmaxf(pm, v[u][k]);
+    float ps = 0.f;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) ps += v[u][k] == -CUDART_INF_F ? 0.f : ExpShifted(v[u][k], pm);
+    MergeStats(m, s, pm, ps);
+  }
+}
+
 template <typename T, int kVec, bool kMask>
 __global__ void __launch_bounds__(kTwoPassBlock)
     TwoPassRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
@@ -613,32 +649,8 @@ __global__ void __launch_bounds__(kTwoPassBlock)
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     const T* xr = x + row * n;
-    float m = -CUDART_INF_F, s = 0.f;
-    for (int64_t base = int64_t(threadIdx.x) * kVec; base < n; base += kUnroll * step) {
-      float v[kUnroll][kVec];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t col = base + u * step;
-        if (col < n) {
-          LoadPack<T, kVec>(xr + col, v[u]);
-          if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
-        } else {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) v[u][k] = -CUDART_INF_F;
-        }
-      }
-      float pm = -CUDART_INF_F;
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) pm = fmaxf(pm, v[u][k]);
-      float ps = 0.f;
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) ps += v[u][k] == -CUDART_INF_F ? 0.f : ExpShifted(v[u][k], pm);
-      MergeStats(m, s, pm, ps);
-    }
+    float m, s;
+    AccumulateRow<T, kVec, kUnroll, kMask>(xr, mask, moff, n, threadIdx.x, blockDim.x, m, s);
     BlockAllReduceStats(m, s, sm, ss);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel

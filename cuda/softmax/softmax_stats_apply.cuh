@@ -24,40 +24,6 @@ constexpr int kSoftmaxRowUnroll = 4;        // packs per thread per step: 64 byt
 constexpr int kSoftmaxRowMaxThreads = 512;  // widest CTA of the block statistics kernel
 constexpr int kSoftmaxRowThreads = 256;     // CTA width of the group statistics and the apply kernels
 
-// This thread's (max, sum) over elements first, first + stride, ... of a row (in packs of kVec).
-template <typename T, int kVec, bool kMask>
-__device__ __forceinline__ void AccumulateRow(const T* xr, const MaskIndex& mask, int64_t moff, int64_t n,
-                                              int64_t first, int64_t stride, float& m, float& s) {
-  constexpr int U = kSoftmaxRowUnroll;
-  m = -CUDART_INF_F;
-  s = 0.f;
-  for (int64_t base = first * kVec; base < n; base += U * stride * kVec) {
-    float v[U][kVec];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int64_t col = base + u * stride * kVec;
-      if (col < n) {
-        LoadPack<T, kVec>(xr + col, v[u]);
-        if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, v[u]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[u][k] = -CUDART_INF_F;
-      }
-    }
-    float pm = -CUDART_INF_F;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) pm = fmaxf(pm, v[u][k]);
-    float ps = 0.f;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) ps += v[u][k] == -CUDART_INF_F ? 0.f : ExpShifted(v[u][k], pm);
-    MergeStats(m, s, pm, ps);
-  }
-}
-
 // W lanes per row (W <= 32), 32 / W rows per warp; the row loop is warp-uniform (full-mask shuffles).
 template <typename T, int kVec, int W, bool kMask>
 __global__ void __launch_bounds__(kSoftmaxRowThreads)
@@ -73,7 +39,7 @@ __global__ void __launch_bounds__(kSoftmaxRowThreads)
     float m = -CUDART_INF_F, s = 0.f;
     if (live) {
       const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
-      AccumulateRow<T, kVec, kMask>(x + row * n, mask, moff, n, lane, W, m, s);
+      AccumulateRow<T, kVec, kSoftmaxRowUnroll, kMask>(x + row * n, mask, moff, n, lane, W, m, s);
     }
 #pragma unroll
     for (int k = W / 2; k > 0; k /= 2)
@@ -94,7 +60,7 @@ __global__ void __launch_bounds__(kSoftmaxRowMaxThreads)
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     float m, s;
-    AccumulateRow<T, kVec, kMask>(x + row * n, mask, moff, n, threadIdx.x, blockDim.x, m, s);
+    AccumulateRow<T, kVec, kSoftmaxRowUnroll, kMask>(x + row * n, mask, moff, n, threadIdx.x, blockDim.x, m, s);
     BlockAllReduceStats(m, s, sm, ss);  // synchronises before reusing sm/ss
     if (threadIdx.x == 0) {
       max_out[row] = m;
