@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-from math import erf as _erf
 
 import jax
 import jax.numpy as jnp
@@ -21,6 +20,8 @@ import numpy as np
 
 import jax_kernels as jk
 from jax_kernels import reference as ref
+# Timing and the float64 row-sample check are the Hopper-tier lab's (same folder: on sys.path when run).
+from matmul_wgmma_lab import median_ms, reference_rows, rel_err
 
 HI = jax.lax.Precision.HIGHEST
 ENV = {"mma": ("JK_MATMUL_SKINNY", "mma"), "simt": ("JK_MATMUL_SKINNY", "simt"),
@@ -46,32 +47,6 @@ CASES = [  # most telling first
     ("bf16 8192x768x768 gpt", jnp.bfloat16, (8192, 768, 768), False, None, ("wgmma",)),
     ("bf16 4096x4096x256 gpt", jnp.bfloat16, (4096, 4096, 256), False, None, ("wgmma",)),
 ]
-
-
-def median_ms(f, args, iterations=20):
-    from jax.experimental.mosaic.gpu.profiler import measure
-    jax.block_until_ready(f(*args))  # compile + warm-up under the current environment
-    _, ts = measure(f, iterations=iterations)(*args)
-    return float(np.median(np.asarray(ts)))
-
-
-def sample_rows(m):
-    return np.unique(np.concatenate([np.arange(min(32, m)), np.arange(m // 2, min(m // 2 + 32, m)),
-                                     np.arange(max(0, m - 32), m)]))
-
-
-def reference_rows(a, b, bias, lin):
-    rows = sample_rows(a.shape[0])
-    r = np.asarray(a[rows].astype(jnp.float32), np.float64) @ np.asarray(b.astype(jnp.float32), np.float64)
-    if lin:
-        r = r + np.asarray(bias.astype(jnp.float32), np.float64)
-        r = 0.5 * r * (1 + np.vectorize(_erf)(r / np.sqrt(2)))
-    return rows, r
-
-
-def rel_err(out, rows, r):
-    o = np.asarray(jnp.asarray(out[rows], jnp.float32), np.float64)
-    return float(np.max(np.abs(o - r)) / np.max(np.abs(r)))
 
 
 def variant(kind, lin, precision):
@@ -103,7 +78,7 @@ def main():
                 os.environ[var] = val
             try:
                 f = variant(kind, lin, prec)
-                res[kind] = (median_ms(f, args), rel_err(f(*args), rows, r64))
+                res[kind] = (median_ms(f, args, 20), rel_err(f(*args), rows, r64))
             except Exception as ex:  # one broken case must not hide the others
                 print(f"{name} {kind}: FAILED {type(ex).__name__}: {str(ex)[:300]}")
                 res[kind] = (float("nan"), float("nan"))
