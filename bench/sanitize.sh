@@ -22,20 +22,18 @@ export XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer="
 $PY -m pip install --no-build-isolation --no-deps -q "$REPO" || exit 1
 
 cd /tmp
-sanitizer() {  # TOOL COMMAND...
-  local tool=$1; shift
+sanitizer() {  # LOG TOOL COMMAND...: $LOGS/sanitize_<LOG>.log
+  local log=$1 tool=$2; shift 2
   timeout "${JK_SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --kernel-name kns=_ZN2jk \
-    --target-processes all --report-api-errors no --error-exitcode 86 "$@" >"$LOGS/sanitize_$tool.log" 2>&1
+    --target-processes all --report-api-errors no --error-exitcode 86 "$@" >"$LOGS/sanitize_$log.log" 2>&1
 }
 for tool in memcheck racecheck initcheck synccheck; do
-  sanitizer $tool $PY "$REPO/bench/sanitize_cases.py" &
+  sanitizer $tool $tool $PY "$REPO/bench/sanitize_cases.py" &
 done
 if [ "${JK_SANITIZE_SUITE:-0}" = 1 ]; then
   suite=$(for t in norms softmax transpose matmul; do echo "$REPO/tests/test_$t.py"; done)
-  ( timeout "${JK_SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool memcheck --kernel-name kns=_ZN2jk \
-      --target-processes all --report-api-errors no --error-exitcode 86 \
-      $PY -m pytest -q -p no:cacheprovider -o addopts= -n 4 --maxfail=5 -m "not large" \
-      -k "not property and not isolated and not opt_in and not knobs" $suite >"$LOGS/sanitize_memcheck_suite.log" 2>&1 ) &
+  sanitizer memcheck_suite memcheck $PY -m pytest -q -p no:cacheprovider -o addopts= -n 4 --maxfail=5 \
+    -m "not large" -k "not property and not isolated and not opt_in and not knobs" $suite &
 fi
 wait
 
