@@ -10,8 +10,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <cstdio>
 #include <cstdlib>
@@ -21,30 +19,9 @@
 #include <thread>
 #include <vector>
 
-namespace jk_emu {
-// A blocking barrier (mutex + condition variable): spinning barriers with hundreds of threads on a few
-// cores crawl.
-class Barrier {
- public:
-  explicit Barrier(int n) : n_(n) {}
-  void Wait() {
-    std::unique_lock<std::mutex> l(m_);
-    const long gen = gen_;
-    if (++count_ == n_) {
-      count_ = 0;
-      ++gen_;
-      cv_.notify_all();
-    } else {
-      cv_.wait(l, [&] { return gen_ != gen; });
-    }
-  }
+#include "emulator_barrier.h"
 
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  int n_, count_ = 0;
-  long gen_ = 0;
-};
+namespace jk_emu {
 
 thread_local dim3 tid, bid;
 dim3 bdim, gdim;

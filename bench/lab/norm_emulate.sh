@@ -7,10 +7,15 @@ CUDA_INC=${CUDA_INC:-$(ls -d ${CUDA_HOME:-/usr/local/cuda}/include /usr/local/cu
 B=$(mktemp -d)
 mkdir -p "$B/norm"
 # kernel<<<blocks, threads, smem, stream>>>(args);  ->  jk_emu::Launch(&kernel, blocks, threads, smem, stream, args);
-perl -0pe 's/([\w:]+(?:<[^;<>]*>)?)\s*<<<(.*?)>>>\((.*?)\);/jk_emu::Launch(&$1, $2, $3);/gs; s/cudaLaunchKernelEx\(&cfg, /jk_emu::LaunchEx(&cfg, /g; s/cfg\.gridDim/cfg.*jk_emu::kGrid/g; s/cfg\.blockDim/cfg.*jk_emu::kBlock/g' \
-  cuda/norm/norm_launch.cu >"$B/emu_norm_launch.cc"
+# The launcher and the statistics/apply header (its launchers live there) are rewritten alike.
+rewrite() {
+  perl -0pe 's/([\w:]+(?:<[^;<>]*>)?)\s*<<<(.*?)>>>\((.*?)\);/jk_emu::Launch(&$1, $2, $3);/gs; s/cudaLaunchKernelEx\(&cfg, /jk_emu::LaunchEx(&cfg, /g; s/cfg\.gridDim/cfg.*jk_emu::kGrid/g; s/cfg\.blockDim/cfg.*jk_emu::kBlock/g' "$1"
+}
+rewrite cuda/norm/norm_launch.cu >"$B/emu_norm_launch.cc"
+rewrite cuda/norm/norm_stats_apply.cuh >"$B/norm/norm_stats_apply.cuh"
 n=$(grep -c 'jk_emu::Launch' "$B/emu_norm_launch.cc")
 [ "$n" -ge 8 ] || { echo "norm_emulate.sh: expected >= 8 rewritten launches, got $n"; exit 1; }
+grep -q '<<<' "$B/norm/norm_stats_apply.cuh" && { echo "norm_emulate.sh: a launch in norm_stats_apply.cuh not rewritten"; exit 1; }
 # Dynamic shared memory: the emulator's per-launch buffer.
 sed -E 's/extern __shared__ __align__\(128\) unsigned char row_buffers\[\];/unsigned char* row_buffers = jk_emu::dyn_smem;/' \
   cuda/norm/norm_kernels.cuh >"$B/norm/norm_kernels.cuh"
