@@ -14,6 +14,8 @@ enum class MatmulTier {
   kSkinnyM,              // M <= 8 (decode): GEMV-like, split-K inside the block, 16-byte loads of b
   kSkinnyMma,            // bf16/f16 5 <= M <= 8 on sm_90: out^T = b^T a^T on mma.sync, b fragments from
                          // 16-byte loads, split-K over warps and a thread-block cluster (matmul_skinny_mma.cuh)
+  kSkinnyStream,         // SkinnyMma's math with b and a streamed through a per-thread cp.async ring, one
+                         // wave of CTAs (matmul_skinny_stream.cuh)
   kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
   kWgmmaTma,             // bf16/f16 on sm_90: wgmma fed by TMA, warp-specialised, persistent (matmul_wgmma.cuh)
 };

@@ -93,6 +93,27 @@ bool UsePingPong() {
   return env != nullptr && std::strcmp(env, "pingpong") == 0;
 }
 
+// The fused epilogue's prefetches (kWgmmaPrefetch*), both by default; JK_MATMUL_WGMMA_PREFETCH=0..3 sets
+// the bits (for the lab).
+int FusedEpilogueFlags() {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_PREFETCH");
+  if (env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') return env[0] - '0';
+  return kWgmmaPrefetchInputs | kWgmmaPrefetchResidualL2;
+}
+
+// Split-K over a cluster of 2 when one 128-row tile per SM leaves at least half of the SMs idle and each
+// rank keeps >= 4 k-tiles (1000^3: 64 tiles, 16 k-tiles); JK_MATMUL_WGMMA_SPLITK=1|2 forces it off or on
+// (any size: one tile per cluster; for tests and the lab).
+constexpr bool kSplitKByDefault = true;
+int SplitK(const MatmulProblem& p, int64_t tiles) {
+  if (const char* env = std::getenv("JK_MATMUL_WGMMA_SPLITK"); env != nullptr) {
+    if (std::strcmp(env, "1") == 0) return 1;
+    if (std::strcmp(env, "2") == 0) return 2;
+  }
+  const int64_t ktiles = CeilDiv(p.k, kWgmmaBK);
+  return kSplitKByDefault && 2 * tiles <= NumSMs() && ktiles >= 8 ? 2 : 1;
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -110,9 +131,22 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
-  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, map_out, p);
-  return LastLaunchError();
+  const bool pingpong = BN == 128 && tma_store && UsePingPong();
+  const int split = pingpong ? 1 : SplitK(p, tiles);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
+  cfg.blockDim = dim3(kWgmmaThreads);
+  cfg.dynamicSmemBytes = C::kSmemBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(split);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = split > 1 ? 1 : 0;
+  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, p, FusedEpilogueFlags(), split);
+  return e != cudaSuccess ? e : LastLaunchError();
 }
 
 }  // namespace
