@@ -155,6 +155,18 @@ def test_matmul_wgmma_tiles(rng, wgmma, monkeypatch, dtype, mkn, variant):
     assert_matmul_close(out, a64 @ b64, dtype, k, None)
 
 
+# 768^3: 36 tiles of 128x128 and K >= 768, which by default runs the Hopper tier with split-K over a
+# cluster of 2 (no environment variable set); plain (TMA-store epilogue) and fused with a residual.
+def test_matmul_wgmma_splitk_default(rng):
+    a, a64 = randn(rng, (768, 768), jnp.bfloat16)
+    b, b64 = randn(rng, (768, 768), jnp.bfloat16, scale=1 / np.sqrt(768))
+    assert_matmul_close(jk.matmul(a, b), a64 @ b64, jnp.bfloat16, 768, None)
+    bias, bias64 = randn(rng, (768,), jnp.bfloat16)
+    res, res64 = randn(rng, (768, 768), jnp.bfloat16)
+    out = jk.linear(a, b, bias, activation="gelu", residual=res)
+    assert_matmul_close(out, _act64("gelu", a64 @ b64 + bias64) + res64, jnp.bfloat16, 1, None)
+
+
 @pytest.mark.parametrize("variant", WGMMA_VARIANTS)
 @pytest.mark.parametrize("k", [264] + ([1032] if ON_GPU else []))
 def test_matmul_wgmma_more_tiles_than_sms(rng, wgmma, monkeypatch, k, variant):
@@ -215,9 +227,9 @@ def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
 # The decode tier for 16-bit inputs (SkinnyMma, M <= 8: mma.sync on out^T = b^T a^T, K split over the
 # warps of a CTA and over a thread-block cluster on sm_90): M across the threshold, N tails inside a 64-column
 # block, K tails inside a 16-deep step and past a warp's slice, K % 4 != 0 (scalar loads of a), several
-# cluster ranks, batches of distinct b. By default the tier takes 5 <= M <= 8; JK_MATMUL_SKINNY=mma gives it
-# every M <= 8, =stream its cp.async-ring twin SkinnyStream every M <= 8 (K % 4 == 0; SkinnyMma otherwise),
-# =simt none (the SIMT SkinnyM tier then runs them).
+# cluster ranks, batches of distinct b. By default the tier takes bf16 4 <= M <= 8 (f16 5 <= M <= 8);
+# JK_MATMUL_SKINNY=mma gives it every M <= 8, =stream its cp.async-ring twin SkinnyStream every M <= 8
+# (K % 4 == 0; SkinnyMma otherwise), =simt none (the SIMT SkinnyM tier then runs them).
 SKINNY_SHAPES = [  # (M, K, N)
     (1, 4096, 64), (2, 16, 8), (4, 520, 264), (5, 64, 16), (7, 1030, 72), (8, 37, 4104), (8, 2056, 136),
     (8, 3000, 4096), (9, 264, 72), (16, 64, 8)]

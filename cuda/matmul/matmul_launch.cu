@@ -2,13 +2,14 @@
 //
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
-//   bf16/f16, 5 <= M <= 8, N % 8 == 0, b        SkinnyStream where K % 4 == 0 and a is 8-byte aligned,
-//     16-byte aligned, sm_90                      else SkinnyMma (decode shapes on tensor cores, split-K
-//                                                 over a cluster; JK_MATMUL_SKINNY=simt|mma|stream)
+//   bf16 4 <= M <= 8 / f16 5 <= M <= 8,         SkinnyMma (decode shapes on tensor cores, split-K over a
+//     N % 8 == 0, b 16-byte aligned, sm_90        cluster; JK_MATMUL_SKINNY=simt|mma|stream, where stream
+//                                                 is SkinnyStream, its cp.async-ring twin, off by default)
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
-//     batch strides of whole matrices,            =1 forces it for any size)
-//     K >= 256, >= 64 tiles of 128x128
+//     batch strides of whole matrices,            =1 forces it for any size; with 32-63 tiles each
+//     K >= 256 and >= 64 tiles of 128x128,        tile's K is split over a cluster of 2 CTAs)
+//     or K >= 768 and 32-63 tiles
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
@@ -76,14 +77,15 @@ SkinnyMmaDevice SkinnyMmaSupport() {
   return {((cache[dev] - 1) & 1) != 0, ((cache[dev] - 1) & 2) != 0};
 }
 
-// Which decode tier takes 16-bit M <= 8 problems. By default SkinnyMma from M = 5 (H200,
-// bench/lab/matmul_small_h200.md: the tensor-core tier costs the same at any M <= 8, ~18-20 us at K = N =
-// 4096, the SIMT tier grows with M: 10.7 us at M = 1, 17 at M = 4, 33 at M = 8), and SkinnyStream in place
-// of SkinnyMma where its ring applies (kSkinnyStreamByDefault). JK_MATMUL_SKINNY (read at every launch):
-// =mma SkinnyMma for every M <= 8, =stream SkinnyStream for every M <= 8 (SkinnyMma where it does not
-// apply), =simt neither (for tests and the lab).
-constexpr int64_t kSkinnyMmaMinM = 5;
-constexpr bool kSkinnyStreamByDefault = true;
+// Which decode tier takes 16-bit M <= 8 problems. By default SkinnyMma from M = 4 (bf16) or 5 (f16) (H200,
+// bench/lab/matmul_small_h200.md and matmul_s3_h200.md: the tensor-core tier costs the same at any M <= 8,
+// ~17-20 us at K = N = 4096; the SIMT tier grows with M: 10.8 us at M = 1, bf16 20.9 / f16 17.1 at M = 4,
+// 33 at M = 8). SkinnyStream is off by default (kSkinnyStreamByDefault): measured slower than SkinnyMma
+// (8x4096x4096 22.9 us against 19.4 with the launcher's clusters of 4, 17.9 with clusters of 2; 60.8 against
+// 44.2 us at K = 14336). JK_MATMUL_SKINNY (read at every launch): =mma SkinnyMma for every M <= 8, =stream
+// SkinnyStream for every M <= 8 (SkinnyMma where it does not apply), =simt neither (tests and the lab).
+constexpr int64_t kSkinnyMmaMinMBF16 = 4, kSkinnyMmaMinMF16 = 5;
+constexpr bool kSkinnyStreamByDefault = false;
 
 enum class SkinnyChoice { kSimt, kMma, kStream };
 
@@ -103,7 +105,8 @@ SkinnyChoice ChooseSkinny(const MatmulProblem& p) {
   if (env != nullptr && std::strcmp(env, "simt") == 0) return SkinnyChoice::kSimt;
   if (env != nullptr && std::strcmp(env, "mma") == 0) return SkinnyChoice::kMma;
   const bool want_stream = env != nullptr && std::strcmp(env, "stream") == 0;
-  if (!want_stream && p.m < kSkinnyMmaMinM) return SkinnyChoice::kSimt;
+  if (!want_stream && p.m < (p.dtype == DType::kBF16 ? kSkinnyMmaMinMBF16 : kSkinnyMmaMinMF16))
+    return SkinnyChoice::kSimt;
   if ((want_stream || kSkinnyStreamByDefault) && SkinnyStreamApplies(p)) return SkinnyChoice::kStream;
   return SkinnyChoice::kMma;
 }
@@ -122,7 +125,7 @@ int EnvInt(const char* name, int lo, int hi, int fallback) {
 // overrides the 4 (2 CTAs fit an SM, so 4 per SM is two waves).
 // SkinnyStream: one wave (2 CTAs per SM), each warp streaming its longer k slice through the ring;
 // JK_MATMUL_SKINNY_CLUSTER (1, 2, 4, 8) forces the cluster size, JK_MATMUL_SKINNY_STAGES=4 the 4-deep ring
-// instead of 6 (for the lab).
+// instead of 6 (for the lab). H200 at 8x4096x4096: clusters of 2 17.9 us, 4 22.9, 8 27.2; 4 stages as 6.
 cudaError_t LaunchSkinny(cudaStream_t stream, const MatmulProblem& p, bool ring) {
   const int64_t col_blocks = CeilDiv(p.n, mm::kSkinnyMmaCols);
   const int64_t batches = std::min(p.batch_count, kMaxGridYZ);

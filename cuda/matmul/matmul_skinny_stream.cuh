@@ -8,6 +8,10 @@
 // (4 x 16 bytes of b, 8 bytes of a) in flight at all times while it runs the mma of the oldest, so a CTA
 // can stream a long k slice: the launcher sizes the grid for one wave of CTAs.
 //
+// Measured (H200, bench/lab/matmul_s3_h200.md): slower than SkinnyMma except at 8x4096x4096 with
+// clusters of 2 (17.9 against 19.4 us), and much slower on DRAM-sized b (60.8 against 44.2 us at K =
+// 14336): more bytes in flight is not what limits these kernels. Off by default (JK_MATMUL_SKINNY=stream).
+//
 // Each thread reads back only the bytes its own cp.async wrote (ring slot [stage][row][thread]), so
 // cp.async.wait_group alone orders them: no barrier inside the k loop. A warp's 16-byte copies of one row
 // are 512 contiguous bytes of shared memory (conflict-free).
