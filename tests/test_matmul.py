@@ -128,9 +128,10 @@ WGMMA_SHAPES = [  # (M, K, N)
 
 
 # Variants of the tier for plain matmuls: the default (TMA-store epilogue), the fused epilogue
-# (JK_MATMUL_WGMMA_EPI=row8) and the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong). Elsewhere than
+# (JK_MATMUL_WGMMA_EPI=row8), the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong) and split-K over a
+# cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2). Elsewhere than
 # on an sm_90 GPU they all run the same code, so only the default runs there.
-WGMMA_VARIANTS = ["default"] + (["row8", "pingpong"] if ON_GPU else [])
+WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk"] if ON_GPU else [])
 
 
 def set_wgmma_variant(monkeypatch, variant):
@@ -138,6 +139,8 @@ def set_wgmma_variant(monkeypatch, variant):
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", "row8")
     if variant == "pingpong":
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", "pingpong")
+    if variant == "splitk":  # every tile's k-tiles split over a cluster of 2 CTAs, whatever the tile count
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SPLITK", "2")
 
 
 @pytest.mark.parametrize("variant", WGMMA_VARIANTS)
@@ -150,6 +153,18 @@ def test_matmul_wgmma_tiles(rng, wgmma, monkeypatch, dtype, mkn, variant):
     b, b64 = randn(rng, (k, n), dtype)
     out = jax.jit(jk.matmul)(a, b)
     assert_matmul_close(out, a64 @ b64, dtype, k, None)
+
+
+# 768^3: 36 tiles of 128x128 and K >= 768, which by default runs the Hopper tier with split-K over a
+# cluster of 2 (no environment variable set); plain (TMA-store epilogue) and fused with a residual.
+def test_matmul_wgmma_splitk_default(rng):
+    a, a64 = randn(rng, (768, 768), jnp.bfloat16)
+    b, b64 = randn(rng, (768, 768), jnp.bfloat16, scale=1 / np.sqrt(768))
+    assert_matmul_close(jk.matmul(a, b), a64 @ b64, jnp.bfloat16, 768, None)
+    bias, bias64 = randn(rng, (768,), jnp.bfloat16)
+    res, res64 = randn(rng, (768, 768), jnp.bfloat16)
+    out = jk.linear(a, b, bias, activation="gelu", residual=res)
+    assert_matmul_close(out, _act64("gelu", a64 @ b64 + bias64) + res64, jnp.bfloat16, 1, None)
 
 
 @pytest.mark.parametrize("variant", WGMMA_VARIANTS)
@@ -177,15 +192,23 @@ def test_matmul_wgmma_batched(rng, wgmma, monkeypatch, dtype, shapes, variant):
     assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, shapes[0][-1], None)
 
 
+# The fused epilogue loads the next chunk's bias and residual ahead and prefetches residual tiles into L2
+# (both by default); JK_MATMUL_WGMMA_PREFETCH=0 loads them where they are used. A residual broadcast along
+# columns ("col", (M, 1)) takes the gathered loads. "splitk": the fused epilogue after the split-K exchange.
+@pytest.mark.parametrize("prefetch", ["default"] + (["0", "splitk"] if ON_GPU else []))
 @pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
-@pytest.mark.parametrize("res_shape", ["full", "row", None], ids=str)
-def test_linear_wgmma_epilogue(rng, wgmma, activation, res_shape):
+@pytest.mark.parametrize("res_shape", ["full", "row", "col", None], ids=str)
+def test_linear_wgmma_epilogue(rng, wgmma, monkeypatch, activation, res_shape, prefetch):
+    if prefetch == "splitk":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SPLITK", "2")
+    elif prefetch != "default":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_PREFETCH", prefetch)
     m, k, n = 260, 136, 392
     x, x64 = randn(rng, (2, m, k), jnp.bfloat16)
     w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
     bias, b64 = randn(rng, (n,), jnp.bfloat16)
     res, r64 = {"full": lambda: randn(rng, (2, m, n), jnp.bfloat16), "row": lambda: randn(rng, (n,), jnp.bfloat16),
-                None: lambda: (None, 0.0)}[res_shape]()
+           "col": lambda: randn(rng, (2, m, 1), jnp.bfloat16), None: lambda: (None, 0.0)}[res_shape]()
     out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
     assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
 
@@ -204,12 +227,13 @@ def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
 # The decode tier for 16-bit inputs (SkinnyMma, M <= 8: mma.sync on out^T = b^T a^T, K split over the
 # warps of a CTA and over a thread-block cluster on sm_90): M across the threshold, N tails inside a 64-column
 # block, K tails inside a 16-deep step and past a warp's slice, K % 4 != 0 (scalar loads of a), several
-# cluster ranks, batches of distinct b. By default the tier takes 5 <= M <= 8; JK_MATMUL_SKINNY=mma gives it
-# every M <= 8, =simt none (the SIMT SkinnyM tier then runs them).
+# cluster ranks, batches of distinct b. By default the tier takes bf16 4 <= M <= 8 (f16 5 <= M <= 8);
+# JK_MATMUL_SKINNY=mma gives it every M <= 8, =stream its cp.async-ring twin SkinnyStream every M <= 8
+# (K % 4 == 0; SkinnyMma otherwise), =simt none (the SIMT SkinnyM tier then runs them).
 SKINNY_SHAPES = [  # (M, K, N)
     (1, 4096, 64), (2, 16, 8), (4, 520, 264), (5, 64, 16), (7, 1030, 72), (8, 37, 4104), (8, 2056, 136),
     (8, 3000, 4096), (9, 264, 72), (16, 64, 8)]
-SKINNY_VARIANTS = ["default"] + (["mma", "simt"] if ON_GPU else [])
+SKINNY_VARIANTS = ["default"] + (["mma", "stream", "simt"] if ON_GPU else [])
 
 
 @pytest.fixture

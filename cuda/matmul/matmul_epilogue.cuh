@@ -83,17 +83,29 @@ struct Epilogue {
       for (int q = 0; q < V; ++q) Store(row, col + q, v[q]);
     }
   }
+  // The 16-bit bias and residual values of StoreRow8's 8 outputs (as bit patterns), loaded apart from it so
+  // that a caller can issue them a chunk ahead: in an epilogue loop, a residual load issued just before
+  // its use exposes a global-memory latency per 8 outputs.
+  struct Row8Inputs {
+    uint4 bias, res;
+  };
+  // col % 8 == 0 and n % 8 == 0 (StoreRow8's contract): 16-byte loads where the operand is contiguous and
+  // aligned along the row, else 8 gathered 2-byte loads; zeros outside the matrix or without the operand.
+  __device__ __forceinline__ Row8Inputs LoadRow8(int64_t row, int64_t col) const {
+    Row8Inputs in{make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0)};
+    if (row >= m || col >= n) return in;
+    if (bias) in.bias = Load8(bias + col, 1);
+    if (residual) in.res = Load8(residual + row * res_row_stride + col * res_col_stride, res_col_stride);
+    return in;
+  }
   // 8 adjacent columns of one 16-bit row (col % 8 == 0, n % 8 == 0, out 16-byte aligned): the bias,
   // one activation switch for all 8 and the residual, then one 16-byte store. Unlike StoreVec, which
   // inlines every activation once per element, the code a call runs is short and straight, so an
   // epilogue loop built on it stays in the instruction cache.
-  __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8]) const {
+  __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8], const Row8Inputs& in) const {
     static_assert(sizeof(T) == 2, "16-bit outputs");
     if (row >= m || col >= n) return;
-    if (bias) {
-#pragma unroll
-      for (int q = 0; q < 8; ++q) v[q] += ToFloat(bias[col + q]);
-    }
+    if (bias) AddRow8(v, in.bias);
     switch (act) {
       case Activation::kNone: break;
       case Activation::kRelu: ActivateVec<Activation::kRelu>(v); break;
@@ -101,10 +113,7 @@ struct Epilogue {
       case Activation::kGeluTanh: ActivateVec<Activation::kGeluTanh>(v); break;
       case Activation::kSilu: ActivateVec<Activation::kSilu>(v); break;
     }
-    if (residual) {
-#pragma unroll
-      for (int q = 0; q < 8; ++q) v[q] += ToFloat(residual[row * res_row_stride + (col + q) * res_col_stride]);
-    }
+    if (residual) AddRow8(v, in.res);
     uint32_t w[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
@@ -116,6 +125,30 @@ struct Epilogue {
     }
     asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(out + row * n + col), "r"(w[0]), "r"(w[1]),
                  "r"(w[2]), "r"(w[3]) : "memory");
+  }
+  __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8]) const {
+    StoreRow8(row, col, v, LoadRow8(row, col));
+  }
+  // 8 elements from `p` on, `stride` apart, as packed 16-bit bit patterns.
+  static __device__ __forceinline__ uint4 Load8(const T* p, int64_t stride) {
+    if (stride == 1 && IsAligned(p, 16)) return __ldg(reinterpret_cast<const uint4*>(p));
+    uint16_t e[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) memcpy(&e[q], p + q * stride, 2);
+    return make_uint4(e[0] | (uint32_t{e[1]} << 16), e[2] | (uint32_t{e[3]} << 16), e[4] | (uint32_t{e[5]} << 16),
+                      e[6] | (uint32_t{e[7]} << 16));
+  }
+  static __device__ __forceinline__ void AddRow8(float (&v)[8], const uint4& bits) {
+    const uint32_t w[4] = {bits.x, bits.y, bits.z, bits.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const uint16_t lo = static_cast<uint16_t>(w[q] & 0xFFFFu), hi = static_cast<uint16_t>(w[q] >> 16);
+      T lo_t, hi_t;
+      memcpy(&lo_t, &lo, 2);
+      memcpy(&hi_t, &hi, 2);
+      v[2 * q] += ToFloat(lo_t);
+      v[2 * q + 1] += ToFloat(hi_t);
+    }
   }
   // Two adjacent columns (col even, n even, out 4-byte aligned for halves): one paired store.
   __device__ __forceinline__ void Store2(int64_t row, int64_t col, float v0, float v1, bool paired) const {

@@ -2,13 +2,14 @@
 //
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
-//   bf16/f16, 5 <= M <= 8, N % 8 == 0, b        SkinnyMma (decode shapes on tensor cores, split-K over
-//     16-byte aligned, sm_90                      a cluster; JK_MATMUL_SKINNY=simt opts out, =mma takes
-//                                                 every M <= 8)
+//   bf16 4 <= M <= 8 / f16 5 <= M <= 8,         SkinnyMma (decode shapes on tensor cores, split-K over a
+//     N % 8 == 0, b 16-byte aligned, sm_90        cluster; JK_MATMUL_SKINNY=simt|mma|stream, where stream
+//                                                 is SkinnyStream, its cp.async-ring twin, off by default)
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
-//     batch strides of whole matrices,            =1 forces it for any size)
-//     K >= 256, >= 64 tiles of 128x128
+//     batch strides of whole matrices,            =1 forces it for any size; with 32-63 tiles each
+//     K >= 256 and >= 64 tiles of 128x128,        tile's K is split over a cluster of 2 CTAs)
+//     or K >= 768 and 32-63 tiles
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
@@ -26,6 +27,7 @@
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
 #include "matmul/matmul_skinny_mma.cuh"
+#include "matmul/matmul_skinny_stream.cuh"
 #include "matmul/matmul_wgmma_launch.h"
 
 namespace jk {
@@ -75,40 +77,72 @@ SkinnyMmaDevice SkinnyMmaSupport() {
   return {((cache[dev] - 1) & 1) != 0, ((cache[dev] - 1) & 2) != 0};
 }
 
-// By default from M = 5 (H200, bench/lab/matmul_small_h200.md): the tensor-core tier costs the same at
-// any M <= 8 (~18-20 us at K = N = 4096), the SIMT tier grows with M (10.7 us at M = 1, 17 at M = 4, 33 at
-// M = 8). JK_MATMUL_SKINNY=mma takes it for every M <= 8, =simt never (for tests and the lab).
-constexpr int64_t kSkinnyMmaMinM = 5;
+// Which decode tier takes 16-bit M <= 8 problems. By default SkinnyMma from M = 4 (bf16) or 5 (f16) (H200,
+// bench/lab/matmul_small_h200.md and matmul_s3_h200.md: the tensor-core tier costs the same at any M <= 8,
+// ~17-20 us at K = N = 4096; the SIMT tier grows with M: 10.8 us at M = 1, bf16 20.9 / f16 17.1 at M = 4,
+// 33 at M = 8). SkinnyStream is off by default (kSkinnyStreamByDefault): measured slower than SkinnyMma
+// (8x4096x4096 22.9 us against 19.4 with the launcher's clusters of 4, 17.9 with clusters of 2; 60.8 against
+// 44.2 us at K = 14336). JK_MATMUL_SKINNY (read at every launch): =mma SkinnyMma for every M <= 8, =stream
+// SkinnyStream for every M <= 8 (SkinnyMma where it does not apply), =simt neither (tests and the lab).
+constexpr int64_t kSkinnyMmaMinMBF16 = 4, kSkinnyMmaMinMF16 = 5;
+constexpr bool kSkinnyStreamByDefault = false;
 
-bool SkinnyMmaEligible(const MatmulProblem& p) {
-  if (p.dtype == DType::kF32 || p.m > mm::kSkinnyMaxM || p.n % 8 != 0 || !Aligned16(p.b)) return false;
-  const char* env = std::getenv("JK_MATMUL_SKINNY");
-  if (env != nullptr && std::strcmp(env, "simt") == 0) return false;
-  if (!(env != nullptr && std::strcmp(env, "mma") == 0) && p.m < kSkinnyMmaMinM) return false;
-  // Only with clusters (sm_90): without them a CTA's 8 warps alone split K, 64 CTAs at N = 4096; unmeasured.
-  return SkinnyMmaSupport().clusters;
+enum class SkinnyChoice { kSimt, kMma, kStream };
+
+// SkinnyStream copies 4 k of a row of a at a time: 8-byte aligned in every batch matrix.
+bool SkinnyStreamApplies(const MatmulProblem& p) {
+  if (p.k % 4 != 0 || reinterpret_cast<uintptr_t>(p.a) % 8 != 0) return false;
+  for (int d = 0; d < p.batch_rank; ++d)
+    if (p.a_stride[d] % 4 != 0) return false;
+  return true;
 }
 
-// Enough CTAs for ~4 per SM (each has 8 warps x 4 steps x 2 KiB of b in flight): column blocks of 64 times
-// a cluster of up to 8 CTAs splitting K (a power of two: the ranks share the block's 512 outputs), while
-// every warp keeps at least one 16-deep k step.
-cudaError_t LaunchSkinnyMma(cudaStream_t stream, const MatmulProblem& p) {
+SkinnyChoice ChooseSkinny(const MatmulProblem& p) {
+  if (p.dtype == DType::kF32 || p.m > mm::kSkinnyMaxM || p.n % 8 != 0 || !Aligned16(p.b)) return SkinnyChoice::kSimt;
+  // Only with clusters (sm_90): without them a CTA's 8 warps alone split K, 64 CTAs at N = 4096; unmeasured.
+  if (!SkinnyMmaSupport().clusters) return SkinnyChoice::kSimt;
+  const char* env = std::getenv("JK_MATMUL_SKINNY");
+  if (env != nullptr && std::strcmp(env, "simt") == 0) return SkinnyChoice::kSimt;
+  if (env != nullptr && std::strcmp(env, "mma") == 0) return SkinnyChoice::kMma;
+  const bool want_stream = env != nullptr && std::strcmp(env, "stream") == 0;
+  if (!want_stream && p.m < (p.dtype == DType::kBF16 ? kSkinnyMmaMinMBF16 : kSkinnyMmaMinMF16))
+    return SkinnyChoice::kSimt;
+  if ((want_stream || kSkinnyStreamByDefault) && SkinnyStreamApplies(p)) return SkinnyChoice::kStream;
+  return SkinnyChoice::kMma;
+}
+
+// A lab knob read at every launch: a small positive integer, or `fallback` when unset or out of range.
+int EnvInt(const char* name, int lo, int hi, int fallback) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return fallback;
+  const int v = std::atoi(env);
+  return v >= lo && v <= hi ? v : fallback;
+}
+
+// SkinnyMma: enough CTAs for ~4 per SM (each has 8 warps x 4 steps x 2 KiB of b in flight): column blocks
+// of 64 times a cluster of up to 8 CTAs splitting K (a power of two: the ranks share the block's 512
+// outputs), while every warp keeps at least one 16-deep k step. JK_MATMUL_SKINNY_CTAS_PER_SM (1-8)
+// overrides the 4 (2 CTAs fit an SM, so 4 per SM is two waves).
+// SkinnyStream: one wave (2 CTAs per SM), each warp streaming its longer k slice through the ring;
+// JK_MATMUL_SKINNY_CLUSTER (1, 2, 4, 8) forces the cluster size, JK_MATMUL_SKINNY_STAGES=4 the 4-deep ring
+// instead of 6 (for the lab). H200 at 8x4096x4096: clusters of 2 17.9 us, 4 22.9, 8 27.2; 4 stages as 6.
+cudaError_t LaunchSkinny(cudaStream_t stream, const MatmulProblem& p, bool ring) {
   const int64_t col_blocks = CeilDiv(p.n, mm::kSkinnyMmaCols);
   const int64_t batches = std::min(p.batch_count, kMaxGridYZ);
-  // JK_MATMUL_SKINNY_CTAS_PER_SM (1-8) overrides the 4 for the lab: 2 CTAs fit an SM (128 registers), so
-  // 4 per SM is two waves; whether one wave of longer CTAs is faster is not measured yet.
-  int64_t per_sm = 4;
-  if (const char* env = std::getenv("JK_MATMUL_SKINNY_CTAS_PER_SM"); env != nullptr && env[0] >= '1' && env[0] <= '8')
-    per_sm = env[0] - '0';
+  const int64_t per_sm = ring ? 2 : EnvInt("JK_MATMUL_SKINNY_CTAS_PER_SM", 1, 8, 4);
   int cluster = 1;
-  if (SkinnyMmaSupport().clusters) {
-    const int64_t want = per_sm * NumSMs();
-    while (cluster < mm::kSkinnyMmaClusterMax && col_blocks * batches * cluster < want &&
-           2 * cluster * mm::kSkinnyMmaWarps * 16 <= p.k)
-      cluster *= 2;
+  const int64_t want = per_sm * NumSMs();
+  // SkinnyMma: the smallest cluster reaching `want` CTAs; SkinnyStream: the largest one within it.
+  while (cluster < mm::kSkinnyMmaClusterMax && col_blocks * batches * (ring ? 2 * cluster : cluster) < want + ring &&
+         2 * cluster * mm::kSkinnyMmaWarps * 16 <= p.k)
+    cluster *= 2;
+  if (ring) {
+    const int forced = EnvInt("JK_MATMUL_SKINNY_CLUSTER", 1, 8, 0);
+    if (forced == 1 || forced == 2 || forced == 4 || forced == 8) cluster = forced;
   }
   const int64_t slices = int64_t{cluster} * mm::kSkinnyMmaWarps;
   const int64_t k_slice = CeilDiv(CeilDiv(p.k, slices), 16) * 16;
+  const bool shallow = EnvInt("JK_MATMUL_SKINNY_STAGES", 4, 4, 0) == 4;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches));
   cfg.blockDim = dim3(mm::kSkinnyMmaThreads);
@@ -125,8 +159,19 @@ cudaError_t LaunchSkinnyMma(cudaStream_t stream, const MatmulProblem& p) {
     if constexpr (std::is_same_v<T, float>) {
       return cudaErrorInvalidValue;
     } else {
-      cudaError_t e = cudaLaunchKernelEx(&cfg, mm::SkinnyMmaKernel<T>, p, cluster, k_slice);
-      return e != cudaSuccess ? e : LastLaunchError();
+      auto launch = [&](auto kernel, int smem) {
+        if (smem > 0) {
+          if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+              e != cudaSuccess)
+            return e;
+        }
+        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+        cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster, k_slice);
+        return e != cudaSuccess ? e : LastLaunchError();
+      };
+      if (!ring) return launch(mm::SkinnyMmaKernel<T>, 0);
+      if (shallow) return launch(mm::SkinnyStreamKernel<T, 4>, mm::SkinnyStreamSmem<4>::kBytes);
+      return launch(mm::SkinnyStreamKernel<T, 6>, mm::SkinnyStreamSmem<6>::kBytes);
     }
   });
 }
@@ -136,7 +181,11 @@ cudaError_t LaunchSkinnyMma(cudaStream_t stream, const MatmulProblem& p) {
 MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   const int64_t vec = 16 / ElementBytes(p.dtype);
   if (p.k == 0) return MatmulTier::kSimtTiled;
-  if (SkinnyMmaEligible(p)) return MatmulTier::kSkinnyMma;
+  switch (ChooseSkinny(p)) {
+    case SkinnyChoice::kStream: return MatmulTier::kSkinnyStream;
+    case SkinnyChoice::kMma: return MatmulTier::kSkinnyMma;
+    case SkinnyChoice::kSimt: break;
+  }
   if (p.m <= mm::kSkinnyMaxM && p.n % 8 == 0 && Aligned16(p.b)) return MatmulTier::kSkinnyM;
   if (p.dtype != DType::kF32 && VectorRows(p, vec) && mm::WgmmaTmaEligible(p)) return MatmulTier::kWgmmaTma;
   if (p.dtype != DType::kF32 && VectorRows(p, vec)) return MatmulTier::kMmaTensorCore;
@@ -167,7 +216,9 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       });
     }
     case MatmulTier::kSkinnyMma:
-      return LaunchSkinnyMma(stream, p);
+      return LaunchSkinny(stream, p, /*ring=*/false);
+    case MatmulTier::kSkinnyStream:
+      return LaunchSkinny(stream, p, /*ring=*/true);
     case MatmulTier::kWgmmaTma:
       // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;

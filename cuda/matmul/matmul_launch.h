@@ -12,8 +12,10 @@ enum class MatmulTier {
   kSimtTiled,            // any shape/alignment/dtype: 64x64 smem tiles, 4x4 outputs per thread
   kSimtRegisterBlocked,  // exact float32: 128x128x8 (or 64x64x8) tiles, 8x8 (4x4) per thread, float4
   kSkinnyM,              // M <= 8 (decode): GEMV-like, split-K inside the block, 16-byte loads of b
-  kSkinnyMma,            // bf16/f16 5 <= M <= 8 on sm_90: out^T = b^T a^T on mma.sync, b fragments from
+  kSkinnyMma,            // bf16 4 (f16 5) <= M <= 8 on sm_90: out^T = b^T a^T on mma.sync, b fragments from
                          // 16-byte loads, split-K over warps and a thread-block cluster (matmul_skinny_mma.cuh)
+  kSkinnyStream,         // SkinnyMma's math with b and a streamed through a per-thread cp.async ring, one
+                         // wave of CTAs (matmul_skinny_stream.cuh)
   kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
   kWgmmaTma,             // bf16/f16 on sm_90: wgmma fed by TMA, warp-specialised, persistent (matmul_wgmma.cuh)
 };

@@ -57,6 +57,22 @@ __device__ __forceinline__ void SkinnyMmaOp(float (&d)[4], const uint32_t (&a)[4
   }
 }
 
+// One 16-deep k step of a lane: its 4 rows of b (8 columns each) and its 4 k of a row of a.
+template <typename T>
+__device__ __forceinline__ void SkinnyMmaStep(float (&acc)[4][4], const uint4 (&vb)[4], uint32_t a0, uint32_t a1) {
+  const uint32_t* r0 = &vb[0].x;
+  const uint32_t* r1 = &vb[1].x;
+  const uint32_t* r2 = &vb[2].x;
+  const uint32_t* r3 = &vb[3].x;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    // Word j of a row holds columns 2j (low half) and 2j + 1 (high half).
+    const uint32_t fa[4] = {__byte_perm(r0[j], r1[j], 0x5410), __byte_perm(r0[j], r1[j], 0x7632),
+                            __byte_perm(r2[j], r3[j], 0x5410), __byte_perm(r2[j], r3[j], 0x7632)};
+    SkinnyMmaOp<T>(acc[j], fa, a0, a1);
+  }
+}
+
 __device__ __forceinline__ void ClusterSync() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
@@ -75,6 +91,46 @@ __device__ __forceinline__ float LoadClusterShared(const float* p, uint32_t rank
 #else
   return *p;
 #endif
+}
+
+// The warps' partial sums (acc: each warp's out^T fragments) meet in shared memory (`part`, 8 x 8 x 64
+// floats), then the cluster ranks' sums through distributed shared memory (`red`, 8 x 64 floats, read by
+// the other ranks until the caller's closing cluster barrier); rank r stores its share of the block's
+// outputs through the epilogue, in a fixed rank order (deterministic).
+template <typename T>
+__device__ __forceinline__ void SkinnyReduceStore(const float (&acc)[4][4], float* part, float* red,
+                                                  const MatmulProblem& p, int64_t z, const BatchOffsets& o,
+                                                  int cluster, int rank, int64_t col_block) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+  float* mine = part + warp * 8 * kSkinnyMmaCols;
+  // acc[j] = out^T rows (8g + 2j, 8g + 2j + 1) x columns (2t, 2t + 1), i.e. out[2t + i][c + 2j + h].
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    mine[(2 * t) * kSkinnyMmaCols + 8 * g + 2 * j] = acc[j][0];
+    mine[(2 * t + 1) * kSkinnyMmaCols + 8 * g + 2 * j] = acc[j][1];
+    mine[(2 * t) * kSkinnyMmaCols + 8 * g + 2 * j + 1] = acc[j][2];
+    mine[(2 * t + 1) * kSkinnyMmaCols + 8 * g + 2 * j + 1] = acc[j][3];
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < 8 * kSkinnyMmaCols; e += kSkinnyMmaThreads) {
+    float s = 0.f;
+#pragma unroll
+    for (int w = 0; w < kSkinnyMmaWarps; ++w) s += part[w * 8 * kSkinnyMmaCols + e];
+    red[e] = s;
+  }
+  if (cluster > 1) ClusterSync();  // every rank's red[] is complete
+  else __syncthreads();
+  const Epilogue<T> ep(p, z, o);
+  const int share = 8 * kSkinnyMmaCols / cluster;
+  for (int e = rank * share + threadIdx.x; e < (rank + 1) * share; e += kSkinnyMmaThreads) {
+    float s = 0.f;
+    if (cluster > 1) {
+      for (int r = 0; r < cluster; ++r) s += LoadClusterShared(&red[e], static_cast<uint32_t>(r));
+    } else {
+      s = red[e];
+    }
+    ep.Store(e / kSkinnyMmaCols, col_block * kSkinnyMmaCols + e % kSkinnyMmaCols, s);
+  }
 }
 
 // Grid: x = column blocks x cluster (cluster dims (cluster, 1, 1)), z = batch. k_slice: the k extent of
@@ -124,49 +180,9 @@ __global__ void __launch_bounds__(kSkinnyMmaThreads, 2)
         }
       }
 #pragma unroll
-      for (int s = 0; s < kSkinnyMmaSteps; ++s) {
-        const uint32_t* r0 = &vb[s][0].x;
-        const uint32_t* r1 = &vb[s][1].x;
-        const uint32_t* r2 = &vb[s][2].x;
-        const uint32_t* r3 = &vb[s][3].x;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          // Word j of a row holds columns 2j (low half) and 2j + 1 (high half).
-          const uint32_t fa[4] = {__byte_perm(r0[j], r1[j], 0x5410), __byte_perm(r0[j], r1[j], 0x7632),
-                                  __byte_perm(r2[j], r3[j], 0x5410), __byte_perm(r2[j], r3[j], 0x7632)};
-          SkinnyMmaOp<T>(acc[j], fa, va[s][0], va[s][1]);
-        }
-      }
+      for (int s = 0; s < kSkinnyMmaSteps; ++s) SkinnyMmaStep<T>(acc, vb[s], va[s][0], va[s][1]);
     }
-    // acc[j] = out^T rows (8g + 2j, 8g + 2j + 1) x columns (2t, 2t + 1), i.e. out[2t + i][c + 2j + h].
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      part[warp][2 * t][8 * g + 2 * j] = acc[j][0];
-      part[warp][2 * t + 1][8 * g + 2 * j] = acc[j][1];
-      part[warp][2 * t][8 * g + 2 * j + 1] = acc[j][2];
-      part[warp][2 * t + 1][8 * g + 2 * j + 1] = acc[j][3];
-    }
-    __syncthreads();
-    for (int e = threadIdx.x; e < 8 * kSkinnyMmaCols; e += kSkinnyMmaThreads) {
-      float s = 0.f;
-#pragma unroll
-      for (int w = 0; w < kSkinnyMmaWarps; ++w) s += (&part[w][0][0])[e];
-      red[e] = s;
-    }
-    if (cluster > 1) ClusterSync();  // every rank's red[] is complete
-    else __syncthreads();
-    const Epilogue<T> ep(p, z, o);
-    // Rank r finishes outputs [r * share, (r + 1) * share) of the block's 8 x 64, in a fixed rank order.
-    const int share = 8 * kSkinnyMmaCols / cluster;
-    for (int e = rank * share + threadIdx.x; e < (rank + 1) * share; e += kSkinnyMmaThreads) {
-      float s = 0.f;
-      if (cluster > 1) {
-        for (int r = 0; r < cluster; ++r) s += LoadClusterShared(&red[e], static_cast<uint32_t>(r));
-      } else {
-        s = red[e];
-      }
-      ep.Store(e / kSkinnyMmaCols, col_block * kSkinnyMmaCols + e % kSkinnyMmaCols, s);
-    }
+    SkinnyReduceStore<T>(acc, &part[0][0][0], red, p, z, o, cluster, rank, col_block);
     // red[] and part[] are read (by other ranks too) before the next batch index overwrites them, and
     // stay alive until every rank has read them.
     if (cluster > 1) ClusterSync();

@@ -52,6 +52,10 @@ constexpr int kWgmmaOutBox = 64 * 64 * 2;
 constexpr int kWgmmaEpiGroup = 2 * kWgmmaOutBox;
 static_assert(4 * kWgmmaEpiWarp <= kWgmmaEpiGroup, "the staging fits the warpgroup's epilogue area");
 
+// Fused-epilogue options (the kernel's epi_flags): load the bias and residual of the next 32-column chunk
+// while computing this one; prefetch a tile's residual into L2 before its mainloop.
+constexpr int kWgmmaPrefetchInputs = 1, kWgmmaPrefetchResidualL2 = 2;
+
 template <int BN, int STAGES>
 struct WgmmaTile {
   static constexpr int kAStage = kWgmmaBM * kWgmmaBK * 2;  // 16 KiB
@@ -60,9 +64,11 @@ struct WgmmaTile {
   static constexpr int kStageBytes = kAStage + kBStage;    // TMA transaction bytes per stage
   // The ring, the two warpgroups' epilogue areas (1 KiB aligned: the output boxes are swizzled), then 2
   // mbarriers per stage; +1 KiB to align the ring to the 128-byte swizzle's 1 KiB atom.
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + 2 * STAGES * 8 + 1024;
+  // The 2 extra mbarriers serve the split-K exchange.
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + (2 * STAGES + 2) * 8 + 1024;
   static_assert(BN % 128 == 0, "BN is whole m64n128 wgmmas");
   static_assert(kSmemBytes <= 227 * 1024, "fits the opt-in shared memory of an sm_90 CTA");
+  static_assert(STAGES * kStageBytes >= 2 * (BN / 128) * 64 * 128 * 4, "split-K partials fit the ring");
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -114,6 +120,33 @@ __device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
 __device__ __forceinline__ void NamedArrive(uint32_t id, uint32_t count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
+// Split-K exchange between the two CTAs of a cluster (distributed shared memory, sm_90).
+__device__ __forceinline__ uint32_t MapaShared(uint32_t addr, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+  return remote;
+}
+__device__ __forceinline__ void StoreCluster4(uint32_t addr, float a, float b, float c, float d) {
+  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d)
+               : "memory");
+}
+// Arrival on an mbarrier of another CTA of the cluster, ordering this thread's earlier writes before it.
+__device__ __forceinline__ void MbarArriveCluster(uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
+}
+__device__ __forceinline__ void MbarWaitCluster(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+}
+__device__ __forceinline__ void ClusterBarrier() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
 __device__ __forceinline__ void StoreShared32(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
@@ -188,29 +221,67 @@ __device__ __forceinline__ void StageChunk(int c, float* st, const float (&acc)[
 // The fused epilogue of one consumer warpgroup, 32 columns at a time through each warp's staging area
 // (`stage`: the warpgroup's 4 of them): fragment register 4q+{0,1} holds row g, columns 8q + 2t + {0,1}
 // of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column row pieces, the epilogue runs once
-// per 8 outputs and stores 16 bytes at a time.
+// per 8 outputs and stores 16 bytes at a time. The bias and residual of chunk c + 1 are loaded while chunk
+// c is computed (kPrefetchInputs), so their latency is not paid once per chunk.
 template <typename T, int kN128>
 __device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], const Epilogue<T>& ep, float* stage,
-                                               int64_t row0, int64_t col0, int tid) {
+                                               int64_t row0, int64_t col0, int tid, bool prefetch_inputs) {
+  using In = typename Epilogue<T>::Row8Inputs;
   const int lane = tid % 32, g = lane / 4, quad = lane % 4;
   float* st = stage + (tid / 32) * (kWgmmaEpiWarp / 4);
   row0 += 16 * (tid / 32);
   constexpr int kChunks = kN128 * 4;
+  // Lane's two row pieces of a chunk: rows r0 and r0 + 8, columns cv .. cv + 7 of the chunk.
+  const int r0 = lane / 4, cv = (lane % 4) * 8;
+  In cur0{}, cur1{};
+  if (prefetch_inputs) {
+    cur0 = ep.LoadRow8(row0 + r0, col0 + cv);
+    cur1 = ep.LoadRow8(row0 + r0 + 8, col0 + cv);
+  }
 #pragma unroll 1
   for (int c = 0; c < kChunks; ++c) {
+    In next0{}, next1{};
+    if (prefetch_inputs && c + 1 < kChunks) {
+      next0 = ep.LoadRow8(row0 + r0, col0 + 32 * (c + 1) + cv);
+      next1 = ep.LoadRow8(row0 + r0 + 8, col0 + 32 * (c + 1) + cv);
+    }
     StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
     __syncwarp();
 #pragma unroll 1
     for (int e = 0; e < 2; ++e) {
-      const int r = (lane + 32 * e) / 4, cv = ((lane + 32 * e) % 4) * 8;
+      const int r = r0 + 8 * e;
       float v[8];
       const float4 lo = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv);
       const float4 hi = *reinterpret_cast<const float4*>(st + r * kWgmmaEpiRow + cv + 4);
       v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
-      ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v);
+      if (prefetch_inputs) {
+        // Field by field: a conditional between the two structs would take their addresses (local memory).
+        In in;
+        in.bias = e == 0 ? cur0.bias : cur1.bias;
+        in.res = e == 0 ? cur0.res : cur1.res;
+        ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v, in);
+      }
+      else ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v);
     }
     __syncwarp();  // the next chunk overwrites the staging area
+    cur0 = next0;
+    cur1 = next1;
   }
+}
+
+// L2 prefetch of the residual rows [row0, row0 + 64) x [col0, col0 + bn) of one consumer warpgroup, issued
+// before the tile's mainloop so the epilogue finds them in L2 (contiguous residual rows only).
+template <typename T>
+__device__ __forceinline__ void PrefetchResidualL2(const MatmulProblem& p, int64_t z, int64_t row0, int64_t col0,
+                                                   int bn, int tid) {
+  if (p.residual == nullptr || p.res_col_stride != 1) return;
+  const int64_t row = row0 + tid / 2;
+  if (row >= p.m) return;
+  const T* base = static_cast<const T*>(p.residual) + OffsetsOf(p, z).res + row * p.res_row_stride;
+  // This thread's half of the row piece, in 128-byte lines.
+  const int64_t half = bn / 2, c0 = col0 + (tid % 2) * half;
+  for (int64_t c = c0; c < c0 + half && c < p.n; c += 128 / sizeof(T))
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(base + c));
 }
 
 // The TMA-store epilogue of one consumer warpgroup (thread tid of 128, output rows from row0, columns from
@@ -266,6 +337,16 @@ struct WgmmaTileCoord {
   int64_t z;
   int64_t m0, n0;
 };
+// The k-tiles of this CTA: all of them, or with split-K (clusters of `split` CTAs along x sharing a tile)
+// its rank's contiguous share.
+struct WgmmaKRange {
+  int begin, end;
+};
+__device__ __forceinline__ WgmmaKRange WgmmaKRangeOf(int ktiles, int split) {
+  const int share = (ktiles + split - 1) / split, rank = static_cast<int>(blockIdx.x % split);
+  const int begin = rank * share < ktiles ? rank * share : ktiles;
+  return {begin, begin + share < ktiles ? begin + share : ktiles};
+}
 __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles, int64_t ntiles, int bn) {
   constexpr int64_t kGroup = 8;
   const int64_t per_batch = mtiles * ntiles, z = t / per_batch, pid = t % per_batch;
@@ -276,6 +357,11 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 
 // tma_out (3-d over the batch's contiguous output matrices, 64x64 boxes) is read only by the kTmaStore
 // epilogue, which applies when the problem has no bias, residual or activation.
+//
+// Split-K (split == 2, cooperative schedule only; launched as clusters of 2 CTAs along x with one tile per
+// cluster, grid = 2 x tiles): each rank runs half of the tile's k-tiles; rank 1 writes its float32
+// accumulators into rank 0's ring through distributed shared memory, rank 0 adds them and runs the
+// epilogue. For problems with too few tiles to fill the SMs (1000^3: 64 tiles of 128x128).
 //
 // Schedules: cooperative (kPingPong false): both consumer warpgroups work on every tile, 64 rows each,
 // and both run its epilogue while the tensor cores idle (only the producer's loads continue). Ping-pong
@@ -288,7 +374,8 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                   const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
+                   const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p,
+                   int epi_flags, int split) {
 #ifdef JK_WGMMA_DEVICE
   using C = WgmmaTile<BN, STAGES>;
   extern __shared__ unsigned char smem_raw[];
@@ -297,6 +384,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const uint32_t sb = sa + STAGES * C::kAStage, epi = sb + STAGES * C::kBStage, bars = epi + 2 * kWgmmaEpiGroup;
   auto full = [&](int s) { return bars + 8 * s; };             // producer -> consumers: stage landed
   auto empty = [&](int s) { return bars + 8 * (STAGES + s); };  // consumers -> producer: stage free
+  // Split-K (split == 2): rank 0 -> rank 1 "my ring is free for your partials", rank 1 -> rank 0 "sent".
+  const uint32_t xfree = bars + 16 * STAGES, xdata = xfree + 8;
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
   if (threadIdx.x == 0) {
@@ -304,9 +393,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       MbarInit(full(s), 1);
       MbarInit(empty(s), kPingPong ? 128 : 256);  // every thread of the consuming warpgroup(s) arrives
     }
+    MbarInit(xfree, 1);
+    MbarInit(xdata, 256);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  // With split-K the other rank arrives on these barriers: they must be initialised cluster-wide first.
+  if (split > 1) ClusterBarrier();
+  else __syncthreads();
 
   // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
   // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
@@ -325,11 +418,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_b)) : "memory");
     int stage = 0;
     uint32_t phase = 0;
-    for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const WgmmaKRange kr = WgmmaKRangeOf(ktiles, split);
+    for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
       const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
       const BatchOffsets o = OffsetsOf(p, tc.z);
       const int32_t za = static_cast<int32_t>(o.a / (p.m * p.k)), zb = static_cast<int32_t>(o.b / (p.k * p.n));
-      for (int kt = 0; kt < ktiles; ++kt) {
+      for (int kt = kr.begin; kt < kr.end; ++kt) {
         MbarWait(empty(stage), phase ^ 1);  // a fresh barrier counts its "previous" phase as complete
         MbarExpectTx(full(stage), C::kStageBytes);
         const int32_t k0 = kt * kWgmmaBK;
@@ -359,7 +453,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   int stage = 0;
   uint32_t phase = 0;
   int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+  const WgmmaKRange kr = WgmmaKRangeOf(ktiles, split);
+  for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
     if constexpr (kPingPong) {
       if ((mine & 1) != w) {  // the other warpgroup's tile: step over its k-tiles in the ring
         ++mine;
@@ -370,6 +465,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       }
       if (mine++ > 0) NamedBarrier(3 + w, 256);  // the other warpgroup has waited for its k-tiles
     }
+    if constexpr (!kTmaStore) {
+      if (epi_flags & kWgmmaPrefetchResidualL2) {
+        const WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, BN);
+        PrefetchResidualL2<T>(p, pc.z, pc.m0 + 64 * w, pc.n0, BN, tid);
+      }
+    }
 #pragma unroll
     for (int j = 0; j < kAcc; ++j)
 #pragma unroll
@@ -378,7 +479,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         FenceOperand(acc[j][r]);
       }
     int prev = 0;
-    for (int kt = 0; kt < ktiles; ++kt) {
+    for (int kt = kr.begin; kt < kr.end; ++kt) {
       MbarWait(full(stage), phase);
       WgmmaFence();
       const uint32_t a_base = sa + stage * C::kAStage + (kPingPong ? 0 : w * (64 * 128)), b_base = sb + stage * C::kBStage;
@@ -399,7 +500,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       WgmmaCommit();
       // Keep this k-tile's wgmmas in flight; the previous k-tile's have retired, so its stage is free.
       WgmmaWait<1>();
-      if (kt > 0) MbarArrive(empty(prev));
+      if (kt > kr.begin) MbarArrive(empty(prev));
       prev = stage;
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
@@ -411,7 +512,37 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
-    if (ktiles > 0) MbarArrive(empty(prev));
+    if (kr.end > kr.begin) MbarArrive(empty(prev));
+    if constexpr (!kPingPong) {
+      // Split-K: rank 1 sends its partial sums into rank 0's ring (free once rank 0's consumers are past
+      // their mainloop: each cluster has one tile, so no later k-tile lands there), rank 0 adds them and
+      // runs the epilogue. Per (warpgroup, block j, 4 registers q): 128 threads x 16 bytes.
+      if (split > 1) {
+        const uint32_t slot = sa + w * (kAcc * 16 * 2048) + tid * 16;
+        if (blockIdx.x % split != 0) {
+          MbarWaitCluster(xfree, 0);
+          const uint32_t remote = MapaShared(slot, 0);
+#pragma unroll
+          for (int j = 0; j < kAcc; ++j)
+#pragma unroll
+            for (int q = 0; q < 16; ++q)
+              StoreCluster4(remote + (j * 16 + q) * 2048, acc[j][4 * q], acc[j][4 * q + 1], acc[j][4 * q + 2],
+                            acc[j][4 * q + 3]);
+          MbarArriveCluster(MapaShared(xdata, 0));
+          continue;
+        }
+        NamedBarrier(5, 256);  // both consumer warpgroups are past the ring
+        if (threadIdx.x == 128) MbarArriveCluster(MapaShared(xfree, 1));
+        MbarWaitCluster(xdata, 0);
+#pragma unroll
+        for (int j = 0; j < kAcc; ++j)
+#pragma unroll
+          for (int q = 0; q < 16; ++q) {
+            const float4 v = *reinterpret_cast<const float4*>(smem_raw + (slot - smem_base) + (j * 16 + q) * 2048);
+            acc[j][4 * q] += v.x, acc[j][4 * q + 1] += v.y, acc[j][4 * q + 2] += v.z, acc[j][4 * q + 3] += v.w;
+          }
+      }
+    }
 
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
     const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
@@ -423,7 +554,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       const BatchOffsets o = OffsetsOf(p, tc.z);
       StoreTileFused<T, kAcc>(acc, Epilogue<T>(p, tc.z, o),
                                reinterpret_cast<float*>(smem_raw + (epi - smem_base) + w * kWgmmaEpiGroup),
-                               tc.m0 + 64 * w, tc.n0, tid);
+                               tc.m0 + 64 * w, tc.n0, tid, (epi_flags & kWgmmaPrefetchInputs) != 0);
     }
   }
   // The shared memory must outlive the last stores' reads of it.

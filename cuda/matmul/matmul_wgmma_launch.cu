@@ -93,6 +93,54 @@ bool UsePingPong() {
   return env != nullptr && std::strcmp(env, "pingpong") == 0;
 }
 
+// The fused epilogue's prefetches (kWgmmaPrefetch*): by default the next chunk's bias and residual loads
+// only. H200, linear 4096^3 +bias gelu +residual (bench/lab/matmul_s3_h200.md): none 241.2 us, chunk ahead
+// 222.8, L2 prefetch of the residual tiles 244.4, both 226.7 (the L2 prefetch competes with the mainloop's
+// loads); +bias gelu 219.3 -> 211.4. JK_MATMUL_WGMMA_PREFETCH=0..3 sets the bits (for the lab).
+int FusedEpilogueFlags() {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_PREFETCH");
+  if (env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') return env[0] - '0';
+  return kWgmmaPrefetchInputs;
+}
+
+// Split-K over a cluster of 2 CTAs (matmul_wgmma.cuh) where 128x128 tiles leave most SMs idle and K is
+// long. H200 (bench/lab/matmul_s3_h200.md): 768^3 (36 tiles) 8.7 us against 13.3 on the mma.sync tier
+// and XLA's 10.0. Not from 64 tiles on: 1000^3 (64 tiles, 1 CTA per SM) 12.9 us against 10.9 unsplit
+// (likely fewer than 64 clusters of 2 co-resident), 1024x2048x1024 (128 tiles, two waves) 19.3 against
+// 9.0. Smaller K and fewer tiles are unmeasured and stay where they were.
+bool SplitKPaysOff(const MatmulProblem& p) {
+  constexpr int64_t kMinTiles = 32, kMaxTiles = 63, kMinK = 768;
+  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
+  return p.k >= kMinK && tiles >= kMinTiles && tiles <= kMaxTiles;
+}
+
+// Split-K over a cluster of 2 (SplitKPaysOff) when every cluster fits on the GPU at once: the number of
+// co-resident clusters of `kernel` (queried once per tile configuration and device: its variants share
+// the shared-memory size and register budget; 0 when the query fails).
+template <int BN, int STAGES, typename Kernel>
+int ResidentClusters(Kernel kernel, cudaLaunchConfig_t cfg) {
+  constexpr int kMaxDevices = 64;
+  static int cache[kMaxDevices] = {0};  // 0 unknown, else 1 + the count; benign race (same value)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  if (cache[dev] == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) n = 0;
+    cudaGetLastError();
+    cache[dev] = 1 + n;
+  }
+  return cache[dev] - 1;
+}
+
+// JK_MATMUL_WGMMA_SPLITK=1|2 forces split-K off or on (on: any size, one tile per cluster; for tests and
+// the lab); otherwise on where SplitKPaysOff and every cluster is co-resident.
+int SplitKOverride() {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_SPLITK");
+  if (env != nullptr && std::strcmp(env, "1") == 0) return 1;
+  if (env != nullptr && std::strcmp(env, "2") == 0) return 2;
+  return 0;
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -110,9 +158,26 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
-  kernel<<<grid, kWgmmaThreads, C::kSmemBytes, stream>>>(map_a, map_b, map_out, p);
-  return LastLaunchError();
+  const bool pingpong = BN == 128 && tma_store && UsePingPong();
+  cudaLaunchConfig_t cfg{};
+  cfg.blockDim = dim3(kWgmmaThreads);
+  cfg.dynamicSmemBytes = C::kSmemBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 2;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(2 * tiles));
+  int split = SplitKOverride();
+  if (split == 0) split = SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
+  if (pingpong) split = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
+  cfg.numAttrs = split > 1 ? 1 : 0;
+  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, p, FusedEpilogueFlags(), split);
+  return e != cudaSuccess ? e : LastLaunchError();
 }
 
 }  // namespace
@@ -128,7 +193,8 @@ constexpr bool kWgmmaByDefault = true;
 // SMs idle) and K < 256 are unmeasured and stay on mma.sync.
 bool WgmmaPaysOff(const MatmulProblem& p) {
   constexpr int64_t kMinTiles = 64, kMinK = 256;
-  return p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles;
+  return (p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles) ||
+         SplitKPaysOff(p);
 }
 
 bool WgmmaTmaEligible(const MatmulProblem& p) {

@@ -10,12 +10,15 @@ namespace jk::mm {
 // this build, bf16/f16, K and N multiples of 8, a and b 16-byte aligned, batch strides of whole matrices,
 // and the tier is on: JK_MATMUL_WGMMA=0 turns it off (the lab times the mma.sync tier beside it that way),
 // any other value turns it on for every eligible shape; unset, it runs where it was measured faster (K >=
-// 1000 and at least 64 tiles of 128x128; matmul_wgmma_launch.cu). Lab knobs, read at every launch:
-// JK_MATMUL_WGMMA=128|256 forces a tile width, JK_MATMUL_WGMMA_EPI=row8 sends plain matmuls through the
-// fused epilogue instead of TMA stores, JK_MATMUL_WGMMA_SCHED=pingpong runs them on the ping-pong schedule.
+// 256 and at least 64 tiles of 128x128, or K >= 768 and 32-63 tiles with split-K; matmul_wgmma_launch.cu).
+// Lab knobs, read at every launch: JK_MATMUL_WGMMA=128|256 forces a tile width, JK_MATMUL_WGMMA_EPI=row8
+// sends plain matmuls through the fused epilogue instead of TMA stores, JK_MATMUL_WGMMA_SCHED=pingpong runs
+// them on the ping-pong schedule, JK_MATMUL_WGMMA_SPLITK=1|2 turns split-K off / on for every shape,
+// JK_MATMUL_WGMMA_PREFETCH=0..3 picks the fused epilogue's prefetches.
 bool WgmmaTmaEligible(const MatmulProblem& p);
 
-// Builds the two tensor maps and launches the persistent kernel on `stream`. cudaErrorNotSupported (before
+// Builds the two tensor maps and launches the persistent kernel (or, with split-K, clusters of 2 CTAs per
+// tile) on `stream`. cudaErrorNotSupported (before
 // any launch) when the driver refuses a tensor map: the caller falls back to another tier.
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p);
 
