@@ -3,8 +3,9 @@
 Row lengths cross every CUDA tier boundary (softmax_launch.cu): sub-warp lane groups (packs of 1..32),
 warp per row (n <= 1024), a CTA per row (n <= 8192 at 16 float32 elements per thread, n <= 16384 at 32
 16-bit elements), two passes beyond; odd n (rows that start at odd element offsets: unaligned) takes the
-scalar path. The tier knobs (JK_SOFTMAX_MAX_CLUSTER, JK_SOFTMAX_HALF_BLOCK, JK_SOFTMAX_SHORT_ROWS, read
-once per process) are checked in subprocesses on the GPU.
+scalar path. The tier knobs (JK_SOFTMAX_MAX_CLUSTER, JK_SOFTMAX_HALF_BLOCK, JK_SOFTMAX_SHORT_ROWS,
+JK_SOFTMAX_LANE_PACKS, JK_SOFTMAX_HALF_WIDE, JK_SOFTMAX_F32_ELEMS, read once per process) are checked in
+subprocesses on the GPU.
 """
 from __future__ import annotations
 
@@ -429,7 +430,7 @@ for n in (8, 32, 120, 128, 136, 256, 1024, 1032, 2047, 2056, 3000, 8192, 8200, 1
     x[3, n // 2] = np.nan                       # poisons row 3 only
     live = rng.random((6, n)) < 0.7
     live[4] = False                             # no live entry
-    for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3)):
+    for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3), (jnp.float32, 1e-5)):
         xj = jnp.asarray(x, dt)
         x64 = np.asarray(xj.astype(jnp.float32), np.float64)
         for fn, log in ((jk.softmax, False), (jk.log_softmax, True)):
@@ -440,7 +441,7 @@ for n in (8, 32, 120, 128, 136, 256, 1024, 1032, 2047, 2056, 3000, 8192, 8200, 1
                                            err_msg=f"n={n} {dt} log={log} mask={mask is not None}")
 # Many rows per CTA (the persistent bulk tier cycles its stages and barrier phases many times).
 import jax
-for rows, n in ((20000, 2056), (2400, 16384)):
+for rows, n in ((20000, 2056), (2400, 16384), (600, 32768)):
     for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3)):
         xj = jax.random.normal(jax.random.key(n), (rows, n), dt)
         x64 = np.asarray(xj.astype(jnp.float32), np.float64)
@@ -455,7 +456,9 @@ print("half tiers ok")
 @pytest.mark.skipif(not ON_GPU, reason="the CUDA tier knobs: GPU only")
 @pytest.mark.parametrize("knob", ["JK_SOFTMAX_HALF_BLOCK=floats16", "JK_SOFTMAX_HALF_BLOCK=floats32",
                                   "JK_SOFTMAX_HALF_BLOCK=packed32", "JK_SOFTMAX_HALF_BLOCK=bulk",
-                                  "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4"])
+                                  "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4",
+                                  "JK_SOFTMAX_LANE_PACKS=2", "JK_SOFTMAX_LANE_PACKS=4",
+                                  "JK_SOFTMAX_HALF_WIDE=1", "JK_SOFTMAX_F32_ELEMS=32"])
 def test_half_tier_knobs(knob):
     name, value = knob.split("=")
     env = {**os.environ, name: value}

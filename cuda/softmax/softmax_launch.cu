@@ -75,6 +75,18 @@ int ShortRows() {
   static const int v = EnvInt("JK_SOFTMAX_SHORT_ROWS", 2);
   return v;
 }
+// Elements per thread of the block tier for float32 rows of 16-byte packs (lab knob JK_SOFTMAX_F32_ELEMS =
+// 16 or 32).
+int F32BlockElems() {
+  static const int v = EnvInt("JK_SOFTMAX_F32_ELEMS", 16) == 32 ? 32 : 16;
+  return v;
+}
+// 16-bit rows too long for 32 elements per thread (16384 < n <= 32768): 64 packed elements per thread
+// (two CTAs of 512 per SM) instead of two passes (lab knob JK_SOFTMAX_HALF_WIDE = 1).
+bool HalfWideRows() {
+  static const bool v = EnvInt("JK_SOFTMAX_HALF_WIDE", 0) == 1;
+  return v;
+}
 // Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
 int BlockRowsMax() {
   static const int v = EnvInt("JK_SOFTMAX_BLOCK_MAX", 1 << 30);
@@ -142,9 +154,10 @@ template <typename T, int kVec, int kPacks, int kWidth, bool kMask, int kRows = 
 cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
   constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
   const int64_t grid = std::min<int64_t>(CeilDiv(a.rows, kRowsPerBlock), int64_t(1) << 30);
-  softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask>
-      <<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
-          a.x, a.y, a.rows, static_cast<int>(a.n), *a.mask, a.log);
+  auto kernel = a.log ? softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask, true>
+                      : softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask, false>;
+  kernel<<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows,
+                                                                                static_cast<int>(a.n), *a.mask);
   return LastLaunchError();
 }
 
@@ -160,13 +173,51 @@ cudaError_t LaunchOnePackRows(const RowArgs<T>& a) {
   return LaunchWarpRows<T, kVec, 1, kWidth, kMask>(a);
 }
 
+// Rows of <= 32 packs held as kPacks > 1 packs per lane by `width` lanes (fewer shuffle rounds and less
+// per-row work per element than one pack per lane), kRows rows per lane.
+template <typename T, int kVec, int kPacks, int kRows, bool kMask>
+cudaError_t LaunchLaneGroupRows(const RowArgs<T>& a, int64_t width) {
+  switch (width) {
+    case 1: return LaunchWarpRows<T, kVec, kPacks, 1, kMask, kRows>(a);
+    case 2: return LaunchWarpRows<T, kVec, kPacks, 2, kMask, kRows>(a);
+    case 4: return LaunchWarpRows<T, kVec, kPacks, 4, kMask, kRows>(a);
+    case 8: return LaunchWarpRows<T, kVec, kPacks, 8, kMask, kRows>(a);
+    default:
+      if constexpr (kPacks * 16 <= 32) return LaunchWarpRows<T, kVec, kPacks, 16, kMask, kRows>(a);
+      return cudaErrorInvalidValue;  // unreachable: width = packs / kPacks <= 32 / kPacks
+  }
+}
+
+// Packs per lane for rows of `packs` (a power of two, <= 32) 16-byte packs, unmasked (lab knob
+// JK_SOFTMAX_LANE_PACKS = 1, 2 or 4 overrides; JK_SOFTMAX_LANE_ROWS = 1 or 2 rows per lane with more
+// than one pack).
+int LanePacks(int64_t packs) {
+  static const int v = EnvInt("JK_SOFTMAX_LANE_PACKS", 0);
+  const int lp = v == 2 || v == 4 ? v : 1;
+  return packs >= lp ? lp : 1;
+}
+int LaneRows() {
+  static const int v = EnvInt("JK_SOFTMAX_LANE_ROWS", 1);
+  return v == 2 ? 2 : 1;
+}
+
 // Smallest per-lane pack count (and, for one pack, the smallest lane group) that holds the row.
 template <typename T, int kVec, bool kMask, int kPacks = 1>
 cudaError_t DispatchWarpRows(const RowArgs<T>& a) {
   if constexpr (kPacks == 1) {
     const int64_t packs = CeilDiv(a.n, kVec);
     if (packs <= 32) {
-      switch (NextPow2(packs)) {
+      const int64_t p2 = NextPow2(packs);
+      if constexpr (kVec > 1 && !kMask) {
+        switch (LanePacks(p2)) {
+          case 2:
+            return LaneRows() == 2 ? LaunchLaneGroupRows<T, kVec, 2, 2, kMask>(a, p2 / 2)
+                                   : LaunchLaneGroupRows<T, kVec, 2, 1, kMask>(a, p2 / 2);
+          case 4: return LaunchLaneGroupRows<T, kVec, 4, 1, kMask>(a, p2 / 4);
+          default: break;
+        }
+      }
+      switch (p2) {
         case 1: return LaunchOnePackRows<T, kVec, 1, kMask>(a);
         case 2: return LaunchOnePackRows<T, kVec, 2, kMask>(a);
         case 4: return LaunchOnePackRows<T, kVec, 4, kMask>(a);
@@ -218,10 +269,10 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
-template <typename T, bool kMask>
+template <typename T, bool kMask, int kElems = kBlockElemsHalf, int kMinBlocks = 3>
 cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
   const int64_t grid = std::min<int64_t>(a.rows, int64_t(1) << 24);
-  softmax::BlockRowsPackedKernel<T, kBlockElemsHalf / kVec16<T>, kMask>
+  softmax::BlockRowsPackedKernel<T, kElems / kVec16<T>, kMask, kMinBlocks>
       <<<static_cast<unsigned>(grid), shape.threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
   return LastLaunchError();
 }
@@ -305,8 +356,20 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
       if (shape.ctas == 1 && layout == HalfBlock::kBulk && !kMask && HasClusters())
         return LaunchBulkRows<T>(a, shape);  // HasClusters: sm_90, as the bulk copy
       if (shape.ctas == 1 && layout >= HalfBlock::kPacked32) return LaunchBlockRowsPacked<T, kMask>(a, shape);
+      if constexpr (!kMask) {
+        if (shape.ctas == 0 && fits && layout == HalfBlock::kPacked32 && HalfWideRows()) {
+          const BlockShape wide = PickBlockShape(a.n, 2 * kBlockElemsHalf);
+          if (wide.ctas == 1) return LaunchBlockRowsPacked<T, kMask, 2 * kBlockElemsHalf, 2>(a, wide);
+        }
+      }
       if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kBlockElemsHalf, kMask>(a, shape);
       return LaunchTwoPassRows<T, kVec, kMask>(a);
+    }
+  }
+  if constexpr (sizeof(T) == 4 && kVec > 1 && !kMask) {  // masked: 92 bytes of spills at 32
+    if (F32BlockElems() == 32) {
+      const BlockShape shape = fits ? PickBlockShape(a.n, 32) : BlockShape{};
+      if (shape.ctas == 1) return LaunchBlockRows<T, kVec, 32, kMask>(a, shape);
     }
   }
   const BlockShape shape = fits ? PickBlockShape(a.n, kBlockElems) : BlockShape{};
