@@ -1,8 +1,9 @@
 """softmax / log_softmax (and the stats / apply entries) against float64 NumPy with jax.nn's semantics.
 
 Row lengths cross every CUDA tier boundary (softmax_launch.cu): sub-warp lane groups (packs of 1..32),
-warp per row (n <= 1024), a CTA per row (n <= 8192 at 16 float32 elements per thread, n <= 16384 at 32
-16-bit elements), two passes beyond; odd n (rows that start at odd element offsets: unaligned) takes the
+warp per row (n <= 1024; 2 packs per lane from 4 packs on), a CTA per row (unmasked: n <= 16384 float32 at
+16 / 32 elements per thread below / above 4096, n <= 32768 16-bit at 32 / 64 packed elements; masked:
+n <= 8192 / 16384), two passes beyond; odd n (rows that start at odd element offsets: unaligned) takes the
 scalar path. The tier knobs (JK_SOFTMAX_MAX_CLUSTER, JK_SOFTMAX_HALF_BLOCK, JK_SOFTMAX_SHORT_ROWS,
 JK_SOFTMAX_LANE_PACKS, JK_SOFTMAX_HALF_WIDE, JK_SOFTMAX_F32_ELEMS, read once per process) are checked in
 subprocesses on the GPU.
@@ -49,8 +50,8 @@ def check(op, x, x64, axis=-1, mask=None, scale=1.0):
 
 
 # ---- every tier, every dtype ------------------------------------------------------------------------
-ROW_LENGTHS = [1, 3, 7, 8, 31, 32, 33, 64, 255, 256, 257, 512, 1024, 1025, 1032, 2047, 2048, 2056, 4095, 4096,
-               4104, 8192, 8200, 12288, 16376, 16383, 16384, 16392, 32768, 65536, 131073]
+ROW_LENGTHS = [1, 3, 7, 8, 16, 24, 31, 32, 33, 64, 255, 256, 257, 512, 1024, 1025, 1032, 2047, 2048, 2056, 4095,
+               4096, 4104, 8192, 8200, 12288, 16376, 16383, 16384, 16392, 32760, 32768, 32776, 65536, 131073]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -132,7 +133,7 @@ def test_masked_edge_rows(op, dtype, n):
 
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [1, 4, 700, 5000])
+@pytest.mark.parametrize("n", [1, 4, 128, 700, 5000, 20000])
 def test_extremes_without_mask(op, dtype, n):
     fn, nn, log = OPS[op]
     big_neg = -6e4 if dtype == jnp.float16 else -3e38
@@ -457,8 +458,9 @@ print("half tiers ok")
 @pytest.mark.parametrize("knob", ["JK_SOFTMAX_HALF_BLOCK=floats16", "JK_SOFTMAX_HALF_BLOCK=floats32",
                                   "JK_SOFTMAX_HALF_BLOCK=packed32", "JK_SOFTMAX_HALF_BLOCK=bulk",
                                   "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4",
-                                  "JK_SOFTMAX_LANE_PACKS=2", "JK_SOFTMAX_LANE_PACKS=4",
-                                  "JK_SOFTMAX_HALF_WIDE=1", "JK_SOFTMAX_F32_ELEMS=32"])
+                                  "JK_SOFTMAX_LANE_PACKS=1", "JK_SOFTMAX_LANE_PACKS=4",
+                                  "JK_SOFTMAX_HALF_WIDE=0", "JK_SOFTMAX_F32_ELEMS=16",
+                                  "JK_SOFTMAX_F32_ELEMS=32"])
 def test_half_tier_knobs(knob):
     name, value = knob.split("=")
     env = {**os.environ, name: value}

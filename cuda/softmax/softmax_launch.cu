@@ -1,12 +1,16 @@
 // Softmax launchers: the one dtype dispatch, then the tier chosen by the shape.
 //
 // Last axis (inner == 1), by row length n:
-//   kWarpRowsRegisters   n <= 1024: kWidth in {1..32} lanes per row (several rows per warp and per lane
-//                        for short rows), the row in registers, shuffle reductions.
+//   kWarpRowsRegisters   n <= 1024: kWidth in {1..32} lanes per row (several rows per warp for short
+//                        rows; unmasked rows of 4-32 packs: 2 packs per lane, see LanePacks), the row in
+//                        registers, shuffle reductions; log / softmax compiled apart (instruction-bound
+//                        when L2-resident).
 //   kBlockRowsRegisters  a CTA of <= 512 threads per row, the row in registers, one DRAM read: 64 bytes
-//                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 8192 / 16384),
-//                        16 elements otherwise. 16-bit rows stay packed in registers
-//                        (BlockRowsPackedKernel, kBlockRowsPackedRegisters); see HalfBlock.
+//                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 4096 / 16384),
+//                        128 bytes for unmasked float32 rows of 4096 < n <= 16384 (F32BlockElems) and
+//                        unmasked 16-bit rows of 16384 < n <= 32768 (HalfWideRows), 16 elements
+//                        otherwise. 16-bit rows stay packed in registers (BlockRowsPackedKernel,
+//                        kBlockRowsPackedRegisters); see HalfBlock.
 //                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
 //                        thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS (256) that exchange the
 //                        statistics through distributed shared memory.
@@ -75,16 +79,26 @@ int ShortRows() {
   static const int v = EnvInt("JK_SOFTMAX_SHORT_ROWS", 2);
   return v;
 }
-// Elements per thread of the block tier for float32 rows of 16-byte packs (lab knob JK_SOFTMAX_F32_ELEMS =
-// 16 or 32).
-int F32BlockElems() {
-  static const int v = EnvInt("JK_SOFTMAX_F32_ELEMS", 16) == 32 ? 32 : 16;
-  return v;
+// Elements per thread of the block tier for unmasked float32 rows of 16-byte packs: 32 (CTAs of n / 32
+// threads, 128 bytes in flight per thread) past 4096 columns, 16 up to it (lab knob JK_SOFTMAX_F32_ELEMS =
+// 16 or 32 forces one). Measured on an H200, 49152 rows (bench/lab/softmax_short_lab_h200.txt), softmax /
+// log_softmax vs jnp: 16 elements 1.05/1.04x (n = 2048), 1.08/1.07x (4096), 0.99/0.97x (8192),
+// 1.60/1.45x (16384, two passes); 32 elements 1.03/1.02x, 1.04/1.04x, 1.06/1.05x, 1.74/1.57x (88 -> 95%
+// of the copy ceiling at 8192 and 16384).
+int F32BlockElems(int64_t n) {
+  static const int v = EnvInt("JK_SOFTMAX_F32_ELEMS", 0);
+  if (v == 16 || v == 32) return v;
+  return n > 4096 ? 32 : 16;
 }
-// 16-bit rows too long for 32 elements per thread (16384 < n <= 32768): 64 packed elements per thread
-// (two CTAs of 512 per SM) instead of two passes (lab knob JK_SOFTMAX_HALF_WIDE = 1).
+// Unmasked 16-bit rows too long for 32 elements per thread (16384 < n <= 32768): 64 packed elements per
+// thread (two CTAs of 512 per SM, one read) instead of two passes. Measured on an H200 at 49152 x 32768:
+// 56-60% -> 89-94% of the copy ceiling, 1.33-1.64x -> 2.12-2.56x of jnp. Lab knob JK_SOFTMAX_HALF_WIDE=0:
+// two passes.
 bool HalfWideRows() {
-  static const bool v = EnvInt("JK_SOFTMAX_HALF_WIDE", 0) == 1;
+  static const bool v = [] {
+    const char* e = std::getenv("JK_SOFTMAX_HALF_WIDE");
+    return e == nullptr || std::atoi(e) != 0;
+  }();
   return v;
 }
 // Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
@@ -188,12 +202,21 @@ cudaError_t LaunchLaneGroupRows(const RowArgs<T>& a, int64_t width) {
   }
 }
 
-// Packs per lane for rows of `packs` (a power of two, <= 32) 16-byte packs, unmasked (lab knob
-// JK_SOFTMAX_LANE_PACKS = 1, 2 or 4 overrides; JK_SOFTMAX_LANE_ROWS = 1 or 2 rows per lane with more
-// than one pack).
+// Packs per lane for unmasked rows of `packs` (a power of two, <= 32) 16-byte packs: 2 from 4 packs on
+// (lab knob JK_SOFTMAX_LANE_PACKS = 1, 2 or 4 overrides; JK_SOFTMAX_LANE_ROWS = 1 or 2 rows per lane
+// with more than one pack). Measured on an H200, 49152 rows, L2-resident, vs jnp (softmax / log_softmax):
+//                  1 pack x 2 rows (16-bit) / x 4 (f32)   2 packs x 1 row   2 x 2        4 x 1
+//   bf16  32 cols  1.16 / 1.11                            1.21 / 1.18       0.93 / 0.86  0.67 / 0.66
+//   f16   32 cols  1.04 / 1.00                            1.09 / 1.03       0.84 / 0.79  0.59 / 0.59
+//   f32   32 cols  1.11 / 1.08                            1.25 / 1.20       1.24 / 1.18  0.85 / 0.82
+//   bf16 128 cols  0.97 / 0.93                            1.04 / 1.00       0.90 / 0.83  0.98 / 0.94
+//   f16  128 cols  0.94 / 0.93                            1.06 / 1.04       0.88 / 0.84  0.93 / 0.91
+//   f32  128 cols  0.98 / 1.00                            1.01 / 1.03       1.01 / 1.04  1.01 / 1.03
+// (the first column already with the kLog kernels; before them, results.md: 0.92 / 0.82 at bf16 128).
+// Rows of 1-2 packs (<= 16 16-bit / 8 float32 columns) were not measured and keep one pack per lane.
 int LanePacks(int64_t packs) {
   static const int v = EnvInt("JK_SOFTMAX_LANE_PACKS", 0);
-  const int lp = v == 2 || v == 4 ? v : 1;
+  const int lp = v == 1 || v == 2 || v == 4 ? v : (packs >= 4 ? 2 : 1);
   return packs >= lp ? lp : 1;
 }
 int LaneRows() {
@@ -367,7 +390,7 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
     }
   }
   if constexpr (sizeof(T) == 4 && kVec > 1 && !kMask) {  // masked: 92 bytes of spills at 32
-    if (F32BlockElems() == 32) {
+    if (F32BlockElems(a.n) == 32) {
       const BlockShape shape = fits ? PickBlockShape(a.n, 32) : BlockShape{};
       if (shape.ctas == 1) return LaunchBlockRows<T, kVec, 32, kMask>(a, shape);
     }
