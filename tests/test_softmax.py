@@ -1,10 +1,12 @@
 """softmax / log_softmax (and the stats / apply entries) against float64 NumPy with jax.nn's semantics.
 
 Row lengths cross every CUDA tier boundary (softmax_launch.cu): sub-warp lane groups (packs of 1..32),
-warp per row (n <= 1024), a CTA per row (n <= 8192 at 16 float32 elements per thread, n <= 16384 at 32
-16-bit elements), two passes beyond; odd n (rows that start at odd element offsets: unaligned) takes the
-scalar path. The tier knobs (JK_SOFTMAX_MAX_CLUSTER, JK_SOFTMAX_HALF_BLOCK, JK_SOFTMAX_SHORT_ROWS, read
-once per process) are checked in subprocesses on the GPU.
+warp per row (n <= 1024; 2 packs per lane from 4 packs on), a CTA per row (unmasked: n <= 16384 float32 at
+16 / 32 elements per thread below / above 4096, n <= 32768 16-bit at 32 / 64 packed elements; masked:
+n <= 8192 / 16384), two passes beyond; odd n (rows that start at odd element offsets: unaligned) takes the
+scalar path. The tier knobs (JK_SOFTMAX_MAX_CLUSTER, JK_SOFTMAX_HALF_BLOCK, JK_SOFTMAX_SHORT_ROWS,
+JK_SOFTMAX_LANE_PACKS, JK_SOFTMAX_HALF_WIDE, JK_SOFTMAX_F32_ELEMS, read once per process) are checked in
+subprocesses on the GPU.
 """
 from __future__ import annotations
 
@@ -48,8 +50,8 @@ def check(op, x, x64, axis=-1, mask=None, scale=1.0):
 
 
 # ---- every tier, every dtype ------------------------------------------------------------------------
-ROW_LENGTHS = [1, 3, 7, 8, 31, 32, 33, 64, 255, 256, 257, 512, 1024, 1025, 1032, 2047, 2048, 2056, 4095, 4096,
-               4104, 8192, 8200, 12288, 16376, 16383, 16384, 16392, 32768, 65536, 131073]
+ROW_LENGTHS = [1, 3, 7, 8, 16, 24, 31, 32, 33, 64, 255, 256, 257, 512, 1024, 1025, 1032, 2047, 2048, 2056, 4095,
+               4096, 4104, 8192, 8200, 12288, 16376, 16383, 16384, 16392, 32760, 32768, 32776, 65536, 131073]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -131,7 +133,7 @@ def test_masked_edge_rows(op, dtype, n):
 
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [1, 4, 700, 5000])
+@pytest.mark.parametrize("n", [1, 4, 128, 700, 5000, 20000])
 def test_extremes_without_mask(op, dtype, n):
     fn, nn, log = OPS[op]
     big_neg = -6e4 if dtype == jnp.float16 else -3e38
@@ -429,7 +431,7 @@ for n in (8, 32, 120, 128, 136, 256, 1024, 1032, 2047, 2056, 3000, 8192, 8200, 1
     x[3, n // 2] = np.nan                       # poisons row 3 only
     live = rng.random((6, n)) < 0.7
     live[4] = False                             # no live entry
-    for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3)):
+    for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3), (jnp.float32, 1e-5)):
         xj = jnp.asarray(x, dt)
         x64 = np.asarray(xj.astype(jnp.float32), np.float64)
         for fn, log in ((jk.softmax, False), (jk.log_softmax, True)):
@@ -440,7 +442,7 @@ for n in (8, 32, 120, 128, 136, 256, 1024, 1032, 2047, 2056, 3000, 8192, 8200, 1
                                            err_msg=f"n={n} {dt} log={log} mask={mask is not None}")
 # Many rows per CTA (the persistent bulk tier cycles its stages and barrier phases many times).
 import jax
-for rows, n in ((20000, 2056), (2400, 16384)):
+for rows, n in ((20000, 2056), (2400, 16384), (600, 32768)):
     for dt, tol in ((jnp.bfloat16, 1.6e-2), (jnp.float16, 2e-3)):
         xj = jax.random.normal(jax.random.key(n), (rows, n), dt)
         x64 = np.asarray(xj.astype(jnp.float32), np.float64)
@@ -455,7 +457,10 @@ print("half tiers ok")
 @pytest.mark.skipif(not ON_GPU, reason="the CUDA tier knobs: GPU only")
 @pytest.mark.parametrize("knob", ["JK_SOFTMAX_HALF_BLOCK=floats16", "JK_SOFTMAX_HALF_BLOCK=floats32",
                                   "JK_SOFTMAX_HALF_BLOCK=packed32", "JK_SOFTMAX_HALF_BLOCK=bulk",
-                                  "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4"])
+                                  "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4",
+                                  "JK_SOFTMAX_LANE_PACKS=1", "JK_SOFTMAX_LANE_PACKS=4",
+                                  "JK_SOFTMAX_HALF_WIDE=0", "JK_SOFTMAX_F32_ELEMS=16",
+                                  "JK_SOFTMAX_F32_ELEMS=32"])
 def test_half_tier_knobs(knob):
     name, value = knob.split("=")
     env = {**os.environ, name: value}

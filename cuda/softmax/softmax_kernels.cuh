@@ -36,6 +36,19 @@ __device__ __forceinline__ float Exp2(float v) {
 // |v| ulps of the exponent (1e-3 relative error at |x| = 1e4).
 __device__ __forceinline__ float ExpShifted(float v, float m) { return Exp2((v - m) * kLog2e); }
 
+// Approximate log2 and reciprocal (MUFU), for s >= 1 only (the sum of a non-degenerate row).
+__device__ __forceinline__ float Log2Approx(float v) {
+  float r;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+__device__ __forceinline__ float RcpApprox(float v) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+constexpr float kLn2 = 0.6931471805599453f;
+
 __device__ __forceinline__ bool Degenerate(float m, float s) { return !isfinite(m) || isnan(s); }
 
 __device__ __forceinline__ float MaskedValue(bool log) { return log ? -CUDART_INF_F : 0.f; }
@@ -154,9 +167,17 @@ __device__ __forceinline__ void StoreDegenerate(T* yp, const MaskIndex& mask, in
 // kWidth lanes share a row (kWidth < 32: several rows per warp access, so short rows still issue full
 // 16-byte accesses from every lane); each lane holds kPacks packs of kVec elements per row and kRows rows.
 // The loop trip count is warp-uniform because the shuffles need every lane of the warp.
-template <typename T, int kVec, int kPacks, int kWidth, int kRows, bool kMask>
+//
+// `log` is a template parameter here (not a kernel argument as in the other tiers): short rows are bound by
+// instructions, not bytes, when they sit in L2 (49152 x 128 16-bit: ~19 SASS instructions per element with
+// a runtime flag, one FSEL per element plus both output paths), and the per-row log / reciprocal use the
+// approximate MUFU forms (s >= 1 on every non-degenerate row: lg2.approx's absolute error ~2^-22, rcp.approx
+// 1 ulp), which the full-range logf (~20 instructions per lane and row) cost 2.5 instructions per element
+// at 8 elements per lane.
+template <typename T, int kVec, int kPacks, int kWidth, int kRows, bool kMask, bool kLog>
 __global__ void __launch_bounds__(kWarpRowsBlock)
-    WarpRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int n, MaskIndex mask, bool log) {
+    WarpRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int n, MaskIndex mask) {
+  constexpr bool log = kLog;
   constexpr int kElems = kPacks * kVec;
   constexpr int kRowsPerWarp = (32 / kWidth) * kRows;
   const int lane = threadIdx.x % kWidth;
@@ -216,7 +237,7 @@ __global__ void __launch_bounds__(kWarpRowsBlock)
         }
         continue;
       }
-      const float a = log ? logf(s[r]) : 1.f / s[r];
+      const float a = log ? Log2Approx(s[r]) * kLn2 : RcpApprox(s[r]);
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
         const int col = (p * kWidth + lane) * kVec;
@@ -408,8 +429,10 @@ __device__ __forceinline__ uint4 PackedOutput(const uint4& raw, float m, float a
   return out;
 }
 
-template <typename T, int kPacks, bool kMask>
-__global__ void __launch_bounds__(kBlockRowsMaxThreads, 3)  // <= 40 registers
+// kMinBlocks = 3: <= 40 registers (32 elements per thread); 2: <= 64 registers, for 64 elements per thread
+// (16-bit rows of up to 32768 in one read).
+template <typename T, int kPacks, bool kMask, int kMinBlocks = 3>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
     BlockRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                           bool log) {
   static_assert(sizeof(T) == 2, "16-bit types only");

@@ -1,12 +1,16 @@
 // Softmax launchers: the one dtype dispatch, then the tier chosen by the shape.
 //
 // Last axis (inner == 1), by row length n:
-//   kWarpRowsRegisters   n <= 1024: kWidth in {1..32} lanes per row (several rows per warp and per lane
-//                        for short rows), the row in registers, shuffle reductions.
+//   kWarpRowsRegisters   n <= 1024: kWidth in {1..32} lanes per row (several rows per warp for short
+//                        rows; unmasked rows of 4-32 packs: 2 packs per lane, see LanePacks), the row in
+//                        registers, shuffle reductions; log / softmax compiled apart (instruction-bound
+//                        when L2-resident).
 //   kBlockRowsRegisters  a CTA of <= 512 threads per row, the row in registers, one DRAM read: 64 bytes
-//                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 8192 / 16384),
-//                        16 elements otherwise. 16-bit rows stay packed in registers
-//                        (BlockRowsPackedKernel, kBlockRowsPackedRegisters); see HalfBlock.
+//                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 4096 / 16384),
+//                        128 bytes for unmasked float32 rows of 4096 < n <= 16384 (F32BlockElems) and
+//                        unmasked 16-bit rows of 16384 < n <= 32768 (HalfWideRows), 16 elements
+//                        otherwise. 16-bit rows stay packed in registers (BlockRowsPackedKernel,
+//                        kBlockRowsPackedRegisters); see HalfBlock.
 //                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
 //                        thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS (256) that exchange the
 //                        statistics through distributed shared memory.
@@ -73,6 +77,28 @@ int WarpRowsMax() {
 // measured ahead of 4 and 1 at 32 and 128 columns.
 int ShortRows() {
   static const int v = EnvInt("JK_SOFTMAX_SHORT_ROWS", 2);
+  return v;
+}
+// Elements per thread of the block tier for unmasked float32 rows of 16-byte packs: 32 (CTAs of n / 32
+// threads, 128 bytes in flight per thread) past 4096 columns, 16 up to it (lab knob JK_SOFTMAX_F32_ELEMS =
+// 16 or 32 forces one). Measured on an H200, 49152 rows (bench/lab/softmax_short_lab_h200.txt), softmax /
+// log_softmax vs jnp: 16 elements 1.05/1.04x (n = 2048), 1.08/1.07x (4096), 0.99/0.97x (8192),
+// 1.60/1.45x (16384, two passes); 32 elements 1.03/1.02x, 1.04/1.04x, 1.06/1.05x, 1.74/1.57x (88 -> 95%
+// of the copy ceiling at 8192 and 16384).
+int F32BlockElems(int64_t n) {
+  static const int v = EnvInt("JK_SOFTMAX_F32_ELEMS", 0);
+  if (v == 16 || v == 32) return v;
+  return n > 4096 ? 32 : 16;
+}
+// Unmasked 16-bit rows too long for 32 elements per thread (16384 < n <= 32768): 64 packed elements per
+// thread (two CTAs of 512 per SM, one read) instead of two passes. Measured on an H200 at 49152 x 32768:
+// 56-60% -> 89-94% of the copy ceiling, 1.33-1.64x -> 2.12-2.56x of jnp. Lab knob JK_SOFTMAX_HALF_WIDE=0:
+// two passes.
+bool HalfWideRows() {
+  static const bool v = [] {
+    const char* e = std::getenv("JK_SOFTMAX_HALF_WIDE");
+    return e == nullptr || std::atoi(e) != 0;
+  }();
   return v;
 }
 // Longest row of the block tier; longer rows go to the two-pass tier (or to clusters when enabled).
@@ -142,9 +168,10 @@ template <typename T, int kVec, int kPacks, int kWidth, bool kMask, int kRows = 
 cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
   constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
   const int64_t grid = std::min<int64_t>(CeilDiv(a.rows, kRowsPerBlock), int64_t(1) << 30);
-  softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask>
-      <<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
-          a.x, a.y, a.rows, static_cast<int>(a.n), *a.mask, a.log);
+  auto kernel = a.log ? softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask, true>
+                      : softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask, false>;
+  kernel<<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows,
+                                                                                static_cast<int>(a.n), *a.mask);
   return LastLaunchError();
 }
 
@@ -160,13 +187,60 @@ cudaError_t LaunchOnePackRows(const RowArgs<T>& a) {
   return LaunchWarpRows<T, kVec, 1, kWidth, kMask>(a);
 }
 
+// Rows of <= 32 packs held as kPacks > 1 packs per lane by `width` lanes (fewer shuffle rounds and less
+// per-row work per element than one pack per lane), kRows rows per lane.
+template <typename T, int kVec, int kPacks, int kRows, bool kMask>
+cudaError_t LaunchLaneGroupRows(const RowArgs<T>& a, int64_t width) {
+  switch (width) {
+    case 1: return LaunchWarpRows<T, kVec, kPacks, 1, kMask, kRows>(a);
+    case 2: return LaunchWarpRows<T, kVec, kPacks, 2, kMask, kRows>(a);
+    case 4: return LaunchWarpRows<T, kVec, kPacks, 4, kMask, kRows>(a);
+    case 8: return LaunchWarpRows<T, kVec, kPacks, 8, kMask, kRows>(a);
+    default:
+      if constexpr (kPacks * 16 <= 32) return LaunchWarpRows<T, kVec, kPacks, 16, kMask, kRows>(a);
+      return cudaErrorInvalidValue;  // unreachable: width = packs / kPacks <= 32 / kPacks
+  }
+}
+
+// Packs per lane for unmasked rows of `packs` (a power of two, <= 32) 16-byte packs: 2 from 4 packs on
+// (lab knob JK_SOFTMAX_LANE_PACKS = 1, 2 or 4 overrides; JK_SOFTMAX_LANE_ROWS = 1 or 2 rows per lane
+// with more than one pack). Measured on an H200, 49152 rows, L2-resident, vs jnp (softmax / log_softmax):
+//                  1 pack x 2 rows (16-bit) / x 4 (f32)   2 packs x 1 row   2 x 2        4 x 1
+//   bf16  32 cols  1.16 / 1.11                            1.21 / 1.18       0.93 / 0.86  0.67 / 0.66
+//   f16   32 cols  1.04 / 1.00                            1.09 / 1.03       0.84 / 0.79  0.59 / 0.59
+//   f32   32 cols  1.11 / 1.08                            1.25 / 1.20       1.24 / 1.18  0.85 / 0.82
+//   bf16 128 cols  0.97 / 0.93                            1.04 / 1.00       0.90 / 0.83  0.98 / 0.94
+//   f16  128 cols  0.94 / 0.93                            1.06 / 1.04       0.88 / 0.84  0.93 / 0.91
+//   f32  128 cols  0.98 / 1.00                            1.01 / 1.03       1.01 / 1.04  1.01 / 1.03
+// (the first column already with the kLog kernels; before them, results.md: 0.92 / 0.82 at bf16 128).
+// Rows of 1-2 packs (<= 16 16-bit / 8 float32 columns) were not measured and keep one pack per lane.
+int LanePacks(int64_t packs) {
+  static const int v = EnvInt("JK_SOFTMAX_LANE_PACKS", 0);
+  const int lp = v == 1 || v == 2 || v == 4 ? v : (packs >= 4 ? 2 : 1);
+  return packs >= lp ? lp : 1;
+}
+int LaneRows() {
+  static const int v = EnvInt("JK_SOFTMAX_LANE_ROWS", 1);
+  return v == 2 ? 2 : 1;
+}
+
 // Smallest per-lane pack count (and, for one pack, the smallest lane group) that holds the row.
 template <typename T, int kVec, bool kMask, int kPacks = 1>
 cudaError_t DispatchWarpRows(const RowArgs<T>& a) {
   if constexpr (kPacks == 1) {
     const int64_t packs = CeilDiv(a.n, kVec);
     if (packs <= 32) {
-      switch (NextPow2(packs)) {
+      const int64_t p2 = NextPow2(packs);
+      if constexpr (kVec > 1 && !kMask) {
+        switch (LanePacks(p2)) {
+          case 2:
+            return LaneRows() == 2 ? LaunchLaneGroupRows<T, kVec, 2, 2, kMask>(a, p2 / 2)
+                                   : LaunchLaneGroupRows<T, kVec, 2, 1, kMask>(a, p2 / 2);
+          case 4: return LaunchLaneGroupRows<T, kVec, 4, 1, kMask>(a, p2 / 4);
+          default: break;
+        }
+      }
+      switch (p2) {
         case 1: return LaunchOnePackRows<T, kVec, 1, kMask>(a);
         case 2: return LaunchOnePackRows<T, kVec, 2, kMask>(a);
         case 4: return LaunchOnePackRows<T, kVec, 4, kMask>(a);
@@ -218,10 +292,10 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
-template <typename T, bool kMask>
+template <typename T, bool kMask, int kElems = kBlockElemsHalf, int kMinBlocks = 3>
 cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
   const int64_t grid = std::min<int64_t>(a.rows, int64_t(1) << 24);
-  softmax::BlockRowsPackedKernel<T, kBlockElemsHalf / kVec16<T>, kMask>
+  softmax::BlockRowsPackedKernel<T, kElems / kVec16<T>, kMask, kMinBlocks>
       <<<static_cast<unsigned>(grid), shape.threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
   return LastLaunchError();
 }
@@ -305,8 +379,20 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
       if (shape.ctas == 1 && layout == HalfBlock::kBulk && !kMask && HasClusters())
         return LaunchBulkRows<T>(a, shape);  // HasClusters: sm_90, as the bulk copy
       if (shape.ctas == 1 && layout >= HalfBlock::kPacked32) return LaunchBlockRowsPacked<T, kMask>(a, shape);
+      if constexpr (!kMask) {
+        if (shape.ctas == 0 && fits && layout == HalfBlock::kPacked32 && HalfWideRows()) {
+          const BlockShape wide = PickBlockShape(a.n, 2 * kBlockElemsHalf);
+          if (wide.ctas == 1) return LaunchBlockRowsPacked<T, kMask, 2 * kBlockElemsHalf, 2>(a, wide);
+        }
+      }
       if (shape.ctas > 0) return LaunchBlockRows<T, kVec, kBlockElemsHalf, kMask>(a, shape);
       return LaunchTwoPassRows<T, kVec, kMask>(a);
+    }
+  }
+  if constexpr (sizeof(T) == 4 && kVec > 1 && !kMask) {  // masked: 92 bytes of spills at 32
+    if (F32BlockElems(a.n) == 32) {
+      const BlockShape shape = fits ? PickBlockShape(a.n, 32) : BlockShape{};
+      if (shape.ctas == 1) return LaunchBlockRows<T, kVec, 32, kMask>(a, shape);
     }
   }
   const BlockShape shape = fits ? PickBlockShape(a.n, kBlockElems) : BlockShape{};
