@@ -348,11 +348,12 @@ def test_misaligned_slice_inside_jit(rng):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [1032, 2056, 8192])
+@pytest.mark.parametrize("n", [32, 128, 1032, 2056, 8192])
 def test_many_rows_and_parameter_groups(rng, dtype, n):
     """Rows well beyond the persistent grid times its stages (the bulk tier's ring of row buffers wraps
-    several times, both barrier phases), with one scale/bias row per group of rows (vmap over the
-    parameters: CTAs cross groups and reload the parameters they hold)."""
+    several times, both barrier phases; the short-row tier's groups loop over several steps), with one
+    scale/bias row per group of rows (vmap over the parameters: CTAs cross groups and reload the
+    parameters they hold)."""
     groups, rows = (3, 12000 if n <= 2056 else 3000) if ON_GPU else (3, 40)
     x, xf = randn(rng, (groups, rows, n), dtype, scale=2.0, loc=0.5)
     s, sf = randn(rng, (groups, n), dtype, scale=0.5, loc=1.0)

@@ -25,6 +25,7 @@
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
+#include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
 
 namespace jk {
@@ -69,9 +70,12 @@ int64_t NextPow2(int64_t v) {
 // bulk tier for every row of at most 32 KB beyond the lane groups, the scale/bias loads of short rows
 // issued with x (kEarlyParams), and the register tier's lean output pass where it still runs;
 // "block-lean" is the default dispatch with only that lean output pass (BlockPerRowRegisters<...,
-// kLoadedParams = true>). Unset in normal use.
+// kLoadedParams = true>); "short R F M" sends every row of 3-128 packs to the persistent short-row tier
+// (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 = occupancy).
+// Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
+// buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean } tier = kNone;
+  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort } tier = kNone;
   int c = 0, b = 0, cluster = 1;
 };
 Forced ForcedTier() {
@@ -94,12 +98,16 @@ Forced ForcedTier() {
     f.tier = Forced::kProposed;
   } else if (std::string_view(name) == "block-lean") {
     f.tier = Forced::kBlockLean;
+  } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
+             (b == 0 || c <= 2) && cl >= 0) {
+    f = {Forced::kShort, c, b, cl};
   }
   return f;
 }
-const Forced& TheForcedTier() {
+Forced TheForcedTier() {
   static const Forced forced = ForcedTier();
-  return forced;
+  static const bool dynamic = std::getenv("JK_NORM_TIER_DYNAMIC") != nullptr;
+  return dynamic ? ForcedTier() : forced;
 }
 
 // Per-device attributes, queried once per device (benign race, as in NumSMs).
@@ -279,7 +287,7 @@ template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
-  const Forced& forced = TheForcedTier();
+  const Forced forced = TheForcedTier();
   if (!Vectorizable(p)) {
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
@@ -291,6 +299,8 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
+  if (forced.tier == Forced::kShort && norm::ShortRowsFit(packs))
+    return norm::LaunchShortRows<T, K>(p, stream, {forced.c, forced.b == 1, forced.cluster});
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   if (forced.tier == Forced::kProposed && BulkSmemFits<T, P>(p)) return LaunchBulkSmem<T, K, P>(p, stream, 0, 0, 0);
   // Rows of 16-32 KB (16-bit n >= 8192; float32 LayerNorm at n = 8192): persistent CTAs of 128 threads
