@@ -52,9 +52,9 @@ cudaError_t WithRows(const Params<T>& p, cudaStream_t stream, const ShortConfig&
     case 3: return Launch<T, K, C, W, 1, true>(p, stream, m);
     case 4: return Launch<T, K, C, W, 2, false>(p, stream, m);
     case 5: return Launch<T, K, C, W, 2, true>(p, stream, m);
-    case 8:
+    case 8:  // 4 rows of C > 1 packs would double the registers of 2: those take 2
       if constexpr (C == 1) return Launch<T, K, C, W, 4, false>(p, stream, m);
-      else return cudaErrorInvalidValue;
+      else return Launch<T, K, C, W, 2, false>(p, stream, m);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -8,7 +8,7 @@
 namespace jk::norm {
 
 struct ShortConfig {
-  int rows_per_group = 2;   // R: rows each lane group loads before reducing any (1, 2, 4; 4 only for C == 1)
+  int rows_per_group = 2;   // R: rows each lane group loads before reducing any (1, 2, 4; C > 1 takes 2 for 4)
   bool prefetch = false;    // load the next step's rows before this step's reductions (R <= 2)
   int max_ctas_per_sm = 0;  // 0: the occupancy calculator's maximum
 };
