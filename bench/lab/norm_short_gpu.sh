@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One device call for the short-row norm lab: build (sm_90a), bench/lab/norm_short_lab.py (default dispatch
 # vs the persistent short-row tier vs jnp, one process), then tests/test_norms.py with the short-row tier
-# forced on the row tests (JK_NORM_TIER="short 2 1 0" and "short 4 0 0"), then the default dispatch's tests
-# with the time left. Logs under $OUT (build.log, lab.log, tests_short*.log, tests.log).
+# forced on the row tests (JK_NORM_TIER="short 2 1 0", "short 4 0 0", "short 2 1 0 1"), then the default tests
+# with the time left. Logs under $OUT (build.log, lab.log, tests_short*.log, tests.log). First run: 2026-11-21
+# (bench/lab/norm_short_h200.md), 87 s in all; the lean variants ('short R F M 1') came after it.
 #   bash bench/lab/norm_short_gpu.sh     (JK_TOTAL_S: seconds the whole call may take, default 290)
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +22,7 @@ echo "lab rc=$?"
 grep -vE "^(WARNING|I0000|W0000)" "$OUT/lab.log" | grep -v "^$" | head -60 | cut -c1-400 | grep -E "^(copy|budget|Trace|[A-Za-z]+Error)" 
 sed -n '/==== norm_short_lab/,$p' "$OUT/lab.log"
 rows_k="rows or large_mean or nan_poisons or vmap or property or misaligned or stats"
-for tier in "short 2 1 0" "short 4 0 0"; do
+for tier in "short 2 1 0" "short 4 0 0" "short 2 1 0 1"; do
   l=$(left); t=$(( l > 90 ? 35 : l / 3 ))
   log="$OUT/tests_$(echo $tier | tr ' ' '_').log"
   echo "=== tests, JK_NORM_TIER='$tier' (${l}s left, ${t}s)"

@@ -30,10 +30,10 @@ int ResidentCtasPerSm(Kernel kernel, int* cache) {
   return cache[dev];
 }
 
-template <typename T, Kind K, int C, int W, int R, bool kPrefetch>
+template <typename T, Kind K, int C, int W, int R, bool kPrefetch, bool kLean>
 cudaError_t Launch(const Params<T>& p, cudaStream_t stream, int max_ctas_per_sm) {
   constexpr int P = kVec16<T>;
-  auto* kernel = GroupPerRowPersistent<T, K, P, C, W, R, kPrefetch>;
+  auto* kernel = GroupPerRowPersistent<T, K, P, C, W, R, kPrefetch, kLean>;
   static int resident[64] = {};
   int per_sm = ResidentCtasPerSm(kernel, resident);
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
@@ -44,19 +44,26 @@ cudaError_t Launch(const Params<T>& p, cudaStream_t stream, int max_ctas_per_sm)
   return LastLaunchError();
 }
 
-template <typename T, Kind K, int C, int W>
+template <typename T, Kind K, int C, int W, bool kLean>
 cudaError_t WithRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg) {
   const int m = cfg.max_ctas_per_sm;
   switch (cfg.rows_per_group * 2 + (cfg.prefetch ? 1 : 0)) {
-    case 2: return Launch<T, K, C, W, 1, false>(p, stream, m);
-    case 3: return Launch<T, K, C, W, 1, true>(p, stream, m);
-    case 4: return Launch<T, K, C, W, 2, false>(p, stream, m);
-    case 5: return Launch<T, K, C, W, 2, true>(p, stream, m);
-    case 8:  // 4 rows of C > 1 packs would double the registers of 2: those take 2
-      if constexpr (C == 1) return Launch<T, K, C, W, 4, false>(p, stream, m);
-      else return Launch<T, K, C, W, 2, false>(p, stream, m);
+    case 2: return Launch<T, K, C, W, 1, false, kLean>(p, stream, m);
+    case 3: return Launch<T, K, C, W, 1, true, kLean>(p, stream, m);
+    case 4: return Launch<T, K, C, W, 2, false, kLean>(p, stream, m);
+    case 5: return Launch<T, K, C, W, 2, true, kLean>(p, stream, m);
+    case 8:  // 4 rows of C > 1 packs would double the registers of 2: those take 2 (lean: no R = 4)
+      if constexpr (C == 1 && !kLean) return Launch<T, K, C, W, 4, false, false>(p, stream, m);
+      else return Launch<T, K, C, W, 2, false, kLean>(p, stream, m);
     default: return cudaErrorInvalidValue;
   }
+}
+
+template <typename T, Kind K, int C, int W>
+cudaError_t WithIndex(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg) {
+  // 32-bit offsets need every element offset, and a row index one step past the end, below 2^31.
+  if (cfg.lean && p.outer * p.n < (int64_t{1} << 30)) return WithRows<T, K, C, W, true>(p, stream, cfg);
+  return WithRows<T, K, C, W, false>(p, stream, cfg);
 }
 
 }  // namespace
@@ -65,12 +72,12 @@ template <typename T, Kind K>
 cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg) {
   const int64_t packs = p.n / kVec16<T>;
   if (!ShortRowsFit(packs)) return cudaErrorInvalidValue;
-  if (packs <= 4) return WithRows<T, K, 1, 4>(p, stream, cfg);
-  if (packs <= 8) return WithRows<T, K, 1, 8>(p, stream, cfg);
-  if (packs <= 16) return WithRows<T, K, 1, 16>(p, stream, cfg);
-  if (packs <= 32) return WithRows<T, K, 1, 32>(p, stream, cfg);
-  if (packs <= 64) return WithRows<T, K, 2, 32>(p, stream, cfg);
-  return WithRows<T, K, 4, 32>(p, stream, cfg);
+  if (packs <= 4) return WithIndex<T, K, 1, 4>(p, stream, cfg);
+  if (packs <= 8) return WithIndex<T, K, 1, 8>(p, stream, cfg);
+  if (packs <= 16) return WithIndex<T, K, 1, 16>(p, stream, cfg);
+  if (packs <= 32) return WithIndex<T, K, 1, 32>(p, stream, cfg);
+  if (packs <= 64) return WithIndex<T, K, 2, 32>(p, stream, cfg);
+  return WithIndex<T, K, 4, 32>(p, stream, cfg);
 }
 
 template cudaError_t LaunchShortRows<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t, const ShortConfig&);

@@ -17,24 +17,31 @@
 //   - 16-bit packs are re-converted in each pass (Opaque) instead of living as float32 copies.
 // Statistics are as in the other tiers: two exact passes over the register-resident row, of the data
 // shifted by the row's first element (see RowShift in norm_kernels.cuh).
+// Measured on an H200 (bench/lab/norm_short_h200.md, 49152 rows): float32 LayerNorm 0.60x -> 0.88x jnp at
+// 32 columns and 0.77x -> 0.99x at 128 with R = 2 and prefetch (the default for float32 rows of 3-32
+// packs); on bf16/f16 rows (32-1024 columns) and float32 rows of 512 every configuration tied or lost
+// against GroupPerRowRegisters: there the row kernels are not short of waves or loads in flight, and
+// LayerNorm's extra instructions per element (16-bit: ~1.8x RMSNorm's in SASS) are the suspect.
 #pragma once
+#include <type_traits>
+
 #include "norm/norm_kernels.cuh"
 
 namespace jk::norm {
 
 constexpr int kShortThreads = 256;
 
-template <typename T, int P, int C, int R>
-__device__ __forceinline__ void LoadRows(Pack<T, P> (&v)[R][C], const Params<T>& p, int64_t first_row, int lane,
+template <typename I, typename T, int P, int C, int R>
+__device__ __forceinline__ void LoadRows(Pack<T, P> (&v)[R][C], const T* x, I rows, I n, I first_row, int lane,
                                          int W) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const int64_t row = first_row + r;
+    const I row = first_row + r;
 #pragma unroll
     for (int c = 0; c < C; ++c) {
-      const int64_t col = static_cast<int64_t>(c * W + lane) * P;
-      if (row < p.outer && col < p.n) {
-        v[r][c] = LoadPack<T, P>(p.x + row * p.n + col);
+      const I col = static_cast<I>(c * W + lane) * P;
+      if (row < rows && col < n) {
+        v[r][c] = LoadPack<T, P>(x + row * n + col);
       } else {
 #pragma unroll
         for (int e = 0; e < P; ++e) v[r][c].v[e] = FromFloat<T>(0.f);
@@ -53,24 +60,30 @@ __device__ __forceinline__ void OpaqueRows(Pack<T, P> (&v)[R][C]) {
   }
 }
 
-template <typename T, Kind K, int P, int C, int W, int R, bool kPrefetch>
+// kLean (lab only, not measured yet: JK_NORM_TIER="short R F M 1"): 32-bit index arithmetic (the launcher
+// takes it only where outer * n < 2^30) and, with one pack per lane, the float32 conversions kept across
+// the passes instead of re-converting (no Opaque): fewer instructions per element, the suspected limit
+// of 16-bit LayerNorm on short rows (SASS: ~1.8x the instructions of RMSNorm per row, mostly 64-bit
+// index IMAD/ISETP and bf16 unpacking).
+template <typename T, Kind K, int P, int C, int W, int R, bool kPrefetch, bool kLean = false>
 __global__ void __launch_bounds__(kShortThreads) GroupPerRowPersistent(Params<T> p) {
   static_assert(32 % W == 0, "a lane group is a power-of-two fraction of a warp");
+  using I = std::conditional_t<kLean, int32_t, int64_t>;
   const int lane = threadIdx.x % W;
-  const int64_t group = (static_cast<int64_t>(blockIdx.x) * kShortThreads + threadIdx.x) / W;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * (kShortThreads / W) * R;  // rows per step
-  const int64_t rows = p.outer, n = p.n;
+  const I group = (static_cast<I>(blockIdx.x) * kShortThreads + static_cast<I>(threadIdx.x)) / W;
+  const I step = static_cast<I>(gridDim.x) * (kShortThreads / W) * R;  // rows per step
+  const I rows = static_cast<I>(p.outer), n = static_cast<I>(p.n);
   const float inv_n = 1.f / static_cast<float>(n);
   // One parameter row for every row (uniform): held in registers for the whole loop when a lane has one
   // pack per row (C > 1: 8 registers per pack of scale and bias cost more occupancy than the L1 hits of
   // reloading them per row).
-  const bool hold = C == 1 && p.scale_rows_per_group >= rows && p.bias_rows_per_group >= rows;
+  const bool hold = C == 1 && p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
   const bool has_scale = p.scale != nullptr, has_bias = K == Kind::kLayerNorm && p.bias != nullptr;
   Pack<T, P> g[C], b[C];
   if (hold) {
 #pragma unroll
     for (int c = 0; c < C; ++c) {
-      const int64_t col = static_cast<int64_t>(c * W + lane) * P;
+      const I col = static_cast<I>(c * W + lane) * P;
       if (col < n) {
         if (has_scale) g[c] = LoadPack<T, P>(p.scale + col);
         if (has_bias) b[c] = LoadPack<T, P>(p.bias + col);
@@ -79,17 +92,17 @@ __global__ void __launch_bounds__(kShortThreads) GroupPerRowPersistent(Params<T>
   }
 
   Pack<T, P> v[R][C];
-  int64_t base = group * R;  // this group's first row of the step (uniform loop bound per warp below)
-  const int64_t warp_first = (static_cast<int64_t>(blockIdx.x) * kShortThreads + threadIdx.x) / 32 * 32 / W * R;
-  if (kPrefetch) LoadRows<T, P, C, R>(v, p, base, lane, W);
-  for (int64_t wbase = warp_first; wbase < rows; wbase += step, base += step) {
-    if (!kPrefetch) LoadRows<T, P, C, R>(v, p, base, lane, W);
+  I base = group * R;  // this group's first row of the step (uniform loop bound per warp below)
+  const I warp_first = (static_cast<I>(blockIdx.x) * kShortThreads + static_cast<I>(threadIdx.x)) / 32 * 32 / W * R;
+  if (kPrefetch) LoadRows<I, T, P, C, R>(v, p.x, rows, n, base, lane, W);
+  for (I wbase = warp_first; wbase < rows; wbase += step, base += step) {
+    if (!kPrefetch) LoadRows<I, T, P, C, R>(v, p.x, rows, n, base, lane, W);
     Pack<T, P> cur[R][C];
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
       for (int c = 0; c < C; ++c) cur[r][c] = v[r][c];
-    if (kPrefetch) LoadRows<T, P, C, R>(v, p, base + step, lane, W);
+    if (kPrefetch) LoadRows<I, T, P, C, R>(v, p.x, rows, n, base + step, lane, W);
 
     float sum[R], shift[R], mean[R], rstd[R];
 #pragma unroll
@@ -99,7 +112,7 @@ __global__ void __launch_bounds__(kShortThreads) GroupPerRowPersistent(Params<T>
       sum[r] = 0.f;
 #pragma unroll
       for (int c = 0; c < C; ++c) {
-        const bool valid = static_cast<int64_t>(c * W + lane) * P < n;  // padding lanes hold zeros
+        const bool valid = static_cast<I>(c * W + lane) * P < n;  // padding lanes hold zeros
 #pragma unroll
         for (int e = 0; e < P; ++e) {
           const float f = ToFloat(cur[r][c].v[e]);
@@ -110,8 +123,9 @@ __global__ void __launch_bounds__(kShortThreads) GroupPerRowPersistent(Params<T>
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) sum[r] = WarpAllReduce<W>(sum[r], SumOp());
+    constexpr bool kReconvert = !kLean || C > 1;
     if constexpr (K == Kind::kLayerNorm) {
-      OpaqueRows<T, P, C, R>(cur);
+      if constexpr (kReconvert) OpaqueRows<T, P, C, R>(cur);
       float sq[R];
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -120,7 +134,7 @@ __global__ void __launch_bounds__(kShortThreads) GroupPerRowPersistent(Params<T>
         sq[r] = 0.f;
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-          const bool valid = static_cast<int64_t>(c * W + lane) * P < n;
+          const bool valid = static_cast<I>(c * W + lane) * P < n;
 #pragma unroll
           for (int e = 0; e < P; ++e) {
             const float d = (ToFloat(cur[r][c].v[e]) - shift[r]) - shifted_mean;
@@ -137,16 +151,16 @@ __global__ void __launch_bounds__(kShortThreads) GroupPerRowPersistent(Params<T>
         rstd[r] = RstdFrom(sum[r] * inv_n, p.epsilon);
       }
     }
-    OpaqueRows<T, P, C, R>(cur);
+    if constexpr (kReconvert) OpaqueRows<T, P, C, R>(cur);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      const int64_t row = base + r;
+      const I row = base + r;
       if (row >= rows) continue;
       const T* scale = hold ? nullptr : ScaleRow(p, row);
       const T* bias = hold ? nullptr : BiasRow(p, row);
 #pragma unroll
       for (int c = 0; c < C; ++c) {
-        const int64_t col = static_cast<int64_t>(c * W + lane) * P;
+        const I col = static_cast<I>(c * W + lane) * P;
         if (col >= n) continue;
         Pack<T, P> gs = g[c], bs = b[c];
         if (!hold) {

@@ -11,6 +11,7 @@ struct ShortConfig {
   int rows_per_group = 2;   // R: rows each lane group loads before reducing any (1, 2, 4; C > 1 takes 2 for 4)
   bool prefetch = false;    // load the next step's rows before this step's reductions (R <= 2)
   int max_ctas_per_sm = 0;  // 0: the occupancy calculator's maximum
+  bool lean = false;        // 32-bit indices, float32 copies kept (lab only: not measured yet)
 };
 
 // Whether LaunchShortRows has an instantiation for rows of `packs` 16-byte packs: lane groups of 4-16 lanes
