@@ -51,12 +51,13 @@ def _params(rng, n, dtype, with_scale, with_bias):
     return s, b
 
 
-# Row lengths: lane groups (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
+# Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), lane groups
+# (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
 # 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
 # RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
 # 131080). The bulk tier (JK_NORM_TIER=proposed) takes 2052 ... 8192 for float32 (8200 just past its
 # limit) and 1032 (LayerNorm) / 2056 (RMSNorm) ... 16384 for bf16/f16 (16392 just past).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (6, 32), (3, 33), (5, 100), (7, 128), (3, 513), (4, 1000), (3, 1025),
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (5, 100), (7, 128), (3, 513), (4, 1000), (3, 1025),
              (3, 1032), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 4096), (2, 4097), (2, 8192), (2, 8200),
              (2, 12288), (2, 16383), (2, 16384), (2, 16392), (2, 40000), (2, 65536), (1, 131080)]
 
@@ -348,11 +349,12 @@ def test_misaligned_slice_inside_jit(rng):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [1032, 2056, 8192])
+@pytest.mark.parametrize("n", [32, 128, 1032, 2056, 8192])
 def test_many_rows_and_parameter_groups(rng, dtype, n):
     """Rows well beyond the persistent grid times its stages (the bulk tier's ring of row buffers wraps
-    several times, both barrier phases), with one scale/bias row per group of rows (vmap over the
-    parameters: CTAs cross groups and reload the parameters they hold)."""
+    several times, both barrier phases; the short-row tier's groups loop over several steps), with one
+    scale/bias row per group of rows (vmap over the parameters: CTAs cross groups and reload the
+    parameters they hold)."""
     groups, rows = (3, 12000 if n <= 2056 else 3000) if ON_GPU else (3, 40)
     x, xf = randn(rng, (groups, rows, n), dtype, scale=2.0, loc=0.5)
     s, sf = randn(rng, (groups, n), dtype, scale=0.5, loc=1.0)

@@ -13,6 +13,8 @@ rewrite() {
 }
 rewrite cuda/norm/norm_launch.cu >"$B/emu_norm_launch.cc"
 rewrite cuda/norm/norm_stats_apply.cuh >"$B/norm/norm_stats_apply.cuh"
+rewrite cuda/norm/norm_short.cu >"$B/emu_norm_short.cc"
+grep -q 'jk_emu::Launch' "$B/emu_norm_short.cc" || { echo "norm_emulate.sh: the short-row launch not rewritten"; exit 1; }
 n=$(grep -c 'jk_emu::Launch' "$B/emu_norm_launch.cc")
 [ "$n" -ge 8 ] || { echo "norm_emulate.sh: expected >= 8 rewritten launches, got $n"; exit 1; }
 grep -q '<<<' "$B/norm/norm_stats_apply.cuh" && { echo "norm_emulate.sh: a launch in norm_stats_apply.cuh not rewritten"; exit 1; }
@@ -23,7 +25,10 @@ grep -q 'jk_emu::dyn_smem' "$B/norm/norm_kernels.cuh" || { echo "norm_emulate.sh
 g++ -std=c++20 -O1 -pthread -w -fsanitize=alignment,undefined -fno-sanitize-recover=all -I"$B" -Icuda -I"$CUDA_INC" \
   bench/lab/norm_emulator.cc -o "$B/emu"
 status=0
-for tier in "" proposed block-lean "bulk 2 64 0" "bulk 0 512 0"; do
+# EMU_TIERS (';'-separated, 'default' for the unset variable) narrows the list.
+IFS=';' read -ra tiers <<<"${EMU_TIERS:-default;proposed;block-lean;bulk 2 64 0;bulk 0 512 0;short 2 1 0;short 4 0 0;short 1 0 0;short 2 1 0 1}"
+for tier in "${tiers[@]}"; do
+  [ "$tier" = default ] && tier=""
   if [ -z "$tier" ]; then "$B/emu" "${EMU_SMS:-2}" || status=1; else JK_NORM_TIER="$tier" "$B/emu" "${EMU_SMS:-2}" || status=1; fi
 done
 exit $status

@@ -119,6 +119,17 @@ inline float __shfl_xor_sync(unsigned, float v, int m, int) {
   return r;
 }
 
+// A shuffle from lane `src` of each `width`-lane segment (the short-row tier's shift broadcast).
+inline float __shfl_sync(unsigned, float v, int src, int width) {
+  const int t = jk_emu::LinearTid();
+  jk_emu::Warp& w = (*jk_emu::warps)[t / 32];
+  w.vals[t % 32] = v;
+  w.bar.Wait();
+  const float r = w.vals[(t % 32) / width * width + src];
+  w.bar.Wait();
+  return r;
+}
+
 cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int) {
   *v = a == cudaDevAttrComputeCapabilityMajor ? 9 : a == cudaDevAttrMaxSharedMemoryPerBlockOptin ? 232448 : jk_emu::sms;
@@ -144,6 +155,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int thread
 }
 
 #include "emu_norm_launch.cc"  // norm_launch.cu with the launches rewritten (norm_emulate.sh)
+#include "emu_norm_short.cc"   // norm_short.cu, likewise
 #include "cpu/norm_cpu.cc"
 
 // ---- the checks -----------------------------------------------------------------------------------
@@ -236,7 +248,9 @@ int main(int argc, char** argv) {
       {37, 8}, {21, 32}, {9, 100}, {11, 128}, {5, 1024}, {23, 1032}, {13, 2048}, {7, 2052}, {19, 2056},
       {5, 4096}, {11, 8192}, {3, 8200}, {4, 16384}, {2, 16392}, {3, 33}, {3, 2049},
       // more rows than the persistent grid (<= 6 CTAs on 2 SMs), two parameter groups: CTAs cross groups
-      {40, 1032}, {30, 2056}, {26, 8192}, {20, 16384}};
+      {40, 1032}, {30, 2056}, {26, 8192}, {20, 16384},
+      // the short-row tier's groups over several steps (<= 6 CTAs of 256 threads on 2 SMs)
+      {800, 32}, {200, 128}, {61, 1000}};
   for (auto [rows, n] : shapes) {
     for (int layer = 0; layer < 2; ++layer) {
       const int64_t groups = rows % 2 ? 1 : 2;  // rows per group = rows / groups

@@ -1,6 +1,9 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
+//   kShortRowsPersistent   float32 n in [12, 128]: persistent lane groups looping over rows, 2 rows per
+//                          group per step plus the next step's rows in flight, scale/bias held in
+//                          registers, the shift broadcast by a shuffle (norm_short.cuh)
 //   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
 //   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (16-bit n in [8192, 16384], float32 LayerNorm
@@ -25,6 +28,7 @@
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
+#include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
 
 namespace jk {
@@ -69,18 +73,23 @@ int64_t NextPow2(int64_t v) {
 // bulk tier for every row of at most 32 KB beyond the lane groups, the scale/bias loads of short rows
 // issued with x (kEarlyParams), and the register tier's lean output pass where it still runs;
 // "block-lean" is the default dispatch with only that lean output pass (BlockPerRowRegisters<...,
-// kLoadedParams = true>). Unset in normal use.
+// kLoadedParams = true>); "short R F M [L]" sends every row of 3-128 packs to the persistent short-row
+// tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
+// occupancy), L = 1 for its lean variant (32-bit indices; not measured yet).
+// Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
+// buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean } tier = kNone;
+  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort } tier = kNone;
   int c = 0, b = 0, cluster = 1;
+  int lean = 0;
 };
 Forced ForcedTier() {
   Forced f;
   const char* s = std::getenv("JK_NORM_TIER");
   if (s == nullptr) return f;
   char name[16] = {0};
-  int c = 0, b = 0, cl = 1;
-  if (std::sscanf(s, "%15s %d %d %d", name, &c, &b, &cl) < 1) return f;
+  int c = 0, b = 0, cl = 1, lean = 0;
+  if (std::sscanf(s, "%15s %d %d %d %d", name, &c, &b, &cl, &lean) < 1) return f;
   if (std::string_view(name) == "block" && (c == 2 || c == 4 || c == 8) && b >= 32 &&
       b <= norm::kBlockMaxThreads &&
       b % 32 == 0 && (cl == 1 || cl == 2 || cl == 4 || cl == 8)) {
@@ -94,12 +103,16 @@ Forced ForcedTier() {
     f.tier = Forced::kProposed;
   } else if (std::string_view(name) == "block-lean") {
     f.tier = Forced::kBlockLean;
+  } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
+             (b == 0 || c <= 2) && cl >= 0) {
+    f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
   }
   return f;
 }
-const Forced& TheForcedTier() {
+Forced TheForcedTier() {
   static const Forced forced = ForcedTier();
-  return forced;
+  static const bool dynamic = std::getenv("JK_NORM_TIER_DYNAMIC") != nullptr;
+  return dynamic ? ForcedTier() : forced;
 }
 
 // Per-device attributes, queried once per device (benign race, as in NumSMs).
@@ -279,7 +292,7 @@ template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
-  const Forced& forced = TheForcedTier();
+  const Forced forced = TheForcedTier();
   if (!Vectorizable(p)) {
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
@@ -291,6 +304,19 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
+  if (forced.tier == Forced::kShort && norm::ShortRowsFit(packs))
+    return norm::LaunchShortRows<T, K>(p, stream, {forced.c, forced.b == 1, forced.cluster, forced.lean == 1});
+  // Float32 rows of 3-32 packs (12-128 columns): the persistent short-row tier (norm_short.cuh), 2 rows
+  // per lane group and the next step's rows loaded before this step's reductions. Measured on an H200
+  // (bench/lab/norm_short_lab.py, 49152 rows, CUPTI, one process with jnp): float32 LayerNorm 4.91 -> 3.33
+  // us at 32 columns (jnp 2.94) and 17.78 -> 13.86 us at 128 (jnp 13.65); RMSNorm 3.26 -> 3.14 and 13.70
+  // -> 13.73 (a tie). The group kernel's float32 LayerNorm at 32 columns took 58 registers, 8 CTAs of 128
+  // threads per SM: its 1536 CTAs ran in 1.45 waves. Every short-row configuration tied or lost on
+  // bf16/f16 rows (32-1024 columns) and float32 rows of 512, so those keep the group kernel.
+  if (forced.tier == Forced::kNone && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
+    const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
+    if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel
+  }
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   if (forced.tier == Forced::kProposed && BulkSmemFits<T, P>(p)) return LaunchBulkSmem<T, K, P>(p, stream, 0, 0, 0);
   // Rows of 16-32 KB (16-bit n >= 8192; float32 LayerNorm at n = 8192): persistent CTAs of 128 threads

@@ -1,0 +1,25 @@
+// Host entry of the short-row tier (norm_short.cu): persistent lane groups for rows of at most 128 packs.
+// Included by norm_launch.cu only (it needs norm::Params, defined with the kernels).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "norm/norm_kernels.cuh"
+
+namespace jk::norm {
+
+struct ShortConfig {
+  int rows_per_group = 2;   // R: rows each lane group loads before reducing any (1, 2, 4; C > 1 takes 2 for 4)
+  bool prefetch = false;    // load the next step's rows before this step's reductions (R <= 2)
+  int max_ctas_per_sm = 0;  // 0: the occupancy calculator's maximum
+  bool lean = false;        // 32-bit indices, float32 copies kept (lab only: not measured yet)
+};
+
+// Whether LaunchShortRows has an instantiation for rows of `packs` 16-byte packs: lane groups of 4-16 lanes
+// with one pack each, or a warp with 1, 2 or 4 packs per lane.
+inline bool ShortRowsFit(int64_t packs) { return packs >= 3 && packs <= 128; }
+
+// Vectorised rows only (the caller checks n % P == 0 and 16-byte alignment).
+template <typename T, Kind K>
+cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg);
+
+}  // namespace jk::norm
