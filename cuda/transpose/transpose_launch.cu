@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "common/launch.h"
 #include "transpose/transpose_kernels.cuh"
@@ -60,19 +61,33 @@ using Storage = std::conditional_t<kE == 1, uint8_t,
 // measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
 constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 
-// JK_TRANSPOSE_TIERS (lab knob, read once per process): "old" forces the session-1 dispatch (general
-// flavour only), "compact" takes the compact flavour at any size it allows; bench/lab/
-// transpose_before_after.py times them against the default in one build. Unset: the dispatch below.
+// JK_TRANSPOSE_TIERS (lab knob, read once per process): comma-separated tokens. "old" forces the
+// session-1 dispatch (general flavour only), "compact" takes the compact flavour at any size it allows;
+// the session-3 candidates (bench/lab/transpose_variants.py times them against the default in one run):
+// "reg2"/"reg4"/"reg8" the register-block kernel (that many lanes along A) wherever it applies, "sm64"/
+// "sm256" the small 16-byte tile with that many threads, "t512" the big 2- and 4-byte tiles with 512
+// threads, "t128" the big 1-byte tile with 128 threads, "rowin" the row copy in input order, "row8"
+// the row copy with 8 accesses per thread in flight. Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, compact = false;
+  bool old = false, compact = false, t512 = false, t128 = false, rowin = false, row8 = false;
+  int reg_lanes = 0, small_threads = 0;
 };
 const TierKnobs& Knobs() {
   static const TierKnobs k = [] {
     TierKnobs t;
     const char* env = std::getenv("JK_TRANSPOSE_TIERS");
-    if (env != nullptr) {
-      t.old = std::strcmp(env, "old") == 0;
-      t.compact = std::strcmp(env, "compact") == 0;
+    for (const char* s = env; s != nullptr && *s != '\0';) {
+      const char* e = std::strchr(s, ',');
+      const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
+      auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
+      t.old |= is("old"), t.compact |= is("compact"), t.t512 |= is("t512"), t.t128 |= is("t128");
+      t.rowin |= is("rowin"), t.row8 |= is("row8");
+      if (is("reg2")) t.reg_lanes = 2;
+      if (is("reg4")) t.reg_lanes = 4;
+      if (is("reg8")) t.reg_lanes = 8;
+      if (is("sm64")) t.small_threads = 64;
+      if (is("sm256")) t.small_threads = 256;
+      s = e ? e + 1 : s + n;
     }
     return t;
   }();
@@ -101,6 +116,12 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   if (vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
+      if constexpr (kE == 2 || kE == 4) {
+        if (Knobs().t512) return LaunchVec16<kE, C::kBigTile, 512>(stream, a);
+      }
+      if constexpr (kE == 1) {
+        if (Knobs().t128) return LaunchVec16<kE, C::kBigTile, 128>(stream, a);
+      }
       return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
     }
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
@@ -116,9 +137,11 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
 // Groups of at most 2 axes and at most one batch axis (most real permutations; every case of issue 5),
 // and every byte offset < 2^31 (the flavour's correctness condition, whatever kCompactMaxBytes says).
 // Returns false (general flavour) otherwise.
-bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split) {
+bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split,
+                 bool allow_large = false) {
   const int64_t bytes = a.elements * elem_bytes;
-  if (bytes > int64_t{0x7fffffff} || (bytes > kCompactMaxBytes && !Knobs().compact)) return false;
+  if (bytes > int64_t{0x7fffffff}) return false;
+  if (bytes > kCompactMaxBytes && !Knobs().compact && !allow_large) return false;
   if (a.a.n > 2 || a.b.n > 2 || a.batch.n > 1) return false;
   auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
   *c = TiledArgs32{};
@@ -162,6 +185,27 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   return LastLaunchError();
 }
 
+template <int kE, int kLanesA>
+cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  constexpr int kThreads = 128;
+  using S = transpose::RegTile<kE, kLanesA, kThreads>;
+  c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
+  c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
+  const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
+  if (split) {
+    transpose::TiledRegisterBlocks<kE, kLanesA, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledRegisterBlocks<kE, kLanesA, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+// Lanes along A of the register-block kernel for this problem, 0 where it does not run.
+int RegisterBlockLanes(int elem_bytes, int64_t bytes) {
+  (void)elem_bytes, (void)bytes;
+  return Knobs().reg_lanes;
+}
+
 template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   using C = TiledConfig<kE>;
@@ -172,6 +216,14 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   TiledArgs32 c;
   uint32_t batch;
   bool split;
+  const int lanes = vec && !Knobs().old ? RegisterBlockLanes(kE, a.elements * kE) : 0;
+  if (lanes != 0 && MakeCompact(a, kE, &c, &batch, &split, /*allow_large=*/true)) {
+    switch (lanes) {
+      case 2: return LaunchRegisterBlocks<kE, 2>(stream, c, batch, split);
+      case 4: return LaunchRegisterBlocks<kE, 4>(stream, c, batch, split);
+      case 8: return LaunchRegisterBlocks<kE, 8>(stream, c, batch, split);
+    }
+  }
   if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
   if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
@@ -180,20 +232,39 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
   }
+  switch (Knobs().small_threads) {
+    case 64: return LaunchVec16Compact<kE, C::kSmallTile, 64>(stream, c, batch, split);
+    case 256: return LaunchVec16Compact<kE, C::kSmallTile, 256>(stream, c, batch, split);
+  }
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
-template <typename V>
+template <typename V, int kUnroll = 4, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
-  constexpr int kThreads = 256, kUnroll = 4;
+  constexpr int kThreads = 256;
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    transpose::RowCopy<V, uint32_t><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    transpose::RowCopy<V, uint32_t, kUnroll, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   } else {
-    transpose::RowCopy<V, int64_t><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    transpose::RowCopy<V, int64_t, kUnroll, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   }
   return LastLaunchError();
+}
+
+// Lab variants of the 16-byte row copy (JK_TRANSPOSE_TIERS rowin / row8).
+cudaError_t LaunchRowCopyVec16Variant(cudaStream_t stream, RowArgs a, const TransposePlan& plan) {
+  if (!Knobs().rowin) return LaunchRowCopy<uint4, 8, false>(stream, a);
+  // Input order: the axes sorted by input stride (innermost first), `out` strides in bytes.
+  auto& L = a.rows;
+  L = plan.rows;
+  for (int i = 1; i < L.n; ++i)
+    for (int j = i; j > 0 && L.in[j] < L.in[j - 1]; --j) {
+      std::swap(L.dim[j], L.dim[j - 1]), std::swap(L.in[j], L.in[j - 1]), std::swap(L.out[j], L.out[j - 1]);
+    }
+  for (int k = 0; k < L.n; ++k) L.in[k] *= plan.elem_bytes, L.out[k] *= plan.elem_bytes;
+  if (Knobs().row8) return LaunchRowCopy<uint4, 8, true>(stream, a);
+  return LaunchRowCopy<uint4, 4, true>(stream, a);
 }
 
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
@@ -206,6 +277,7 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
   if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) {
     a.row_vecs = row_bytes / 16;
     a.total_vecs = plan.elements * plan.elem_bytes / 16;
+    if (Knobs().rowin || Knobs().row8) return LaunchRowCopyVec16Variant(stream, a, plan);
     return LaunchRowCopy<uint4>(stream, a);
   }
   a.row_vecs = plan.row;
