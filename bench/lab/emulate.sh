@@ -17,6 +17,6 @@ g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefine
 # The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
 # The session-3 lab candidates (bench/lab/transpose_variants.py); 2 "SMs" puts the big tiles in play.
-for knob in reg2 reg4 reg8 sm64,t512,rowin sm256,t128,row8 rowin,row8; do
+for knob in ${EMU_KNOBS:-reg2 reg4 reg8 sm64,t512,rowin sm256,t128,row8 rowin,row8 pipe}; do
   for sms in 132 2; do JK_TRANSPOSE_TIERS=$knob "$B/emu" $sms | sed "s/^/$knob ($sms): /"; done
 done

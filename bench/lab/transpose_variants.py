@@ -29,6 +29,7 @@ REG = SMALL + SPLIT + BIG_I8 + ["8192x8192@bfloat16", "8192x8192@float32"]
 # (tag, JK_TRANSPOSE_TIERS, cases or None for all, extra args); in order of priority.
 RUNS = [
     ("default", "", None, ["--copyref"]),
+    ("pipe", "pipe", BIG_I8 + BIG_16_32, ["--no-ceiling"]),
     ("reg2", "reg2", REG, ["--no-ceiling"]),
     ("reg4", "reg4", REG, ["--no-ceiling"]),
     ("sm64+t512+rowin", "sm64,t512,rowin", SMALL + SPLIT + BIG_16_32 + ROWS, ["--no-ceiling"]),

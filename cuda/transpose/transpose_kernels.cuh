@@ -49,6 +49,7 @@ struct TiledArgs32 {
   // ---- 48 bytes: everything a single-axis-group tile reads; below only for kSplit and JK_DEBUG_BOUNDS
   uint32_t a_dim, a_out_hi, b_dim, b_in_hi;
   uint32_t elements;
+  uint32_t batch;  // the batch axis' size (the pipelined kernel's tile count); 1 without one
 };
 
 struct RowArgs {
@@ -234,19 +235,19 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
   for (int j = 0; j < 4; ++j) o[j] = make_uint4(y[j][0], y[j][1], y[j][2], y[j][3]);
 }
 
-// One tile. Requires na % kV == 0, nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so
-// a 16-byte access is either wholly inside the array or wholly outside.
+// One tile in three steps (the pipelined kernel interleaves them across tiles). Requires na % kV == 0,
+// nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so a 16-byte access is either wholly
+// inside the array or wholly outside.
+// Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes); all loads first, so
+// kLoadSteps requests are in flight.
 template <int kE, int kTileElems, int kBlock, typename G>
-__device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
-                                          unsigned char* tile) {
+__device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, typename G::Index b0,
+                                          uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps]) {
   using S = VecTile<kE, kTileElems, kBlock>;
-  using Word = typename SmemWord<kE>::type;
   using I = typename G::Index;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes).
-  uint4 v[S::kLoadSteps];
 #pragma unroll
-  for (int i = 0; i < S::kLoadSteps; ++i) {  // all loads first: kLoadSteps requests in flight
+  for (int i = 0; i < S::kLoadSteps; ++i) {
     const int s = i * S::kWarps + warp;
     const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
     const I b = b0 + r, a = a0 + slot * S::kV;
@@ -257,14 +258,29 @@ __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, type
       v[i] = __ldg(reinterpret_cast<const uint4*>(g.x() + at * kE));
     }
   }
+}
+
+template <int kE, int kTileElems, int kBlock>
+__device__ __forceinline__ void Vec16ToSmem(const uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps],
+                                            unsigned char* tile) {
+  using S = VecTile<kE, kTileElems, kBlock>;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int i = 0; i < S::kLoadSteps; ++i) {
     const int s = i * S::kWarps + warp;
     const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
     *reinterpret_cast<uint4*>(tile + SwizzledSlot<S>(r, slot)) = v[i];
   }
-  __syncthreads();
-  // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
+}
+
+// Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
+template <int kE, int kTileElems, int kBlock, typename G>
+__device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typename G::Index b0,
+                                           const unsigned char* tile) {
+  using S = VecTile<kE, kTileElems, kBlock>;
+  using Word = typename SmemWord<kE>::type;
+  using I = typename G::Index;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int i = 0; i < S::kStoreSteps; ++i) {
     const int s = i * S::kWarps + warp;
@@ -291,6 +307,16 @@ __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, type
   }
 }
 
+template <int kE, int kTileElems, int kBlock, typename G>
+__device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
+                                          unsigned char* tile) {
+  uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
+  Vec16Load<kE, kTileElems, kBlock>(g, a0, b0, v);
+  Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
+  __syncthreads();
+  Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
+}
+
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
 template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
 __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
@@ -300,6 +326,44 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
     TileCoords(p, t, &ta, &tb, &bin, &bout);
     Vec16Tile<kE, kTileElems, kBlock>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
     __syncthreads();  // the next tile overwrites `tile`
+  }
+}
+
+// Pipelined compact flavour: a persistent grid (kMinBlocks per SM, guaranteed by the launch bounds)
+// walks the tiles; each block issues the loads of its next tile before it stores the current one from
+// shared memory, so every block keeps reads in flight through its store phase.
+template <bool kSplit>
+__device__ __forceinline__ void CompactCoords(const TiledArgs32& p, uint32_t t, uint32_t tile, uint32_t* a0,
+                                              uint32_t* b0, uint32_t* bin, uint32_t* bout) {
+  const uint32_t rest = t / p.tiles_a, batch = rest / p.tiles_b;
+  *a0 = (t - rest * p.tiles_a) * tile;
+  *b0 = (rest - batch * p.tiles_b) * tile;
+  *bin = batch * p.batch_in, *bout = batch * p.batch_out;
+}
+
+template <int kE, int kTileElems, int kBlock, int kMinBlocks, bool kSplit>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) TiledVec16Pipelined(TiledArgs32 p) {
+  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
+  const uint32_t tiles = p.tiles_a * p.tiles_b * p.batch;
+  uint32_t t = blockIdx.x;
+  if (t >= tiles) return;
+  uint32_t a0, b0, bin, bout;
+  CompactCoords<kSplit>(p, t, kTileElems, &a0, &b0, &bin, &bout);
+  uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
+  Vec16Load<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, bin, bout}, a0, b0, v);
+  for (;;) {
+    Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
+    __syncthreads();
+    const uint32_t next = t + gridDim.x;
+    uint32_t na0 = 0, nb0 = 0, nbin = 0, nbout = 0;
+    if (next < tiles) {
+      CompactCoords<kSplit>(p, next, kTileElems, &na0, &nb0, &nbin, &nbout);
+      Vec16Load<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, nbin, nbout}, na0, nb0, v);
+    }
+    Vec16Store<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, bin, bout}, a0, b0, tile);
+    if (next >= tiles) break;
+    __syncthreads();  // the next tile overwrites `tile`
+    t = next, a0 = na0, b0 = nb0, bin = nbin, bout = nbout;
   }
 }
 

@@ -67,9 +67,10 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // "reg2"/"reg4"/"reg8" the register-block kernel (that many lanes along A) wherever it applies, "sm64"/
 // "sm256" the small 16-byte tile with that many threads, "t512" the big 2- and 4-byte tiles with 512
 // threads, "t128" the big 1-byte tile with 128 threads, "rowin" the row copy in input order, "row8"
-// the row copy with 8 accesses per thread in flight. Unset: the dispatch below.
+// the row copy with 8 accesses per thread in flight, "pipe" the pipelined persistent kernel for the big
+// tiles (kTiledVec16Pipelined). Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, compact = false, t512 = false, t128 = false, rowin = false, row8 = false;
+  bool old = false, compact = false, t512 = false, t128 = false, rowin = false, row8 = false, pipe = false;
   int reg_lanes = 0, small_threads = 0;
 };
 const TierKnobs& Knobs() {
@@ -81,7 +82,7 @@ const TierKnobs& Knobs() {
       const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
       auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
       t.old |= is("old"), t.compact |= is("compact"), t.t512 |= is("t512"), t.t128 |= is("t128");
-      t.rowin |= is("rowin"), t.row8 |= is("row8");
+      t.rowin |= is("rowin"), t.row8 |= is("row8"), t.pipe |= is("pipe");
       if (is("reg2")) t.reg_lanes = 2;
       if (is("reg4")) t.reg_lanes = 4;
       if (is("reg8")) t.reg_lanes = 8;
@@ -150,6 +151,7 @@ bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* b
   c->b_in = u(a.b.in[0]), c->b_dim = u(a.b.dim[0]), c->b_in_hi = a.b.n == 2 ? u(a.b.in[1]) : 0;
   c->batch_in = a.batch.n ? u(a.batch.in[0]) : 0, c->batch_out = a.batch.n ? u(a.batch.out[0]) : 0;
   *batch = a.batch.n ? u(a.batch.dim[0]) : 1;
+  c->batch = *batch;
   *split = a.a.n == 2 || a.b.n == 2;
   return true;
 }
@@ -168,6 +170,22 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
     transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
   } else {
     transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+// Blocks per SM of the pipelined kernel (its launch bounds): what the one-tile kernels reach.
+template <int kE>
+constexpr int kPipelinedBlocksPerSM = kE == 1 ? 5 : (kE == 2 ? 4 : (kE == 4 ? 6 : 8));
+
+template <int kE, int kTile, int kThreads>
+cudaError_t LaunchVec16Pipelined(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  constexpr int kMin = kPipelinedBlocksPerSM<kE>;
+  const int blocks = static_cast<int>(std::min<int64_t>(CompactBlocks<kTile>(&c, batch), int64_t{kMin} * NumSMs()));
+  if (split) {
+    transpose::TiledVec16Pipelined<kE, kTile, kThreads, kMin, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledVec16Pipelined<kE, kTile, kThreads, kMin, false><<<blocks, kThreads, 0, stream>>>(c);
   }
   return LastLaunchError();
 }
@@ -222,6 +240,12 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
       case 2: return LaunchRegisterBlocks<kE, 2>(stream, c, batch, split);
       case 4: return LaunchRegisterBlocks<kE, 4>(stream, c, batch, split);
       case 8: return LaunchRegisterBlocks<kE, 8>(stream, c, batch, split);
+    }
+  }
+  if (vec && Knobs().pipe && MakeCompact(a, kE, &c, &batch, &split, /*allow_large=*/true)) {
+    TiledArgs32 probe = c;
+    if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+      return LaunchVec16Pipelined<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
     }
   }
   if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
