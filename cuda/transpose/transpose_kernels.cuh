@@ -7,6 +7,8 @@
 //   kTiledScalarPadded   the classic padded tile (32x33 for 1- and 2-byte elements, 64x65 for 4 and
 //                        8) with one element per access: any size, any alignment (odd shapes such
 //                        as 4097x1023, slices at odd offsets).
+//   kTiledRegisterBlocks no shared memory: each thread transposes a 16-byte x 16-byte block in
+//                        registers (compact flavour only); the small tier of 4-byte elements.
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
 //
 // The two tiled kernels come in two index flavours sharing one tile body:
@@ -49,7 +51,6 @@ struct TiledArgs32 {
   // ---- 48 bytes: everything a single-axis-group tile reads; below only for kSplit and JK_DEBUG_BOUNDS
   uint32_t a_dim, a_out_hi, b_dim, b_in_hi;
   uint32_t elements;
-  uint32_t batch;  // the batch axis' size (the pipelined kernel's tile count); 1 without one
 };
 
 struct RowArgs {
@@ -235,7 +236,7 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
   for (int j = 0; j < 4; ++j) o[j] = make_uint4(y[j][0], y[j][1], y[j][2], y[j][3]);
 }
 
-// One tile in three steps (the pipelined kernel interleaves them across tiles). Requires na % kV == 0,
+// One tile in three steps (load to registers, registers to the tile, tile to y). Requires na % kV == 0,
 // nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so a 16-byte access is either wholly
 // inside the array or wholly outside.
 // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes); all loads first, so
@@ -326,44 +327,6 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
     TileCoords(p, t, &ta, &tb, &bin, &bout);
     Vec16Tile<kE, kTileElems, kBlock>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
     __syncthreads();  // the next tile overwrites `tile`
-  }
-}
-
-// Pipelined compact flavour: a persistent grid (kMinBlocks per SM, guaranteed by the launch bounds)
-// walks the tiles; each block issues the loads of its next tile before it stores the current one from
-// shared memory, so every block keeps reads in flight through its store phase.
-template <bool kSplit>
-__device__ __forceinline__ void CompactCoords(const TiledArgs32& p, uint32_t t, uint32_t tile, uint32_t* a0,
-                                              uint32_t* b0, uint32_t* bin, uint32_t* bout) {
-  const uint32_t rest = t / p.tiles_a, batch = rest / p.tiles_b;
-  *a0 = (t - rest * p.tiles_a) * tile;
-  *b0 = (rest - batch * p.tiles_b) * tile;
-  *bin = batch * p.batch_in, *bout = batch * p.batch_out;
-}
-
-template <int kE, int kTileElems, int kBlock, int kMinBlocks, bool kSplit>
-__global__ void __launch_bounds__(kBlock, kMinBlocks) TiledVec16Pipelined(TiledArgs32 p) {
-  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
-  const uint32_t tiles = p.tiles_a * p.tiles_b * p.batch;
-  uint32_t t = blockIdx.x;
-  if (t >= tiles) return;
-  uint32_t a0, b0, bin, bout;
-  CompactCoords<kSplit>(p, t, kTileElems, &a0, &b0, &bin, &bout);
-  uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
-  Vec16Load<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, bin, bout}, a0, b0, v);
-  for (;;) {
-    Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
-    __syncthreads();
-    const uint32_t next = t + gridDim.x;
-    uint32_t na0 = 0, nb0 = 0, nbin = 0, nbout = 0;
-    if (next < tiles) {
-      CompactCoords<kSplit>(p, next, kTileElems, &na0, &nb0, &nbin, &nbout);
-      Vec16Load<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, nbin, nbout}, na0, nb0, v);
-    }
-    Vec16Store<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, bin, bout}, a0, b0, tile);
-    if (next >= tiles) break;
-    __syncthreads();  // the next tile overwrites `tile`
-    t = next, a0 = na0, b0 = nb0, bin = nbin, bout = nbout;
   }
 }
 
@@ -523,8 +486,10 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // by decomposing its output row index (`rows` in output order, `in` strides in bytes). Input order:
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
-template <typename V, typename I, int kUnroll = 4, bool kInputOrder = false>
+inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
+template <typename V, typename I, bool kInputOrder = false>
 __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
+  constexpr int kUnroll = kRowCopyUnroll;
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < total;
