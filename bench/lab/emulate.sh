@@ -16,3 +16,7 @@ g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefine
 "$B/emu" 132 && "$B/emu" 2
 # The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
+# The session-2 dispatch and the register-block kernel everywhere; 2 "SMs" puts the big tiles in play.
+for knob in ${EMU_KNOBS:-s2 reg}; do
+  for sms in 132 2; do JK_TRANSPOSE_TIERS=$knob "$B/emu" $sms | sed "s/^/$knob ($sms): /"; done
+done

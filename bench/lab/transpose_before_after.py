@@ -32,7 +32,7 @@ def run(tag, knob, args):
     rows = {}
     for line in r.stdout.splitlines():
         if line.startswith("ROW "):
-            name, dt, ours, theirs, ok = line[4:].split("|")
+            name, dt, ours, theirs, ok = line[4:].split("|")[:5]
             rows[(name, dt)] = (float(ours), float(theirs), ok == "1")
     tail = [l for l in r.stdout.splitlines() if not l.startswith("ROW ")]
     print(f"---- {tag} (JK_TRANSPOSE_TIERS={knob!r}) rc={r.returncode}")

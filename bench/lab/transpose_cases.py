@@ -8,9 +8,13 @@ random normal (ints: random integers). Cases under the 50 MB L2 are L2-warm (mar
 Prints a compact table and the verdict against the targets: >= 0.95x jnp everywhere, geomean >=
 1.05x, >= 90% of copy for every case over 64 MB.
 
-  python3 transpose_cases.py [--small] [--no-ceiling]
+  python3 transpose_cases.py [--small] [--no-ceiling] [--copyref]
     --small       only the cases under the 50 MB L2 (the latency-bound ones)
     --no-ceiling  skip the 1 GiB copy-ceiling measurement
+    --copyref     also time an elementwise `-x` of the same array (a same-size copy: what a streaming
+                  kernel of the case's bytes reaches, launch and ramp included)
+  JK_LAB_CASES="name@dtype;..." restricts the run to those cases (bench/lab/transpose_variants.py).
+Cases under 64 MB are also checked against NumPy (np.transpose of the input, bit-exact).
 Each case also prints one `ROW name|dtype|jk_us|jnp_us|ok` line for bench/lab/transpose_before_after.py,
 which runs this script once per JK_TRANSPOSE_TIERS setting (the knob is read once per process).
 """
@@ -64,6 +68,8 @@ def copy_ceiling():
 def main():
     import os
     small_only = "--small" in sys.argv
+    copyref = "--copyref" in sys.argv
+    only = {c for c in os.environ.get("JK_LAB_CASES", "").split(";") if c}
     print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}; "
           f"JK_TRANSPOSE_TIERS={os.environ.get('JK_TRANSPOSE_TIERS', '')!r}")
     copy_gbs = float("nan") if "--no-ceiling" in sys.argv else copy_ceiling()
@@ -71,6 +77,8 @@ def main():
     rows, ratios, failures = [], [], []
     for i, (name, shape, dt, perm, kind) in enumerate(cases()):
         if small_only and 2 * math.prod(shape) * np.dtype(dt).itemsize >= L2_BYTES:
+            continue
+        if only and f"{name}@{np.dtype(dt).name}" not in only:
             continue
         x = make_input(shape, dt, jax.random.key(100 + i))
         ours = jax.jit(lambda t, p=perm: jk.transpose(t, p))
@@ -80,6 +88,12 @@ def main():
             theirs = jax.jit(lambda t, p=perm: jnp.transpose(t, p))
         ok = bool(jnp.array_equal(ours(x), theirs(x)))
         nbytes = 2 * x.nbytes
+        if nbytes < 64e6:  # NumPy reference: bit-exact
+            ok = ok and bool(np.array_equal(np.asarray(ours(x)), np.transpose(np.asarray(x), perm)))
+        copy_us = float("nan")
+        if copyref:
+            neg = jax.jit(lambda t: -t)
+            copy_us = 1e3 * min(median_ms(neg, x, nbytes) for _ in range(2))
         t_ours, t_theirs = [], []
         for _ in range(2):
             t_ours.append(median_ms(ours, x, nbytes))
@@ -100,10 +114,13 @@ def main():
         if nbytes < L2_BYTES:
             flags.append("L2-warm")
         failures += [f"{name} {np.dtype(dt).name}: {f}" for f in flags if f != "L2-warm"]
-        print(f"ROW {name}|{np.dtype(dt).name}|{a * 1e3:.3f}|{b * 1e3:.3f}|{int(ok)}", flush=True)
+        print(f"ROW {name}|{np.dtype(dt).name}|{a * 1e3:.3f}|{b * 1e3:.3f}|{int(ok)}|{copy_us:.3f}", flush=True)
         rows.append((name, np.dtype(dt).name, nbytes / 1e6, a * 1e3, b * 1e3, ratio, gbs,
                      nbytes / (b * 1e-3) / 1e9, pct, " ".join(flags)))
         del x
+    print(f"COPY {copy_gbs:.1f}", flush=True)
+    if not ratios:
+        return 0
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print()
     print(f"{'case':26s} {'dtype':8s} {'MB':>7s} {'jk us':>8s} {'jnp us':>8s} {'ratio':>6s} "

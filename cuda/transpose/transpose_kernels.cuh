@@ -7,6 +7,8 @@
 //   kTiledScalarPadded   the classic padded tile (32x33 for 1- and 2-byte elements, 64x65 for 4 and
 //                        8) with one element per access: any size, any alignment (odd shapes such
 //                        as 4097x1023, slices at odd offsets).
+//   kTiledRegisterBlocks no shared memory: each thread transposes a 16-byte x 16-byte block in
+//                        registers (compact flavour only); the small tier of 4-byte elements.
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
 //
 // The two tiled kernels come in two index flavours sharing one tile body:
@@ -234,19 +236,19 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
   for (int j = 0; j < 4; ++j) o[j] = make_uint4(y[j][0], y[j][1], y[j][2], y[j][3]);
 }
 
-// One tile. Requires na % kV == 0, nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so
-// a 16-byte access is either wholly inside the array or wholly outside.
+// One tile in three steps (load to registers, registers to the tile, tile to y). Requires na % kV == 0,
+// nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so a 16-byte access is either wholly
+// inside the array or wholly outside.
+// Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes); all loads first, so
+// kLoadSteps requests are in flight.
 template <int kE, int kTileElems, int kBlock, typename G>
-__device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
-                                          unsigned char* tile) {
+__device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, typename G::Index b0,
+                                          uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps]) {
   using S = VecTile<kE, kTileElems, kBlock>;
-  using Word = typename SmemWord<kE>::type;
   using I = typename G::Index;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes).
-  uint4 v[S::kLoadSteps];
 #pragma unroll
-  for (int i = 0; i < S::kLoadSteps; ++i) {  // all loads first: kLoadSteps requests in flight
+  for (int i = 0; i < S::kLoadSteps; ++i) {
     const int s = i * S::kWarps + warp;
     const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
     const I b = b0 + r, a = a0 + slot * S::kV;
@@ -257,14 +259,29 @@ __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, type
       v[i] = __ldg(reinterpret_cast<const uint4*>(g.x() + at * kE));
     }
   }
+}
+
+template <int kE, int kTileElems, int kBlock>
+__device__ __forceinline__ void Vec16ToSmem(const uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps],
+                                            unsigned char* tile) {
+  using S = VecTile<kE, kTileElems, kBlock>;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int i = 0; i < S::kLoadSteps; ++i) {
     const int s = i * S::kWarps + warp;
     const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
     *reinterpret_cast<uint4*>(tile + SwizzledSlot<S>(r, slot)) = v[i];
   }
-  __syncthreads();
-  // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
+}
+
+// Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
+template <int kE, int kTileElems, int kBlock, typename G>
+__device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typename G::Index b0,
+                                           const unsigned char* tile) {
+  using S = VecTile<kE, kTileElems, kBlock>;
+  using Word = typename SmemWord<kE>::type;
+  using I = typename G::Index;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int i = 0; i < S::kStoreSteps; ++i) {
     const int s = i * S::kWarps + warp;
@@ -289,6 +306,16 @@ __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, type
       }
     }
   }
+}
+
+template <int kE, int kTileElems, int kBlock, typename G>
+__device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
+                                          unsigned char* tile) {
+  uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
+  Vec16Load<kE, kTileElems, kBlock>(g, a0, b0, v);
+  Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
+  __syncthreads();
+  Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
 }
 
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
@@ -372,17 +399,103 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
   PaddedTileBody<T, kTileElems, kRows>(g, a0, b0, tile);
 }
 
+// ---- kTiledRegisterBlocks ----------------------------------------------------------------------
+// No shared memory, no barrier: each thread loads a kV x kV block (kV rows, one 16-byte access each),
+// transposes it in registers (byte_perm for 1- and 2-byte elements) and stores kV 16-byte rows.
+// kLanesA lanes of a warp cover a block row along A (input runs of kLanesA x 16 bytes), the other
+// 32 / kLanesA lanes stack along B (output runs of 32 / kLanesA x 16 bytes); a block's warps continue
+// along B. For latency-bound problems: one load round trip per thread and nothing between it and the
+// stores but register moves.
+template <int kE, int kLanesA, int kBlock>
+struct RegTile {
+  static constexpr int kV = 16 / kE;
+  static constexpr int kTileA = kLanesA * kV;           // elements along A per block
+  static constexpr int kTileB = kBlock / kLanesA * kV;  // elements along B per block
+  static_assert(32 % kLanesA == 0 && kBlock % 32 == 0, "lanes along A must divide a warp");
+};
+
+// o[j] = column j of the kV x kV block whose rows are w[i] (4 words of 16 bytes each).
+template <int kE>
+__device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], uint32_t (&o)[16 / kE][4]) {
+  if constexpr (kE == 8) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) o[j][2 * i] = w[i][2 * j], o[j][2 * i + 1] = w[i][2 * j + 1];
+  } else if constexpr (kE == 4) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) o[j][i] = w[i][j];
+  } else if constexpr (kE == 2) {  // 2x2 half transposes of word pairs, then a 4x4 word transpose
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        o[2 * r][q] = __byte_perm(w[2 * q][r], w[2 * q + 1][r], 0x5410);
+        o[2 * r + 1][q] = __byte_perm(w[2 * q][r], w[2 * q + 1][r], 0x7632);
+      }
+  } else {  // 4x4 byte transposes of word quads (as PackRows), then a 4x4 word transpose
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const uint32_t t0 = __byte_perm(w[4 * q][r], w[4 * q + 1][r], 0x5140);
+        const uint32_t t1 = __byte_perm(w[4 * q][r], w[4 * q + 1][r], 0x7362);
+        const uint32_t t2 = __byte_perm(w[4 * q + 2][r], w[4 * q + 3][r], 0x5140);
+        const uint32_t t3 = __byte_perm(w[4 * q + 2][r], w[4 * q + 3][r], 0x7362);
+        o[4 * r][q] = __byte_perm(t0, t2, 0x5410);
+        o[4 * r + 1][q] = __byte_perm(t0, t2, 0x7632);
+        o[4 * r + 2][q] = __byte_perm(t1, t3, 0x5410);
+        o[4 * r + 3][q] = __byte_perm(t1, t3, 0x7632);
+      }
+  }
+}
+
+// Compact geometry, tiles_a / tiles_b counted in RegTile blocks. Requires na % kV == 0, nb % kV == 0
+// and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
+template <int kE, int kLanesA, int kBlock, bool kSplit>
+__global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
+  using S = RegTile<kE, kLanesA, kBlock>;
+  constexpr int kV = S::kV;
+  const uint32_t t = blockIdx.x, rest = t / p.tiles_a, batch = rest / p.tiles_b;
+  const Geometry32<kSplit> g{p, batch * p.batch_in, batch * p.batch_out};
+  const uint32_t a = (t - rest * p.tiles_a) * S::kTileA + (threadIdx.x % kLanesA) * kV;
+  const uint32_t b = (rest - batch * p.tiles_b) * S::kTileB + (threadIdx.x / kLanesA) * kV;
+  if (a >= p.na || b >= p.nb) return;
+  uint32_t w[kV][4], o[kV][4];
+#pragma unroll
+  for (int i = 0; i < kV; ++i) {
+    const uint32_t at = g.RowIn(b + i) + a;
+    JK_DEVICE_ASSERT(at + kV <= g.elements());
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p.x + static_cast<size_t>(at) * kE));
+    w[i][0] = v.x, w[i][1] = v.y, w[i][2] = v.z, w[i][3] = v.w;
+  }
+  TransposeBlock<kE>(w, o);
+#pragma unroll
+  for (int j = 0; j < kV; ++j) {
+    const uint32_t at = g.ColOut(a + j) + b;
+    JK_DEVICE_ASSERT(at + kV <= g.elements());
+    *reinterpret_cast<uint4*>(p.y + static_cast<size_t>(at) * kE) = make_uint4(o[j][0], o[j][1], o[j][2], o[j][3]);
+  }
+}
+
 // ---- kRowCopy ----------------------------------------------------------------------------------
-// V is the access (uint4 for 16-byte runs, else the element). Writes are fully contiguous; each
-// access finds its input row by decomposing the output row index. 4 accesses per thread in flight.
-template <typename V, typename I>
+// V is the access (uint4 for 16-byte runs, else the element). kUnroll accesses per thread in flight.
+// Output order (kInputOrder = false): writes are fully contiguous and each access finds its input run
+// by decomposing its output row index (`rows` in output order, `in` strides in bytes). Input order:
+// the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
+// access finds its output run instead.
+inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
+template <typename V, typename I, bool kInputOrder = false>
 __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
-  constexpr int kUnroll = 4;
+  constexpr int kUnroll = kRowCopyUnroll;
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < total;
        base += stride) {
     V v[kUnroll];
+    int64_t to[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const I g = base + u * blockDim.x;
@@ -390,15 +503,27 @@ __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
         const I row = g / row_vecs, col = g - row * row_vecs;
         int64_t in, out;
         Decompose<I>(p.rows, row, &in, &out);
-        const int64_t at = in + static_cast<int64_t>(col) * sizeof(V);
-        JK_DEVICE_ASSERT(at >= 0 && at + static_cast<int64_t>(sizeof(V)) <= p.bytes);
-        v[u] = *reinterpret_cast<const V*>(p.x + at);
+        const int64_t run = static_cast<int64_t>(col) * sizeof(V);
+        if (kInputOrder) {
+          to[u] = out + run;
+          v[u] = reinterpret_cast<const V*>(p.x)[g];
+        } else {
+          const int64_t at = in + run;
+          JK_DEVICE_ASSERT(at >= 0 && at + static_cast<int64_t>(sizeof(V)) <= p.bytes);
+          v[u] = *reinterpret_cast<const V*>(p.x + at);
+        }
       }
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const I g = base + u * blockDim.x;
-      if (g < total) reinterpret_cast<V*>(p.y)[g] = v[u];
+      if (g >= total) continue;
+      if (kInputOrder) {
+        JK_DEVICE_ASSERT(to[u] >= 0 && to[u] + static_cast<int64_t>(sizeof(V)) <= p.bytes);
+        *reinterpret_cast<V*>(p.y + to[u]) = v[u];
+      } else {
+        reinterpret_cast<V*>(p.y)[g] = v[u];
+      }
     }
   }
 }

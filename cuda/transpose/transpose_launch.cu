@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "common/launch.h"
 #include "transpose/transpose_kernels.cuh"
@@ -19,33 +20,54 @@ constexpr int64_t kMaxBlocks = int64_t{1} << 20;
 
 inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-// Tile configurations per element size, from the lab sweep on an H200 (bench/results/transpose_h200.md).
-// kBig: tile side (elements) and block size for problems of several waves; rows of 256 bytes beat
-// 128 (e.g. bfloat16 3860 GB/s with 128x128 tiles against 3399 with 64x64). kSmall: problems with
-// fewer big tiles than kSmallWaves x SMs take a smaller tile, so that every SM gets blocks.
+// Tile configurations per element size, from the lab sweeps on an H200 (bench/results/transpose_h200.md,
+// bench/lab/transpose_results_h200.md). kBig: tile side (elements) and block size for problems of
+// several waves; rows of 256 bytes beat 128 (e.g. bfloat16 3860 GB/s with 128x128 tiles against 3399
+// with 64x64). kGeneralThreads: the big tile's block size in the general flavour (inputs over 32 MiB);
+// 512 threads for 2-byte elements (bfloat16 8192^2 69.7 against 70.3 us, 16384^2 271.1 against 273.6),
+// while 4-byte elements lost 6-11% with 512. kSmall: problems with fewer big tiles than kSmallWaves x
+// SMs take a smaller tile, so that every SM gets blocks (2-byte: 256 threads, 2048x512 1.76 against
+// 1.82 us with 128); kSmallRegisterBlocks: the small tier runs kTiledRegisterBlocks instead (4-byte:
+// 2048x512 2.34 against 2.40 us, 8x16x32x64x2 (4,0,3,1,2) 1.98 against 2.05; 1- and 2-byte elements
+// lost, e.g. int8 2048x512 1.98 against 1.66 us).
 template <int kE>
 struct TiledConfig;
 template <>
 struct TiledConfig<1> {
-  static constexpr int kBigTile = 128, kBigThreads = 256, kSmallTile = 128, kSmallThreads = 256;
+  static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 256;
+  static constexpr int kSmallTile = 128, kSmallThreads = 256;
+  static constexpr bool kSmallRegisterBlocks = false;
   static constexpr int kPadTile = 32, kPadRows = 8;  // byte tiles of 33: conflict-free columns
 };
 template <>
 struct TiledConfig<2> {
-  static constexpr int kBigTile = 128, kBigThreads = 256, kSmallTile = 64, kSmallThreads = 128;
+  static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 512;
+  static constexpr int kSmallTile = 64, kSmallThreads = 256;
+  static constexpr bool kSmallRegisterBlocks = false;
   static constexpr int kPadTile = 32, kPadRows = 8;
 };
 template <>
 struct TiledConfig<4> {
-  static constexpr int kBigTile = 64, kBigThreads = 256, kSmallTile = 32, kSmallThreads = 128;
+  static constexpr int kBigTile = 64, kBigThreads = 256, kGeneralThreads = 256;
+  static constexpr int kSmallTile = 32, kSmallThreads = 128;
+  static constexpr bool kSmallRegisterBlocks = true;
   static constexpr int kPadTile = 64, kPadRows = 16;
 };
 template <>
 struct TiledConfig<8> {
-  static constexpr int kBigTile = 32, kBigThreads = 128, kSmallTile = 32, kSmallThreads = 128;
+  static constexpr int kBigTile = 32, kBigThreads = 128, kGeneralThreads = 128;
+  static constexpr int kSmallTile = 32, kSmallThreads = 128;
+  static constexpr bool kSmallRegisterBlocks = false;
   static constexpr int kPadTile = 64, kPadRows = 16;
 };
 constexpr int64_t kSmallWaves = 2;
+constexpr int kRegisterBlockLanes = 4;  // lanes along A (transpose_kernels.cuh); 2 and 8 were slower
+constexpr int kRegisterBlockThreads = 128;
+
+// Row copies of 16-byte accesses whose runs are at most this long walk the input in order (reads
+// contiguous, 16-byte-aligned runs written scattered): (32, 128, 64, 64) bfloat16 (0, 2, 1, 3), 128-byte
+// runs, 17.9 against 18.9 us in output order. Longer runs were not measured.
+constexpr int64_t kRowCopyInputOrderMaxRun = 256;
 
 template <int kE>
 using Storage = std::conditional_t<kE == 1, uint8_t,
@@ -60,19 +82,24 @@ using Storage = std::conditional_t<kE == 1, uint8_t,
 // measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
 constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 
-// JK_TRANSPOSE_TIERS (lab knob, read once per process): "old" forces the session-1 dispatch (general
-// flavour only), "compact" takes the compact flavour at any size it allows; bench/lab/
-// transpose_before_after.py times them against the default in one build. Unset: the dispatch below.
+// JK_TRANSPOSE_TIERS (lab knob, read once per process): comma-separated tokens. "old" forces the
+// session-1 dispatch (general flavour only); "s2" the session-2 one (no register blocks, 128-thread small
+// and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the compact flavour
+// at any size it allows; "reg" the register-block kernel wherever it applies, at any size.
+// bench/lab/transpose_variants.py times settings against the default in one run. Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, compact = false;
+  bool old = false, s2 = false, compact = false, reg = false;
 };
 const TierKnobs& Knobs() {
   static const TierKnobs k = [] {
     TierKnobs t;
     const char* env = std::getenv("JK_TRANSPOSE_TIERS");
-    if (env != nullptr) {
-      t.old = std::strcmp(env, "old") == 0;
-      t.compact = std::strcmp(env, "compact") == 0;
+    for (const char* s = env; s != nullptr && *s != '\0';) {
+      const char* e = std::strchr(s, ',');
+      const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
+      auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
+      t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
+      s = e ? e + 1 : s + n;
     }
     return t;
   }();
@@ -101,7 +128,11 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   if (vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
-      return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+      if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+      return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
+    }
+    if constexpr (kE == 2) {  // sessions 1-2: 128 threads
+      if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kSmallTile, 128>(stream, a);
     }
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
   }
@@ -116,9 +147,11 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
 // Groups of at most 2 axes and at most one batch axis (most real permutations; every case of issue 5),
 // and every byte offset < 2^31 (the flavour's correctness condition, whatever kCompactMaxBytes says).
 // Returns false (general flavour) otherwise.
-bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split) {
+bool MakeCompact(const TiledArgs& a, int elem_bytes, TiledArgs32* c, uint32_t* batch, bool* split,
+                 bool any_size = false) {
   const int64_t bytes = a.elements * elem_bytes;
-  if (bytes > int64_t{0x7fffffff} || (bytes > kCompactMaxBytes && !Knobs().compact)) return false;
+  if (bytes > int64_t{0x7fffffff}) return false;
+  if (bytes > kCompactMaxBytes && !Knobs().compact && !any_size) return false;
   if (a.a.n > 2 || a.b.n > 2 || a.batch.n > 1) return false;
   auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
   *c = TiledArgs32{};
@@ -163,35 +196,59 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
 }
 
 template <int kE>
+cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  constexpr int kThreads = kRegisterBlockThreads;
+  using S = transpose::RegTile<kE, kRegisterBlockLanes, kThreads>;
+  c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
+  c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
+  const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
+  if (split) {
+    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   using C = TiledConfig<kE>;
   constexpr int kV = 16 / kE;
-  // kTiledVec16Swizzled needs whole 16-byte accesses on both sides: both groups a multiple of the
-  // vector and aligned buffers (a slice at an odd offset inside a jit is not).
+  // kTiledVec16Swizzled and kTiledRegisterBlocks need whole 16-byte accesses on both sides: both groups
+  // a multiple of the vector and aligned buffers (a slice at an odd offset inside a jit is not).
   const bool vec = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
   TiledArgs32 c;
   uint32_t batch;
   bool split;
+  if (vec && Knobs().reg && MakeCompact(a, kE, &c, &batch, &split, /*any_size=*/true)) {
+    return LaunchRegisterBlocks<kE>(stream, c, batch, split);
+  }
   if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
   if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
-  // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes.
+  // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
+  // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
   TiledArgs32 probe = c;
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
   }
+  if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
+    constexpr int kS2Threads = kE == 2 ? 128 : C::kSmallThreads;
+    return LaunchVec16Compact<kE, C::kSmallTile, kS2Threads>(stream, c, batch, split);
+  }
+  if (C::kSmallRegisterBlocks) return LaunchRegisterBlocks<kE>(stream, c, batch, split);
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
-template <typename V>
+template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
-  constexpr int kThreads = 256, kUnroll = 4;
+  constexpr int kThreads = 256, kUnroll = transpose::kRowCopyUnroll;
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    transpose::RowCopy<V, uint32_t><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    transpose::RowCopy<V, uint32_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   } else {
-    transpose::RowCopy<V, int64_t><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    transpose::RowCopy<V, int64_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   }
   return LastLaunchError();
 }
@@ -199,15 +256,25 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
   RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
             plan.elements * plan.elem_bytes, plan.rows};
-  for (int k = 0; k < a.rows.n; ++k) a.rows.in[k] *= plan.elem_bytes;  // bytes: any access width
   const int64_t row_bytes = plan.row * plan.elem_bytes;
   // 16-byte accesses when every run starts 16-byte aligned (row length and all strides are multiples
   // of the row, so the row length and the base pointers decide).
   if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) {
     a.row_vecs = row_bytes / 16;
     a.total_vecs = plan.elements * plan.elem_bytes / 16;
-    return LaunchRowCopy<uint4>(stream, a);
+    if (row_bytes <= kRowCopyInputOrderMaxRun && !Knobs().old && !Knobs().s2) {
+      // Input order: the axes sorted by input stride (innermost first), both strides in bytes.
+      auto& L = a.rows;
+      for (int i = 1; i < L.n; ++i)
+        for (int j = i; j > 0 && L.in[j] < L.in[j - 1]; --j) {
+          std::swap(L.dim[j], L.dim[j - 1]), std::swap(L.in[j], L.in[j - 1]), std::swap(L.out[j], L.out[j - 1]);
+        }
+      for (int k = 0; k < L.n; ++k) L.in[k] *= plan.elem_bytes, L.out[k] *= plan.elem_bytes;
+      return LaunchRowCopy<uint4, true>(stream, a);
+    }
   }
+  for (int k = 0; k < a.rows.n; ++k) a.rows.in[k] *= plan.elem_bytes;  // bytes: any access width
+  if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) return LaunchRowCopy<uint4>(stream, a);
   a.row_vecs = plan.row;
   a.total_vecs = plan.elements;
   switch (plan.elem_bytes) {
