@@ -1,8 +1,8 @@
 """matmul / linear against float64 NumPy, on whichever backend JAX has.
 
 Shapes cross every CUDA tier boundary (cuda/matmul/matmul_launch.cu): K == 0; M <= 8 with N % 8 == 0
-(SkinnyM); K and N multiples of 8 (tensor cores) or 4 (float32 register-blocked SIMT) or neither (SIMT
-tiled fallback); tiles 64 and 128 with tails; batch counts and M-tile counts past the 65535 grid limit.
+(SkinnyM); K and N multiples of 8 (tensor cores) or 4 (float32 register-blocked SIMT) or neither (16-bit:
+MmaStaged, tensor cores with misaligned rows staged through registers; float32: SIMT tiled fallback); tiles 64 and 128 with tails; batch counts and M-tile counts past the 65535 grid limit.
 Errors are compared to a tolerance that grows like sqrt(K) (output magnitude of random normal inputs);
 float32 at DEFAULT/HIGH precision on a GPU is TF32 (relative error ~1e-3), as in XLA.
 """
