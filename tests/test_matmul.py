@@ -1,8 +1,8 @@
 """matmul / linear against float64 NumPy, on whichever backend JAX has.
 
 Shapes cross every CUDA tier boundary (cuda/matmul/matmul_launch.cu): K == 0; M <= 8 with N % 8 == 0
-(SkinnyM); K and N multiples of 8 (tensor cores) or 4 (float32 register-blocked SIMT) or neither (SIMT
-tiled fallback); tiles 64 and 128 with tails; batch counts and M-tile counts past the 65535 grid limit.
+(SkinnyM); K and N multiples of 8 (tensor cores) or 4 (float32 register-blocked SIMT) or neither (16-bit:
+MmaStaged, tensor cores with misaligned rows staged through registers; float32: SIMT tiled fallback); tiles 64 and 128 with tails; batch counts and M-tile counts past the 65535 grid limit.
 Errors are compared to a tolerance that grows like sqrt(K) (output magnitude of random normal inputs);
 float32 at DEFAULT/HIGH precision on a GPU is TF32 (relative error ~1e-3), as in XLA.
 """
@@ -222,6 +222,97 @@ def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
     out = np.asarray(jk.matmul(a, b).astype(jnp.float32), np.float64)
     assert np.isfinite(out[0]).all()
     assert_matmul_close(out[0], a64[0] @ b64[0], jnp.bfloat16, 72, None)
+
+
+# MmaStaged (bf16/f16, M > 8, rows that are not 16-byte aligned: N % 8 != 0, K % 8 != 0 or an odd-offset
+# slice): the misaligned operand goes through registers (two aligned 16-byte loads per 8 elements, shifted,
+# masked past the row's end) into the mma.sync tier's ring; the epilogue stores elements. Shapes: N = 1, 7,
+# 9, 129, 1031 (tails inside and across 64/128/256-column tiles), K tails inside a 32-deep k-tile and past the
+# ring, M tails, each tile size (64x64, 128x128 past 132 tiles of it, 128x256 past 132 tiles of it), b-only
+# and a-and-b staging. On a GPU also "simt" (JK_MATMUL_UNALIGNED=simt: SimtTiled, the tier these shapes had
+# before) and "mma" (the staged tier for M <= 8 too). Elsewhere all variants run the same CPU code.
+UNALIGNED_VARIANTS = ["default"] + (["simt", "mma"] if ON_GPU else [])
+UNALIGNED_SHAPES = [  # (M, K, N)
+    (9, 768, 1), (9, 64, 7), (1, 40, 9), (5, 13, 65), (257, 64, 9), (257, 72, 129), (129, 136, 1031),
+    (33, 7, 64), (65, 9, 136), (257, 1001, 264), (130, 1000, 1001), (300, 129, 255)] + (
+    [(1500, 40, 1537), (2100, 72, 2049)] if ON_GPU else [])  # the 128x128 and 128x256 tiles: CUDA only
+
+
+@pytest.fixture
+def unaligned_variant(monkeypatch, request):
+    if request.param != "default":
+        monkeypatch.setenv("JK_MATMUL_UNALIGNED", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("unaligned_variant", UNALIGNED_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("mkn", UNALIGNED_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_unaligned_rows(rng, unaligned_variant, dtype, mkn):
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), dtype)
+    b, b64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
+    out = jax.jit(lambda a, b: jk.matmul(a, b, precision=EXACT))(a, b)
+    assert out.dtype == dtype
+    assert_matmul_close(out, a64 @ b64, dtype, 1)
+
+
+@pytest.mark.parametrize("unaligned_variant", UNALIGNED_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES if ON_GPU else [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+@pytest.mark.parametrize("res_shape", ["full", "row", "col", None], ids=str)
+@pytest.mark.parametrize("mkn", [(257, 72, 129), (130, 33, 1031)], ids=str)
+def test_linear_unaligned_epilogue(rng, unaligned_variant, dtype, activation, res_shape, mkn):
+    m, k, n = mkn
+    x, x64 = randn(rng, (m, k), dtype)
+    w, w64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
+    bias, bias64 = randn(rng, (n,), dtype)
+    res, r64 = {"full": lambda: randn(rng, (m, n), dtype), "row": lambda: randn(rng, (n,), dtype),
+                "col": lambda: randn(rng, (m, 1), dtype), None: lambda: (None, 0.0)}[res_shape]()
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res, precision=EXACT))(x, w, bias)
+    assert_matmul_close(out, _act64(activation, x64 @ w64 + bias64) + r64, dtype, 1)
+
+
+@pytest.mark.parametrize("unaligned_variant", UNALIGNED_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("offsets", [(1, 0), (0, 1), (3, 5)], ids=str)
+def test_matmul_unaligned_slices_in_jit(rng, unaligned_variant, dtype, offsets):
+    # K and N multiples of 8 but odd-offset bases (when XLA passes the slice without a copy).
+    m, k, n = 130, 72, 136
+    oa, ob = offsets
+    a, a64 = randn(rng, (oa + m * k,), dtype)
+    b, b64 = randn(rng, (ob + k * n,), dtype, scale=1 / np.sqrt(k))
+
+    @jax.jit
+    def f(a, b):
+        return jk.matmul(a[oa:].reshape(m, k), b[ob:].reshape(k, n), precision=EXACT)
+
+    assert_matmul_close(f(a, b), a64[oa:].reshape(m, k) @ b64[ob:].reshape(k, n), dtype, 1)
+
+
+@pytest.mark.parametrize("unaligned_variant", UNALIGNED_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("shapes", [((3, 130, 72), (3, 72, 129)), ((2, 65, 33), (33, 1031)),
+                                    ((2, 1, 70, 9), (1, 3, 9, 257))], ids=str)
+def test_matmul_unaligned_batched(rng, unaligned_variant, dtype, shapes):
+    a, a64 = randn(rng, shapes[0], dtype)
+    b, b64 = randn(rng, shapes[1], dtype, scale=1 / np.sqrt(shapes[1][-2]))
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 1, None)
+
+
+@pytest.mark.parametrize("unaligned_variant", UNALIGNED_VARIANTS, indirect=True)
+def test_matmul_unaligned_tails_read_no_neighbour(rng, unaligned_variant):
+    # The aligned 16-byte blocks past a row's last element hold the next row / batch matrix: an inf there must
+    # not reach the result (k tails of a and b are masked to zero, not just multiplied by zero).
+    a, _ = randn(rng, (2, 130, 33), jnp.bfloat16)
+    b, _ = randn(rng, (2, 33, 129), jnp.bfloat16, scale=1 / np.sqrt(33))
+    a = a.at[1].set(jnp.inf)
+    b = b.at[1].set(jnp.inf)
+    a64 = np.asarray(a.astype(jnp.float32), np.float64)
+    b64 = np.asarray(b.astype(jnp.float32), np.float64)
+    out = np.asarray(jk.matmul(a, b).astype(jnp.float32), np.float64)
+    assert np.isfinite(out[0]).all()
+    assert_matmul_close(out[0], a64[0] @ b64[0], jnp.bfloat16, 1, None)
 
 
 # The decode tier for 16-bit inputs (SkinnyMma, M <= 8: mma.sync on out^T = b^T a^T, K split over the

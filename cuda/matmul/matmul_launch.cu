@@ -11,6 +11,9 @@
 //     K >= 256 and >= 64 tiles of 128x128,        tile's K is split over a cluster of 2 CTAs)
 //     or K >= 768 and 32-63 tiles
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
+//   bf16/f16, M > 8, rows not 16-byte aligned    MmaStaged (MmaTensorCore reading the misaligned operand
+//     (odd N, K % 8 != 0, sliced base)             through registers; JK_MATMUL_UNALIGNED=simt opts out,
+//                                                 =mma forces it for M <= 8 too)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
 //                                               would leave most SMs idle)
@@ -111,6 +114,21 @@ SkinnyChoice ChooseSkinny(const MatmulProblem& p) {
   return SkinnyChoice::kMma;
 }
 
+// 16-bit operands whose rows are not 16-byte aligned: MmaStaged unless JK_MATMUL_UNALIGNED (read at every
+// launch) says simt (SimtTiled, the tier they had before) or mma (MmaStaged also for M <= 8, where by
+// default SimtTiled keeps them: a 64-row tile would be mostly padding; unmeasured). H200
+// (bench/lab/matmul_oddn_h200.md): 3.0-10.8x SimtTiled on every measured case, e.g. GPT-2's logits
+// 8192x768x50257 5.13 ms against 34.1 (jnp 2.32), 4096x4096x4095 0.74 ms against 7.55 (jnp 0.56).
+constexpr bool kMmaStagedByDefault = true;
+
+bool UseMmaStaged(const MatmulProblem& p) {
+  if (p.dtype == DType::kF32 || !IsAligned(p.a, 2) || !IsAligned(p.b, 2)) return false;
+  const char* env = std::getenv("JK_MATMUL_UNALIGNED");
+  if (env != nullptr && std::strcmp(env, "simt") == 0) return false;
+  if (env != nullptr && std::strcmp(env, "mma") == 0) return true;
+  return kMmaStagedByDefault && p.m > mm::kSkinnyMaxM;
+}
+
 // A lab knob read at every launch: a small positive integer, or `fallback` when unset or out of range.
 int EnvInt(const char* name, int lo, int hi, int fallback) {
   const char* env = std::getenv(name);
@@ -189,6 +207,7 @@ MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   if (p.m <= mm::kSkinnyMaxM && p.n % 8 == 0 && Aligned16(p.b)) return MatmulTier::kSkinnyM;
   if (p.dtype != DType::kF32 && VectorRows(p, vec) && mm::WgmmaTmaEligible(p)) return MatmulTier::kWgmmaTma;
   if (p.dtype != DType::kF32 && VectorRows(p, vec)) return MatmulTier::kMmaTensorCore;
+  if (UseMmaStaged(p)) return MatmulTier::kMmaStaged;
   if (p.dtype == DType::kF32 && p.precision != MatmulPrecision::kHighest && VectorRows(p, vec))
     return MatmulTier::kMmaTensorCore;
   if (p.dtype == DType::kF32 && VectorRows(p, vec)) return MatmulTier::kSimtRegisterBlocked;
@@ -225,8 +244,21 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       [[fallthrough]];
     case MatmulTier::kMmaTensorCore:
       return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
-        return mm::LaunchMma<typename decltype(tag)::type>(stream, p);
+        return mm::LaunchMma<typename decltype(tag)::type, false, false>(stream, p);
       });
+    case MatmulTier::kMmaStaged: {
+      // a through registers only where its rows can be misaligned: the b-only kernel keeps a on cp.async.
+      bool a_rows = p.k % 8 != 0 || !Aligned16(p.a);
+      for (int d = 0; d < p.batch_rank && !a_rows; ++d) a_rows = p.a_stride[d] % 8 != 0;
+      return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, float>) {
+          return cudaErrorInvalidValue;
+        } else {
+          return a_rows ? mm::LaunchMma<T, true, true>(stream, p) : mm::LaunchMma<T, false, true>(stream, p);
+        }
+      });
+    }
     case MatmulTier::kSimtRegisterBlocked: {
       // The largest tile that still leaves no SM idle: 128x128 tiles need ~2 waves of blocks to beat
       // 64x64 tiles' better balance; below one wave of 64x64 tiles, 32x64 tiles (2x4 per thread) with

@@ -17,6 +17,8 @@ enum class MatmulTier {
   kSkinnyStream,         // SkinnyMma's math with b and a streamed through a per-thread cp.async ring, one
                          // wave of CTAs (matmul_skinny_stream.cuh)
   kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
+  kMmaStaged,            // bf16/f16 with rows not 16-byte aligned (odd N or K, sliced operands): MmaTensorCore
+                         // with those rows read by aligned 16-byte loads into registers, shifted, stored to smem
   kWgmmaTma,             // bf16/f16 on sm_90: wgmma fed by TMA, warp-specialised, persistent (matmul_wgmma.cuh)
 };
 

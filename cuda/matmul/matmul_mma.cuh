@@ -7,7 +7,10 @@
 // of tile k. Shared rows are padded by 16 bytes (32 for TF32's b) so ldmatrix / scalar fragment reads hit
 // 8 distinct bank groups without a swizzle. Blocks are rasterised in groups of 8 M-tiles so neighbouring
 // blocks share panels of a and b in L2.
-// Requires K and N multiples of 16 bytes' worth of elements and 16-byte aligned a and b.
+// Requires K and N multiples of 16 bytes' worth of elements and 16-byte aligned a and b, except with
+// STAGED: then an operand whose rows are not 16-byte aligned (odd N, K % 8 != 0, a sliced base; 16-bit
+// types only) is read through registers: two aligned 16-byte loads per 8 elements, shifted into place
+// and stored to the same shared layout after the math of the current tile (one tile of lookahead).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -39,6 +42,40 @@ __device__ __forceinline__ void LdMatrixX4(uint32_t (&r)[4], uint32_t addr) {
 __device__ __forceinline__ void LdMatrixX4Trans(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+// 8 consecutive 16-bit elements from a 2-byte aligned address, in two steps so the loads can be issued a
+// tile ahead of their use. Issue: the (at most two) aligned 16-byte blocks that hold them, only those
+// holding one of the first `valid` elements, so nothing past the operand's last element is touched (an
+// aligned block holding a valid element cannot fault); `info` keeps the byte shift and the valid count.
+__device__ __forceinline__ void IssueRow8(const void* p, int64_t valid, uint4 (&raw)[2], int& info) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  const uint4* blk = reinterpret_cast<const uint4*>(addr & ~uintptr_t{15});
+  const int sh = static_cast<int>(addr & 15);
+  const int v = valid < 0 ? 0 : valid > 8 ? 8 : static_cast<int>(valid);
+  raw[0] = raw[1] = make_uint4(0, 0, 0, 0);
+  if (v > 0) raw[0] = __ldg(blk);
+  if (v > (16 - sh) / 2) raw[1] = __ldg(blk + 1);
+  info = sh | (v << 4);
+}
+// Finish: the 8 elements as 4 packed words (the 32-byte window shifted down by the byte offset), elements
+// from the valid count on set to zero (a tail k must add nothing).
+__device__ __forceinline__ uint4 AlignRow8(const uint4 (&raw)[2], int info) {
+  const int sh = info & 15, v = info >> 4;
+  uint32_t w[8] = {raw[0].x, raw[0].y, raw[0].z, raw[0].w, raw[1].x, raw[1].y, raw[1].z, raw[1].w};
+#pragma unroll
+  for (int q = 0; q < 6; ++q) w[q] = (sh & 8) ? w[q + 2] : w[q];
+#pragma unroll
+  for (int q = 0; q < 5; ++q) w[q] = (sh & 4) ? w[q + 1] : w[q];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) w[q] = (sh & 2) ? __funnelshift_r(w[q], w[q + 1], 16) : w[q];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) w[q] = 2 * q >= v ? 0u : 2 * q + 1 >= v ? (w[q] & 0xFFFFu) : w[q];
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+__device__ __forceinline__ void StShared16(uint32_t dst, const uint4& v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
 }
 
 __device__ __forceinline__ uint32_t ToTf32(uint32_t bits) {
@@ -83,9 +120,13 @@ struct MmaTile {
   static_assert(kWTM % 16 == 0 && kWTN % 16 == 0, "warp tile is whole mma tiles (pairs along N)");
 };
 
-template <typename T, int BM, int BN, int WARPS_M, int WARPS_N, int STAGES>
+// STAGED_A / STAGED_B: that operand may have rows that are not 16-byte aligned (checked per batch index;
+// aligned rows still take cp.async). Both false: the plain cp.async kernel.
+template <typename T, int BM, int BN, int WARPS_M, int WARPS_N, int STAGES, bool STAGED_A = false,
+          bool STAGED_B = false>
 __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulProblem p) {
   using C = MmaTile<T, BM, BN, WARPS_M, WARPS_N, STAGES>;
+  static_assert(!(STAGED_A || STAGED_B) || sizeof(T) == 2, "register staging is for 16-bit types");
   constexpr int kThreads = C::kThreads, kBK = C::kBK, kMI = C::kMI, kNI = C::kNI;
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t sa = SmemAddr(smem), sb = sa + STAGES * C::kAStage;
@@ -138,17 +179,54 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
       b_src[l] = b_ok[l] ? b + r * p.n + n0 + ch * C::kVec : b;
       b_dst[l] = r * C::kBRow + ch * 16;
     }
+    // Register staging (STAGED_*): an operand with misaligned rows in this batch index is loaded by
+    // IssueRow8 into a_raw / b_raw and stored by AlignRow8 into the ring after the next tile's math.
+    const bool a_regs = STAGED_A && !(p.k % C::kVec == 0 && IsAligned(a, 16));
+    const bool b_regs = STAGED_B && !(p.n % C::kVec == 0 && IsAligned(b, 16));
+    constexpr int kARaw = STAGED_A ? kALoads : 1, kBRaw = STAGED_B ? kBLoads : 1;
+    uint4 a_raw[kARaw][2], b_raw[kBRaw][2];
+    int a_info[kARaw], b_info[kBRaw];
     auto load_tile = [&](int64_t kt, int stage) {
       const int64_t k0 = kt * kBK;
+      if (!a_regs) {
 #pragma unroll
-      for (int l = 0; l < kALoads; ++l) {
-        const bool ok = a_ok[l] && k0 + a_k[l] < p.k;
-        CpAsync16(sa + stage * C::kAStage + a_dst[l], ok ? a_src[l] + k0 : a, ok);
+        for (int l = 0; l < kALoads; ++l) {
+          const bool ok = a_ok[l] && k0 + a_k[l] < p.k;
+          CpAsync16(sa + stage * C::kAStage + a_dst[l], ok ? a_src[l] + k0 : a, ok);
+        }
+      } else if constexpr (STAGED_A) {
+#pragma unroll
+        for (int l = 0; l < kALoads; ++l)  // a_src: the chunk's first element at k = 0
+          IssueRow8(a_src[l] + k0, a_ok[l] ? p.k - k0 - a_k[l] : 0, a_raw[l], a_info[l]);
       }
+      if (!b_regs) {
 #pragma unroll
-      for (int l = 0; l < kBLoads; ++l) {
-        const bool ok = b_ok[l] && k0 + b_k[l] < p.k;
-        CpAsync16(sb + stage * C::kBStage + b_dst[l], ok ? b_src[l] + k0 * p.n : b, ok);
+        for (int l = 0; l < kBLoads; ++l) {
+          const bool ok = b_ok[l] && k0 + b_k[l] < p.k;
+          CpAsync16(sb + stage * C::kBStage + b_dst[l], ok ? b_src[l] + k0 * p.n : b, ok);
+        }
+      } else if constexpr (STAGED_B) {
+#pragma unroll
+        for (int l = 0; l < kBLoads; ++l) {
+          const int ch = (threadIdx.x + l * kThreads) % kBChunks;
+          const bool ok = b_ok[l] && k0 + b_k[l] < p.k;
+          IssueRow8(b_src[l] + k0 * p.n, ok ? p.n - n0 - ch * C::kVec : 0, b_raw[l], b_info[l]);
+        }
+      }
+    };
+    // The register-staged half of load_tile(kt, stage): into shared memory once the loads have landed.
+    auto store_staged = [&](int stage) {
+      if constexpr (STAGED_A) {
+        if (a_regs) {
+#pragma unroll
+          for (int l = 0; l < kALoads; ++l) StShared16(sa + stage * C::kAStage + a_dst[l], AlignRow8(a_raw[l], a_info[l]));
+        }
+      }
+      if constexpr (STAGED_B) {
+        if (b_regs) {
+#pragma unroll
+          for (int l = 0; l < kBLoads; ++l) StShared16(sb + stage * C::kBStage + b_dst[l], AlignRow8(b_raw[l], b_info[l]));
+        }
       }
     };
 
@@ -162,66 +240,77 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < ktiles) load_tile(s, s);
+      if (s < ktiles) {
+        load_tile(s, s);
+        store_staged(s);
+      }
       CpAsyncCommit();  // empty groups keep the wait count uniform
     }
     int read_stage = 0, write_stage = STAGES - 1;
     for (int64_t kt = 0; kt < ktiles; ++kt) {
       CpAsyncWait<STAGES - 2>();
       __syncthreads();  // tile kt landed for every thread; the stage read last iteration is free
-      if (kt + STAGES - 1 < ktiles) load_tile(kt + STAGES - 1, write_stage);
+      const bool prefetch = kt + STAGES - 1 < ktiles;
+      if (prefetch) load_tile(kt + STAGES - 1, write_stage);
       CpAsyncCommit();
       const uint32_t sa_s = sa + read_stage * C::kAStage, sb_s = sb + read_stage * C::kBStage;
       const float* bs = sbf + read_stage * (C::kBStage / 4);
       // All fragments of the tile's k-steps first, then the mmas: the second step's shared-memory
       // latency hides behind the first step's mmas (the asm is volatile, so the order is ours).
-      constexpr int kSteps = kBK / C::kKStep;
-      uint32_t af[kSteps][kMI][4], bf[kSteps][kNI][2];
+      // With register staging the staged rows hold registers across the math: one k-step at a time.
+      constexpr int kSteps = kBK / C::kKStep, kGroup = (STAGED_A || STAGED_B) ? 1 : kSteps;
 #pragma unroll
-      for (int ks = 0; ks < kSteps; ++ks) {
+      for (int ks0 = 0; ks0 < kSteps; ks0 += kGroup) {
+        uint32_t af[kGroup][kMI][4], bf[kGroup][kNI][2];
 #pragma unroll
-        for (int i = 0; i < kMI; ++i) {
-          const int row = wm * C::kWTM + i * 16 + (lane & 15);
-          LdMatrixX4(af[ks][i], sa_s + row * C::kARow + (ks * 2 + (lane >> 4)) * 16);
-        }
-        if constexpr (C::kTf32) {
+        for (int s = 0; s < kGroup; ++s) {
+          const int ks = ks0 + s;
 #pragma unroll
-          for (int j = 0; j < kNI; ++j) {
-            const int col = wn * C::kWTN + j * 8 + g, k = ks * 8 + t;
-            bf[ks][j][0] = __float_as_uint(bs[k * (C::kBRow / 4) + col]);
-            bf[ks][j][1] = __float_as_uint(bs[(k + 4) * (C::kBRow / 4) + col]);
+          for (int i = 0; i < kMI; ++i) {
+            const int row = wm * C::kWTM + i * 16 + (lane & 15);
+            LdMatrixX4(af[s][i], sa_s + row * C::kARow + (ks * 2 + (lane >> 4)) * 16);
           }
-        } else {
+          if constexpr (C::kTf32) {
 #pragma unroll
-          for (int j = 0; j < kNI; j += 2) {
-            uint32_t r[4];
-            const int krow = ks * 16 + (lane & 15);
-            LdMatrixX4Trans(r, sb_s + krow * C::kBRow + ((wn * C::kWTN + j * 8) * C::kElem) + (lane >> 4) * 16);
-            bf[ks][j][0] = r[0];
-            bf[ks][j][1] = r[1];
-            bf[ks][j + 1][0] = r[2];
-            bf[ks][j + 1][1] = r[3];
+            for (int j = 0; j < kNI; ++j) {
+              const int col = wn * C::kWTN + j * 8 + g, k = ks * 8 + t;
+              bf[s][j][0] = __float_as_uint(bs[k * (C::kBRow / 4) + col]);
+              bf[s][j][1] = __float_as_uint(bs[(k + 4) * (C::kBRow / 4) + col]);
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < kNI; j += 2) {
+              uint32_t r[4];
+              const int krow = ks * 16 + (lane & 15);
+              LdMatrixX4Trans(r, sb_s + krow * C::kBRow + ((wn * C::kWTN + j * 8) * C::kElem) + (lane >> 4) * 16);
+              bf[s][j][0] = r[0];
+              bf[s][j][1] = r[1];
+              bf[s][j + 1][0] = r[2];
+              bf[s][j + 1][1] = r[3];
+            }
           }
         }
-      }
 #pragma unroll
-      for (int ks = 0; ks < kSteps; ++ks) {
-        if constexpr (C::kTf32) {
+        for (int s = 0; s < kGroup; ++s) {
+          if constexpr (C::kTf32) {
+#pragma unroll
+            for (int i = 0; i < kMI; ++i)
+#pragma unroll
+              for (int e = 0; e < 4; ++e) af[s][i][e] = ToTf32(af[s][i][e]);
+#pragma unroll
+            for (int j = 0; j < kNI; ++j) {
+              bf[s][j][0] = ToTf32(bf[s][j][0]);
+              bf[s][j][1] = ToTf32(bf[s][j][1]);
+            }
+          }
 #pragma unroll
           for (int i = 0; i < kMI; ++i)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) af[ks][i][e] = ToTf32(af[ks][i][e]);
-#pragma unroll
-          for (int j = 0; j < kNI; ++j) {
-            bf[ks][j][0] = ToTf32(bf[ks][j][0]);
-            bf[ks][j][1] = ToTf32(bf[ks][j][1]);
-          }
+            for (int j = 0; j < kNI; ++j) Mma<T>(acc[i][j], af[s][i], bf[s][j]);
         }
-#pragma unroll
-        for (int i = 0; i < kMI; ++i)
-#pragma unroll
-          for (int j = 0; j < kNI; ++j) Mma<T>(acc[i][j], af[ks][i], bf[ks][j]);
       }
+      // write_stage was last read before this iteration's barrier; it is read again STAGES - 1 barriers on.
+      if ((STAGED_A || STAGED_B) && prefetch) store_staged(write_stage);
       read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
       write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
     }
@@ -244,14 +333,24 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
             make_float2(acc[i][j][2], acc[i][j][3]);
       }
       __syncwarp();
-      constexpr int kVecsPerRow = C::kWTN / C::kVec;
+      if (vec_ok) {
+        constexpr int kVecsPerRow = C::kWTN / C::kVec;
 #pragma unroll 1
-      for (int e = lane; e < 16 * kVecsPerRow; e += 32) {
-        const int r = e / kVecsPerRow, c = (e % kVecsPerRow) * C::kVec;
-        float v[C::kVec];
+        for (int e = lane; e < 16 * kVecsPerRow; e += 32) {
+          const int r = e / kVecsPerRow, c = (e % kVecsPerRow) * C::kVec;
+          float v[C::kVec];
 #pragma unroll
-        for (int q = 0; q < C::kVec; ++q) v[q] = stage_f[r * kStageRow + c + q];
-        ep.template StoreVec<C::kVec>(m0 + wm * C::kWTM + i * 16 + r, n0 + wn * C::kWTN + c, v, vec_ok);
+          for (int q = 0; q < C::kVec; ++q) v[q] = stage_f[r * kStageRow + c + q];
+          ep.template StoreVec<C::kVec>(m0 + wm * C::kWTM + i * 16 + r, n0 + wn * C::kWTN + c, v, vec_ok);
+        }
+      } else {
+        // Rows that are not 16-byte aligned (odd N): element stores, consecutive lanes on consecutive
+        // columns so each store instruction writes 32 contiguous elements of one row.
+#pragma unroll 1
+        for (int e = lane; e < 16 * C::kWTN; e += 32) {
+          const int r = e / C::kWTN, c = e % C::kWTN;
+          ep.Store(m0 + wm * C::kWTM + i * 16 + r, n0 + wn * C::kWTN + c, stage_f[r * kStageRow + c]);
+        }
       }
       __syncwarp();
     }

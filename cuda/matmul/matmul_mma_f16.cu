@@ -2,5 +2,5 @@
 #include "matmul/matmul_mma_launch.cuh"
 
 namespace jk::mm {
-template cudaError_t LaunchMma<__half>(cudaStream_t, const MatmulProblem&);
+template cudaError_t LaunchMma<__half, false, false>(cudaStream_t, const MatmulProblem&);
 }  // namespace jk::mm

@@ -9,10 +9,10 @@
 namespace jk::mm {
 
 // One tensor-core tile configuration: grid = tiles x batch, dynamic shared memory for the cp.async ring.
-template <typename T, int BM, int BN, int WM, int WN, int STAGES>
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool SA, bool SB>
 cudaError_t LaunchMmaTile(cudaStream_t stream, const MatmulProblem& p) {
   using Tile = MmaTile<T, BM, BN, WM, WN, STAGES>;
-  auto kernel = MmaKernel<T, BM, BN, WM, WN, STAGES>;
+  auto kernel = MmaKernel<T, BM, BN, WM, WN, STAGES, SA, SB>;
   // Above 48 KiB of dynamic shared memory needs an opt-in; a host-side attribute, legal under capture.
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile::kSmemBytes);
   if (e != cudaSuccess) return e;
@@ -26,18 +26,27 @@ cudaError_t LaunchMmaTile(cudaStream_t stream, const MatmulProblem& p) {
 //   kLarge  128x256, 8 warps of 64x64, 3 stages (81 KiB)   big GEMMs: most reuse per byte loaded
 //   kMedium 128x128, 4 warps of 64x64, 4 stages (74 KiB)
 //   kSmall   64x64,  4 warps of 32x32, 4 stages (38 KiB)   small or skinny problems: more blocks
-template <typename T>
+// STAGED_A / STAGED_B (16-bit only): the operand's rows may be misaligned (MmaKernel's register staging);
+// kMedium then runs 8 warps of 64x32.
+template <typename T, bool STAGED_A, bool STAGED_B>
 cudaError_t LaunchMma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t sms = NumSMs();
   auto tiles = [&](int64_t bm, int64_t bn) { return CeilDiv(p.m, bm) * CeilDiv(p.n, bn) * p.batch_count; };
-  if (tiles(128, 256) >= sms) return LaunchMmaTile<T, 128, 256, 2, 4, 3>(stream, p);
-  if (tiles(128, 128) >= sms) return LaunchMmaTile<T, 128, 128, 2, 2, 4>(stream, p);
-  return LaunchMmaTile<T, 64, 64, 2, 2, 4>(stream, p);
+  if (tiles(128, 256) >= sms) return LaunchMmaTile<T, 128, 256, 2, 4, 3, STAGED_A, STAGED_B>(stream, p);
+  // Staged: the medium tile on 8 warps of 64x32 (4 warps of 64x64 spill with the staged rows' registers).
+  constexpr int kMediumWarpsN = STAGED_A || STAGED_B ? 4 : 2;
+  if (tiles(128, 128) >= sms) return LaunchMmaTile<T, 128, 128, 2, kMediumWarpsN, 4, STAGED_A, STAGED_B>(stream, p);
+  return LaunchMmaTile<T, 64, 64, 2, 2, 4, STAGED_A, STAGED_B>(stream, p);
 }
 
-// Explicitly instantiated in matmul_mma_{bf16,f16,tf32}.cu.
-extern template cudaError_t LaunchMma<__nv_bfloat16>(cudaStream_t, const MatmulProblem&);
-extern template cudaError_t LaunchMma<__half>(cudaStream_t, const MatmulProblem&);
-extern template cudaError_t LaunchMma<float>(cudaStream_t, const MatmulProblem&);
+// Explicitly instantiated in matmul_mma_{bf16,f16,tf32}.cu (cp.async only) and
+// matmul_mma_staged_{bf16,f16}.cu (register staging of b, or of a and b).
+extern template cudaError_t LaunchMma<__nv_bfloat16, false, false>(cudaStream_t, const MatmulProblem&);
+extern template cudaError_t LaunchMma<__half, false, false>(cudaStream_t, const MatmulProblem&);
+extern template cudaError_t LaunchMma<float, false, false>(cudaStream_t, const MatmulProblem&);
+extern template cudaError_t LaunchMma<__nv_bfloat16, false, true>(cudaStream_t, const MatmulProblem&);
+extern template cudaError_t LaunchMma<__half, false, true>(cudaStream_t, const MatmulProblem&);
+extern template cudaError_t LaunchMma<__nv_bfloat16, true, true>(cudaStream_t, const MatmulProblem&);
+extern template cudaError_t LaunchMma<__half, true, true>(cudaStream_t, const MatmulProblem&);
 
 }  // namespace jk::mm
