@@ -318,10 +318,30 @@ __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, type
   Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
 }
 
+// Tiles over 48 KB (the static limit) live in dynamic shared memory: the launcher passes the size and
+// raises cudaFuncAttributeMaxDynamicSharedMemorySize. The CPU emulator substitutes a host buffer.
+inline constexpr int kMaxStaticSmem = 48 * 1024;
+template <int kBytes>
+__device__ __forceinline__ unsigned char* TileSmem() {
+  if constexpr (kBytes <= kMaxStaticSmem) {
+    __shared__ __align__(16) unsigned char tile[kBytes];
+    return tile;
+  } else {
+#ifdef JK_EMULATOR_DYNAMIC_SMEM
+    return JK_EMULATOR_DYNAMIC_SMEM;
+#else
+    extern __shared__ __align__(16) unsigned char dynamic_tile[];
+    return dynamic_tile;
+#endif
+  }
+}
+template <int kE, int kTileElems>
+inline constexpr int kDynamicSmemBytes = kTileElems * kTileElems * kE > kMaxStaticSmem ? kTileElems * kTileElems * kE : 0;
+
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
 template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
 __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
-  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
+  unsigned char* tile = TileSmem<kTileElems * kTileElems * kE>();
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
@@ -523,6 +543,76 @@ __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
         *reinterpret_cast<V*>(p.y + to[u]) = v[u];
       } else {
         reinterpret_cast<V*>(p.y)[g] = v[u];
+      }
+    }
+  }
+}
+
+// ---- kRowCopy, 32-bit with precomputed divisors (lab: JK_TRANSPOSE_TIERS=rowfast) -------------------
+// The same walk as RowCopy<uint4, uint32_t, kInputOrder> but every division by a row length or an axis
+// dimension is a multiply-high and a shift (magic numbers from the host), offsets are 32-bit. For short
+// runs (128-byte rows of the attention permute) the per-access index math is most of the instructions.
+struct FastDiv {
+  uint32_t d = 1, m = 0, s = 0;  // q = (umulhi(n, m) + n) >> s, n < 2^32
+  FastDiv() = default;
+  explicit FastDiv(uint32_t div) : d(div) {
+    while ((uint64_t{1} << s) < div) ++s;
+    m = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << s) - div)) / div + 1);
+  }
+  __host__ __device__ __forceinline__ uint32_t Div(uint32_t n) const {
+#ifdef __CUDA_ARCH__
+    const uint32_t hi = __umulhi(n, m);
+#else
+    const uint32_t hi = static_cast<uint32_t>((uint64_t{n} * m) >> 32);
+#endif
+    return static_cast<uint32_t>((uint64_t{hi} + n) >> s);
+  }
+};
+inline constexpr int kRowFastAxes = 4;
+struct RowArgsFast {
+  const unsigned char* x;
+  unsigned char* y;
+  uint32_t total_vecs, n;  // accesses; row axes used
+  FastDiv row_vecs;
+  FastDiv dim[kRowFastAxes];
+  uint32_t in[kRowFastAxes], out[kRowFastAxes];  // bytes; `rows` order as RowArgs (input order if kInputOrder)
+  uint32_t bytes;
+};
+
+template <bool kInputOrder>
+__global__ void __launch_bounds__(256) RowCopyFast(RowArgsFast p) {
+  constexpr int kUnroll = kRowCopyUnroll;
+  const uint32_t total = p.total_vecs, stride = gridDim.x * blockDim.x * kUnroll;
+  for (uint32_t base = blockIdx.x * blockDim.x * kUnroll + threadIdx.x; base < total; base += stride) {
+    uint4 v[kUnroll];
+    uint32_t to[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint32_t g = base + u * blockDim.x;
+      if (g < total) {
+        uint32_t row = p.row_vecs.Div(g);
+        uint32_t off = (g - row * p.row_vecs.d) * 16;
+#pragma unroll
+        for (int k = 0; k < kRowFastAxes; ++k) {
+          if (k < p.n) {
+            const uint32_t q = p.dim[k].Div(row);
+            off += (row - q * p.dim[k].d) * (kInputOrder ? p.out[k] : p.in[k]);
+            row = q;
+          }
+        }
+        JK_DEVICE_ASSERT(off + 16 <= p.bytes);
+        to[u] = off;
+        v[u] = kInputOrder ? reinterpret_cast<const uint4*>(p.x)[g] : *reinterpret_cast<const uint4*>(p.x + off);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint32_t g = base + u * blockDim.x;
+      if (g >= total) continue;
+      if (kInputOrder) {
+        *reinterpret_cast<uint4*>(p.y + to[u]) = v[u];
+      } else {
+        reinterpret_cast<uint4*>(p.y)[g] = v[u];
       }
     }
   }

@@ -87,8 +87,13 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the compact flavour
 // at any size it allows; "reg" the register-block kernel wherever it applies, at any size.
 // bench/lab/transpose_variants.py times settings against the default in one run. Unset: the dispatch below.
+// Lab candidates (session 3, round 2): "i8w512" / "i8w256" run large 1-byte transposes on a 256x256-byte
+// tile (64 KB of dynamic shared memory) with 512 / 256 threads; "persist" caps the general big-tile grid
+// at the resident block count (a persistent grid-stride, no partial last wave); "rowfast" runs 16-byte
+// row copies with precomputed divisors and 32-bit offsets (RowCopyFast).
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false;
+  bool i8w512 = false, i8w256 = false, persist = false, rowfast = false;
 };
 const TierKnobs& Knobs() {
   static const TierKnobs k = [] {
@@ -99,6 +104,7 @@ const TierKnobs& Knobs() {
       const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
       auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
       t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
+      t.i8w512 |= is("i8w512"), t.i8w256 |= is("i8w256"), t.persist |= is("persist"), t.rowfast |= is("rowfast");
       s = e ? e + 1 : s + n;
     }
     return t;
@@ -116,9 +122,23 @@ int64_t CountTiles(TiledArgs* a) {
 
 // ---- general flavour (64-bit, any number of grouped / batch axes) ----
 template <int kE, int kTile, int kThreads>
-cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
-  const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, 0, stream>>>(a);
+cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a, bool persistent = false) {
+  auto* kernel = &transpose::TiledVec16Swizzled<kE, kTile, kThreads>;
+  constexpr int kSmem = transpose::kDynamicSmemBytes<kE, kTile>;
+  if constexpr (kSmem > 0) {
+    const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (e != cudaSuccess) return e;
+  }
+  int64_t cap = kMaxBlocks;
+  if (persistent) {
+    int per_sm = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(kernel), kThreads, kSmem);
+    if (e != cudaSuccess) return e;
+    cap = std::max<int64_t>(1, int64_t{per_sm} * NumSMs());
+  }
+  const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), cap));
+  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, kSmem, stream>>>(a);
   return LastLaunchError();
 }
 
@@ -129,7 +149,11 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
-      return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
+      if constexpr (kE == 1) {
+        if (Knobs().i8w512) return LaunchVec16<kE, 256, 512>(stream, a, Knobs().persist);
+        if (Knobs().i8w256) return LaunchVec16<kE, 256, 256>(stream, a, Knobs().persist);
+      }
+      return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a, Knobs().persist);
     }
     if constexpr (kE == 2) {  // sessions 1-2: 128 threads
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kSmallTile, 128>(stream, a);
@@ -253,6 +277,28 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
   return LastLaunchError();
 }
 
+template <bool kInputOrder>
+cudaError_t LaunchRowCopyFast(cudaStream_t stream, const RowArgs& a) {
+  transpose::RowArgsFast f;
+  f.x = a.x, f.y = a.y, f.bytes = static_cast<uint32_t>(a.bytes);
+  f.total_vecs = static_cast<uint32_t>(a.total_vecs), f.n = static_cast<uint32_t>(a.rows.n);
+  f.row_vecs = transpose::FastDiv(static_cast<uint32_t>(a.row_vecs));
+  for (int k = 0; k < a.rows.n; ++k) {
+    f.dim[k] = transpose::FastDiv(static_cast<uint32_t>(a.rows.dim[k]));
+    f.in[k] = static_cast<uint32_t>(a.rows.in[k]), f.out[k] = static_cast<uint32_t>(a.rows.out[k]);
+  }
+  constexpr int kThreads = 256, kUnroll = transpose::kRowCopyUnroll;
+  const int blocks = static_cast<int>(std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks));
+  transpose::RowCopyFast<kInputOrder><<<blocks, kThreads, 0, stream>>>(f);
+  return LastLaunchError();
+}
+
+// RowCopyFast's conditions: every byte offset < 2^31 (32-bit offsets, index + grid overshoot < 2^32)
+// and at most kRowFastAxes row axes. `in`/`out` must already be in bytes.
+bool RowFastFits(const RowArgs& a) {
+  return Knobs().rowfast && a.bytes < (int64_t{1} << 31) && a.rows.n <= transpose::kRowFastAxes;
+}
+
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
   RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
             plan.elements * plan.elem_bytes, plan.rows};
@@ -270,11 +316,15 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
           std::swap(L.dim[j], L.dim[j - 1]), std::swap(L.in[j], L.in[j - 1]), std::swap(L.out[j], L.out[j - 1]);
         }
       for (int k = 0; k < L.n; ++k) L.in[k] *= plan.elem_bytes, L.out[k] *= plan.elem_bytes;
+      if (RowFastFits(a)) return LaunchRowCopyFast<true>(stream, a);
       return LaunchRowCopy<uint4, true>(stream, a);
     }
   }
   for (int k = 0; k < a.rows.n; ++k) a.rows.in[k] *= plan.elem_bytes;  // bytes: any access width
-  if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) return LaunchRowCopy<uint4>(stream, a);
+  if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) {
+    if (RowFastFits(a)) return LaunchRowCopyFast<false>(stream, a);
+    return LaunchRowCopy<uint4>(stream, a);
+  }
   a.row_vecs = plan.row;
   a.total_vecs = plan.elements;
   switch (plan.elem_bytes) {
