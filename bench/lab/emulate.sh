@@ -17,8 +17,8 @@ g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefine
 "$B/emu" 132 && "$B/emu" 2
 # The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
-# The session-2 dispatch, the register-block kernel everywhere and the round-2 lab candidates (transpose_launch.cu
-# TierKnobs); 2 "SMs" puts the big tiles in play.
-for knob in ${EMU_KNOBS:-s2 reg i8w512 i8w256,persist persist rowfast}; do
+# The session-2 dispatch, the register-block kernel everywhere and the round-1 dispatch (no 256x256
+# int8 tile); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play.
+for knob in ${EMU_KNOBS:-s2 reg r1}; do
   for sms in 132 2; do JK_TRANSPOSE_TIERS=$knob "$B/emu" $sms | sed "s/^/$knob ($sms): /"; done
 done

@@ -3,7 +3,8 @@
 //
 //   kTiledVec16Swizzled  tile through shared memory, 16-byte global loads and stores on both sides,
 //                        XOR-swizzled tile (conflict-free 16-byte writes and 4-byte column reads),
-//                        1- and 2-byte elements packed 4 or 2 to a word and un-packed with byte_perm.
+//                        1- and 2-byte elements packed 4 or 2 to a word and un-packed with byte_perm;
+//                        tiles over 48 KB (the 256x256-byte int8 tile) in dynamic shared memory.
 //   kTiledScalarPadded   the classic padded tile (32x33 for 1- and 2-byte elements, 64x65 for 4 and
 //                        8) with one element per access: any size, any alignment (odd shapes such
 //                        as 4097x1023, slices at odd offsets).
@@ -543,76 +544,6 @@ __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
         *reinterpret_cast<V*>(p.y + to[u]) = v[u];
       } else {
         reinterpret_cast<V*>(p.y)[g] = v[u];
-      }
-    }
-  }
-}
-
-// ---- kRowCopy, 32-bit with precomputed divisors (lab: JK_TRANSPOSE_TIERS=rowfast) -------------------
-// The same walk as RowCopy<uint4, uint32_t, kInputOrder> but every division by a row length or an axis
-// dimension is a multiply-high and a shift (magic numbers from the host), offsets are 32-bit. For short
-// runs (128-byte rows of the attention permute) the per-access index math is most of the instructions.
-struct FastDiv {
-  uint32_t d = 1, m = 0, s = 0;  // q = (umulhi(n, m) + n) >> s, n < 2^32
-  FastDiv() = default;
-  explicit FastDiv(uint32_t div) : d(div) {
-    while ((uint64_t{1} << s) < div) ++s;
-    m = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << s) - div)) / div + 1);
-  }
-  __host__ __device__ __forceinline__ uint32_t Div(uint32_t n) const {
-#ifdef __CUDA_ARCH__
-    const uint32_t hi = __umulhi(n, m);
-#else
-    const uint32_t hi = static_cast<uint32_t>((uint64_t{n} * m) >> 32);
-#endif
-    return static_cast<uint32_t>((uint64_t{hi} + n) >> s);
-  }
-};
-inline constexpr int kRowFastAxes = 4;
-struct RowArgsFast {
-  const unsigned char* x;
-  unsigned char* y;
-  uint32_t total_vecs, n;  // accesses; row axes used
-  FastDiv row_vecs;
-  FastDiv dim[kRowFastAxes];
-  uint32_t in[kRowFastAxes], out[kRowFastAxes];  // bytes; `rows` order as RowArgs (input order if kInputOrder)
-  uint32_t bytes;
-};
-
-template <bool kInputOrder>
-__global__ void __launch_bounds__(256) RowCopyFast(RowArgsFast p) {
-  constexpr int kUnroll = kRowCopyUnroll;
-  const uint32_t total = p.total_vecs, stride = gridDim.x * blockDim.x * kUnroll;
-  for (uint32_t base = blockIdx.x * blockDim.x * kUnroll + threadIdx.x; base < total; base += stride) {
-    uint4 v[kUnroll];
-    uint32_t to[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const uint32_t g = base + u * blockDim.x;
-      if (g < total) {
-        uint32_t row = p.row_vecs.Div(g);
-        uint32_t off = (g - row * p.row_vecs.d) * 16;
-#pragma unroll
-        for (int k = 0; k < kRowFastAxes; ++k) {
-          if (k < p.n) {
-            const uint32_t q = p.dim[k].Div(row);
-            off += (row - q * p.dim[k].d) * (kInputOrder ? p.out[k] : p.in[k]);
-            row = q;
-          }
-        }
-        JK_DEVICE_ASSERT(off + 16 <= p.bytes);
-        to[u] = off;
-        v[u] = kInputOrder ? reinterpret_cast<const uint4*>(p.x)[g] : *reinterpret_cast<const uint4*>(p.x + off);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const uint32_t g = base + u * blockDim.x;
-      if (g >= total) continue;
-      if (kInputOrder) {
-        *reinterpret_cast<uint4*>(p.y + to[u]) = v[u];
-      } else {
-        reinterpret_cast<uint4*>(p.y)[g] = v[u];
       }
     }
   }
