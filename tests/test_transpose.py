@@ -375,6 +375,22 @@ def test_handler_accepts_valid_raw_call(rng):
     np.testing.assert_array_equal(np.asarray(_raw_call(x, (7, 5), jnp.float32, (1, 0))), xn.T)
 
 
+@pytest.mark.skipif(not ON_GPU, reason="GPU dispatch boundary (a CPU run would only repeat the 2D cases)")
+def test_int8_wide_tile_boundary(rng):
+    # Large 1-byte transposes with >= 16 256x256 tiles per SM take the 256x256-byte tile (64 KB of dynamic
+    # shared memory), fewer keep 128x128 (transpose_launch.cu, kWideTileWaves): 8192^2 has 1024 tiles,
+    # (12304, 12320) 2401 with ragged last tiles on both sides (132-SM H200: the line is 2112). Sampled
+    # rows and columns of y cross every tile along their axis.
+    for shape in [(8192, 8192), (12304, 12320)]:
+        xn = np.frombuffer(rng.bytes(shape[0] * shape[1]), np.int8).reshape(shape)
+        y = jk.transpose(jnp.asarray(xn))
+        assert y.shape == shape[::-1]
+        r = np.array([0, 1, 255, 256, shape[1] // 2, shape[1] - 17, shape[1] - 1])
+        c = np.array([0, 1, 255, 256, shape[0] // 2, shape[0] - 17, shape[0] - 1])
+        np.testing.assert_array_equal(np.asarray(y[r, :]), xn[:, r].T)
+        np.testing.assert_array_equal(np.asarray(y[:, c]), xn[c, :].T)
+
+
 # ---- GPU-only sizes (marked large: the full GPU run sets JK_LARGE_TESTS=1) ----------------------------
 
 

@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 CUDA_INC=${CUDA_INC:-$(ls -d ${CUDA_HOME:-/usr/local/cuda}/include /usr/local/cuda*/include 2>/dev/null | head -1)}
 B=$(mktemp -d)
-# kernel<<<blocks, threads, 0, stream>>>(a);  ->  jk_emu::Launch(&kernel, blocks, threads, a);
-sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), 0, stream>>>\(([a-z])\);/jk_emu::Launch(\&\1, \2, \3, \4);/' \
+# kernel<<<blocks, threads, smem, stream>>>(a);  ->  jk_emu::Launch(&kernel, blocks, threads, a);
+# (the dynamic shared memory size is dropped: the emulator's dynamic tile is one host buffer)
+sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), ([A-Za-z0-9_]+), stream>>>\(([a-z])\);/jk_emu::Launch(\&\1, \2, \3, \5);/' \
   cuda/transpose/transpose_launch.cu >"$B/emu_transpose_launch.cc"
 if [ "$(grep -c 'jk_emu::Launch' "$B/emu_transpose_launch.cc")" != "$(grep -c '<<<' cuda/transpose/transpose_launch.cu)" ]; then
   echo "emulate.sh: could not rewrite every launch in transpose_launch.cu"; exit 1
@@ -16,7 +17,8 @@ g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefine
 "$B/emu" 132 && "$B/emu" 2
 # The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
-# The session-2 dispatch and the register-block kernel everywhere; 2 "SMs" puts the big tiles in play.
-for knob in ${EMU_KNOBS:-s2 reg}; do
+# The session-2 dispatch, the register-block kernel everywhere and the round-1 dispatch (no 256x256
+# int8 tile); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play.
+for knob in ${EMU_KNOBS:-s2 reg r1}; do
   for sms in 132 2; do JK_TRANSPOSE_TIERS=$knob "$B/emu" $sms | sed "s/^/$knob ($sms): /"; done
 done

@@ -28,6 +28,7 @@ dim3 bdim, gdim;
 Barrier* bar = nullptr;
 int sms = 132;
 long launches = 0;
+alignas(16) unsigned char dynamic_smem[228 * 1024];  // extern __shared__ tiles (TileSmem)
 
 // One host thread per CUDA thread of a block; the threads walk the blocks together, meeting at a
 // barrier after each block because __shared__ (a static) is reused by the next block.
@@ -62,6 +63,7 @@ void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
 #undef __shared__
 #define __shared__ static
 #define __launch_bounds__(...)
+#define JK_EMULATOR_DYNAMIC_SMEM jk_emu::dynamic_smem
 inline void __syncthreads() { jk_emu::bar->Wait(); }
 inline void __trap() { std::abort(); }  // JK_DEVICE_ASSERT
 template <typename T>
@@ -77,6 +79,7 @@ inline float __shfl_xor_sync(unsigned, float v, int, int) { return v; }  // unus
 cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = jk_emu::sms; return cudaSuccess; }
 cudaError_t cudaGetLastError() { return cudaSuccess; }
+cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t) {
   std::memcpy(dst, src, n);
   return cudaSuccess;
@@ -152,6 +155,8 @@ int main(int argc, char** argv) {
       {{3, 4, 9, 16, 2}, {4, 0, 3, 1, 2}}, {{3, 4, 9, 15, 2}, {4, 0, 3, 1, 2}},
       {{4, 2, 3, 2, 36}, {0, 4, 2, 3, 1}}, {{6, 2, 2, 2, 7}, {4, 1, 3, 0, 2}}, {{7, 5, 2, 3}, {3, 1, 2, 0}},
       {{3, 4, 40, 48}, {1, 0, 3, 2}},   {{6, 3, 2, 3, 2}, {2, 4, 0, 3, 1}},
+      // general flavour (two batch axes); with 2 "SMs" int8 takes the 256x256-byte tile, with edge tiles
+      {{3, 2, 272, 528}, {1, 0, 3, 2}},
   };
   for (int elem : {1, 2, 4, 8}) {
     for (auto& [d, p] : shapes) {

@@ -28,10 +28,12 @@ ROWS = ["32x128x64x64 (0,2,1,3)@bfloat16"]
 REG = SMALL + SPLIT + BIG_I8 + ["8192x8192@bfloat16", "8192x8192@float32"]
 # (tag, JK_TRANSPOSE_TIERS, cases or None for all, extra args); in order of priority. The session-3 run
 # (bench/lab/transpose_results_h200.md) timed tokens since removed from the launcher (reg2/reg4/reg8,
-# sm64/sm256, t512/t128, rowin/row8, pipe) at commit 89cb8d8; today's settings are the default, the
-# session-2 dispatch (s2) and the register-block kernel everywhere (reg).
+# sm64/sm256, t512/t128, rowin/row8, pipe) at commit 89cb8d8; round 2 timed i8w512/i8w256 (256x256-byte
+# int8 tile), persist and rowfast at commit 06ce451. Today's settings: the default, the round-1 dispatch
+# (r1: no 256x256 int8 tile), the session-2 dispatch (s2) and the register-block kernel everywhere (reg).
 RUNS = [
     ("default", "", None, ["--copyref"]),
+    ("r1", "r1", BIG_I8, ["--no-ceiling"]),
     ("s2", "s2", None, ["--no-ceiling"]),
     ("reg", "reg", REG, ["--no-ceiling"]),
 ]

@@ -3,7 +3,8 @@
 //
 //   kTiledVec16Swizzled  tile through shared memory, 16-byte global loads and stores on both sides,
 //                        XOR-swizzled tile (conflict-free 16-byte writes and 4-byte column reads),
-//                        1- and 2-byte elements packed 4 or 2 to a word and un-packed with byte_perm.
+//                        1- and 2-byte elements packed 4 or 2 to a word and un-packed with byte_perm;
+//                        tiles over 48 KB (the 256x256-byte int8 tile) in dynamic shared memory.
 //   kTiledScalarPadded   the classic padded tile (32x33 for 1- and 2-byte elements, 64x65 for 4 and
 //                        8) with one element per access: any size, any alignment (odd shapes such
 //                        as 4097x1023, slices at odd offsets).
@@ -318,10 +319,30 @@ __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, type
   Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
 }
 
+// Tiles over 48 KB (the static limit) live in dynamic shared memory: the launcher passes the size and
+// raises cudaFuncAttributeMaxDynamicSharedMemorySize. The CPU emulator substitutes a host buffer.
+inline constexpr int kMaxStaticSmem = 48 * 1024;
+template <int kBytes>
+__device__ __forceinline__ unsigned char* TileSmem() {
+  if constexpr (kBytes <= kMaxStaticSmem) {
+    __shared__ __align__(16) unsigned char tile[kBytes];
+    return tile;
+  } else {
+#ifdef JK_EMULATOR_DYNAMIC_SMEM
+    return JK_EMULATOR_DYNAMIC_SMEM;
+#else
+    extern __shared__ __align__(16) unsigned char dynamic_tile[];
+    return dynamic_tile;
+#endif
+  }
+}
+template <int kE, int kTileElems>
+inline constexpr int kDynamicSmemBytes = kTileElems * kTileElems * kE > kMaxStaticSmem ? kTileElems * kTileElems * kE : 0;
+
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
 template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
 __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
-  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
+  unsigned char* tile = TileSmem<kTileElems * kTileElems * kE>();
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);

@@ -35,6 +35,7 @@ struct TiledConfig;
 template <>
 struct TiledConfig<1> {
   static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 256;
+  static constexpr int kWideTile = 256, kWideThreads = 512;
   static constexpr int kSmallTile = 128, kSmallThreads = 256;
   static constexpr bool kSmallRegisterBlocks = false;
   static constexpr int kPadTile = 32, kPadRows = 8;  // byte tiles of 33: conflict-free columns
@@ -42,6 +43,7 @@ struct TiledConfig<1> {
 template <>
 struct TiledConfig<2> {
   static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 512;
+  static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 64, kSmallThreads = 256;
   static constexpr bool kSmallRegisterBlocks = false;
   static constexpr int kPadTile = 32, kPadRows = 8;
@@ -49,6 +51,7 @@ struct TiledConfig<2> {
 template <>
 struct TiledConfig<4> {
   static constexpr int kBigTile = 64, kBigThreads = 256, kGeneralThreads = 256;
+  static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 32, kSmallThreads = 128;
   static constexpr bool kSmallRegisterBlocks = true;
   static constexpr int kPadTile = 64, kPadRows = 16;
@@ -56,17 +59,26 @@ struct TiledConfig<4> {
 template <>
 struct TiledConfig<8> {
   static constexpr int kBigTile = 32, kBigThreads = 128, kGeneralThreads = 128;
+  static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 32, kSmallThreads = 128;
   static constexpr bool kSmallRegisterBlocks = false;
   static constexpr int kPadTile = 64, kPadRows = 16;
 };
 constexpr int64_t kSmallWaves = 2;
+// kWideTile: large 1-byte problems with at least this many 256x256 tiles per SM take the 256x256-byte tile
+// (64 KB of dynamic shared memory, 512 threads): rows of 256 bytes on both sides, as the 2- and 4-byte big
+// tiles. H200 (bench/lab/transpose_results_h200.md, round 2): int8 16384^2 (4096 tiles, 31 per SM) 143.9 ->
+// 138.3 us, 86.8 -> 90.3% of copy; 8192^2 (1024 tiles, 7.8 per SM) tied (36.7 against 36.8 us), so it
+// keeps the 128x128 tile. 256 threads (98 registers) and a resident-size persistent grid were slower.
+// Sizes between the two (64 and 256 MiB of input) were not measured.
+constexpr int64_t kWideTileWaves = 16;
 constexpr int kRegisterBlockLanes = 4;  // lanes along A (transpose_kernels.cuh); 2 and 8 were slower
 constexpr int kRegisterBlockThreads = 128;
 
 // Row copies of 16-byte accesses whose runs are at most this long walk the input in order (reads
 // contiguous, 16-byte-aligned runs written scattered): (32, 128, 64, 64) bfloat16 (0, 2, 1, 3), 128-byte
-// runs, 17.9 against 18.9 us in output order. Longer runs were not measured.
+// runs, 17.9 against 18.9 us in output order. Longer runs were not measured. Precomputed (multiply-shift)
+// divisors with 32-bit offsets did not help there (18.06 against 17.95 us): not bound by index math.
 constexpr int64_t kRowCopyInputOrderMaxRun = 256;
 
 template <int kE>
@@ -87,8 +99,9 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the compact flavour
 // at any size it allows; "reg" the register-block kernel wherever it applies, at any size.
 // bench/lab/transpose_variants.py times settings against the default in one run. Unset: the dispatch below.
+// "r1" the session-3 round-1 dispatch (large 1-byte transposes on the 128x128 tile, no 256x256 tile).
 struct TierKnobs {
-  bool old = false, s2 = false, compact = false, reg = false;
+  bool old = false, s2 = false, compact = false, reg = false, r1 = false;
 };
 const TierKnobs& Knobs() {
   static const TierKnobs k = [] {
@@ -99,6 +112,7 @@ const TierKnobs& Knobs() {
       const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
       auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
       t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
+      t.r1 |= is("r1");
       s = e ? e + 1 : s + n;
     }
     return t;
@@ -117,8 +131,15 @@ int64_t CountTiles(TiledArgs* a) {
 // ---- general flavour (64-bit, any number of grouped / batch axes) ----
 template <int kE, int kTile, int kThreads>
 cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
+  constexpr int kSmem = transpose::kDynamicSmemBytes<kE, kTile>;
+  if constexpr (kSmem > 0) {  // tiles over 48 KB: an opt-in, a host-side attribute (legal under capture)
+    const cudaError_t e =
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(&transpose::TiledVec16Swizzled<kE, kTile, kThreads>),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (e != cudaSuccess) return e;
+  }
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, 0, stream>>>(a);
+  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, kSmem, stream>>>(a);
   return LastLaunchError();
 }
 
@@ -129,6 +150,12 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+      if constexpr (C::kWideTile > 0) {
+        TiledArgs wide = a;
+        if (!Knobs().r1 && CountTiles<C::kWideTile>(&wide) >= kWideTileWaves * NumSMs()) {
+          return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
+        }
+      }
       return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
     }
     if constexpr (kE == 2) {  // sessions 1-2: 128 threads
