@@ -333,7 +333,8 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // us at 32 columns (jnp 2.94) and 17.78 -> 13.86 us at 128 (jnp 13.65); RMSNorm 3.26 -> 3.14 and 13.70
   // -> 13.73 (a tie). The group kernel's float32 LayerNorm at 32 columns took 58 registers, 8 CTAs of 128
   // threads per SM: its 1536 CTAs ran in 1.45 waves. Every short-row configuration tied or lost on
-  // bf16/f16 rows (32-1024 columns) and float32 rows of 512, so those keep the group kernel.
+  // bf16/f16 rows (32-1024 columns) and float32 rows of 512, so those keep the group kernel (16-bit rows of
+  // 32-256 columns take the packed tier above).
   // bf16/f16 rows of 32, 64, 128 or 256 columns with one scale/bias row: the packed short-row tier
   // (norm_short_packed.cuh: row length and packs per lane compile-time, 32-bit offsets, no per-element
   // predicates; bf16 LayerNorm at 128 columns: 275 SASS instructions per kernel for 16 elements per lane,
