@@ -51,13 +51,14 @@ def _params(rng, n, dtype, with_scale, with_bias):
     return s, b
 
 
-# Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), lane groups
+# Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), the bf16/f16
+# packed short-row tier (32, 64, 128, 256; JK_NORM_TIER='packed C' forces it where it is not the default), lane groups
 # (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
 # 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
 # RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
 # 131080). The bulk tier (JK_NORM_TIER=proposed) takes 2052 ... 8192 for float32 (8200 just past its
 # limit) and 1032 (LayerNorm) / 2056 (RMSNorm) ... 16384 for bf16/f16 (16392 just past).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (5, 100), (7, 128), (3, 513), (4, 1000), (3, 1025),
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (37, 64), (5, 100), (7, 128), (3, 256), (3, 513), (4, 1000), (3, 1025),
              (3, 1032), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 4096), (2, 4097), (2, 8192), (2, 8200),
              (2, 12288), (2, 16383), (2, 16384), (2, 16392), (2, 40000), (2, 65536), (1, 131080)]
 
@@ -366,6 +367,22 @@ def test_many_rows_and_parameter_groups(rng, dtype, n):
         xs = xf[g, idx]
         assert_close(y[g][idx], np_layer_norm(xs, sf[g], bf[g])[0], dtype, scale=2.0)
         assert_close(yr[g][idx], np_rms_norm(xs, sf[g]), dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("n", [32, 256])
+def test_many_rows_one_parameter_row(rng, dtype, n):
+    """16-bit short rows with one scale/bias row (the packed short-row tier's case): on the GPU enough rows
+    that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane setting."""
+    rows = (600000 if n == 32 else 80000) if ON_GPU else 300
+    x = jnp.asarray((rng.standard_normal((rows, n)) * 2.0 + 0.5).astype(np.float32), dtype=dtype)
+    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
+    y = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b))(x, s, b)
+    yr = jax.jit(jk.rms_norm)(x, s)
+    idx = np.unique(np.r_[0, 1, rows // 2, rows - 2, rows - 1, rng.integers(0, rows, 200)])
+    xs = np.asarray(x[idx].astype(jnp.float32), np.float64)
+    assert_close(y[idx], np_layer_norm(xs, sf, bf)[0], dtype, scale=2.0)
+    assert_close(yr[idx], np_rms_norm(xs, sf), dtype, scale=2.0)
 
 
 # ---- statistics only / apply given statistics -------------------------------------------------------

@@ -26,7 +26,7 @@ g++ -std=c++20 -O1 -pthread -w -fsanitize=alignment,undefined -fno-sanitize-reco
   bench/lab/norm_emulator.cc -o "$B/emu"
 status=0
 # EMU_TIERS (';'-separated, 'default' for the unset variable) narrows the list.
-IFS=';' read -ra tiers <<<"${EMU_TIERS:-default;proposed;block-lean;bulk 2 64 0;bulk 0 512 0;short 2 1 0;short 4 0 0;short 1 0 0;short 2 1 0 1}"
+IFS=';' read -ra tiers <<<"${EMU_TIERS:-default;proposed;block-lean;bulk 2 64 0;bulk 0 512 0;short 2 1 0;short 4 0 0;short 1 0 0;short 2 1 0 1;packed 1;packed 2;packed 4}"
 for tier in "${tiers[@]}"; do
   [ "$tier" = default ] && tier=""
   if [ -z "$tier" ]; then "$B/emu" "${EMU_SMS:-2}" || status=1; else JK_NORM_TIER="$tier" "$B/emu" "${EMU_SMS:-2}" || status=1; fi

@@ -250,8 +250,14 @@ int main(int argc, char** argv) {
       // more rows than the persistent grid (<= 6 CTAs on 2 SMs), two parameter groups: CTAs cross groups
       {40, 1032}, {30, 2056}, {26, 8192}, {20, 16384},
       // the short-row tier's groups over several steps (<= 6 CTAs of 256 threads on 2 SMs)
-      {800, 32}, {200, 128}, {61, 1000}};
+      {800, 32}, {200, 128}, {61, 1000},
+      // the packed short-row tier (16-bit n = 32 ... 256, one parameter row: odd rows, not multiples of 3),
+      // 2051 x 128 and 601 x 256 over several grid-stride steps (32 CTAs on 2 SMs)
+      {803, 32}, {97, 64}, {2051, 128}, {601, 256}};
+  // EMU_MAX_N: only rows of at most that many columns (a quick check of the short-row tiers).
+  const int64_t max_n = std::getenv("EMU_MAX_N") ? std::atoll(std::getenv("EMU_MAX_N")) : INT64_MAX;
   for (auto [rows, n] : shapes) {
+    if (n > max_n) continue;
     for (int layer = 0; layer < 2; ++layer) {
       const int64_t groups = rows % 2 ? 1 : 2;  // rows per group = rows / groups
       Check<float>(jk::DType::kF32, layer, rows, n, groups, 0, layer);

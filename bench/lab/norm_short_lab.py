@@ -11,7 +11,9 @@ Correctness of every variant: float64 NumPy on 64 sample rows, max |y - ref| / m
 bound (and, for float32 LayerNorm, a second input with row means of 1e4 and std 0.1, the case the shift exists
 for, against 2e-2: one float32 ulp of the mean is 1e-2 of y there; reported scaled to the float32 bound).
 
-  python bench/lab/norm_short_lab.py [--budget SECONDS] [--quick]
+  python bench/lab/norm_short_lab.py [--budget SECONDS] [--quick] [--cols 32,64] [--dtypes bf16,f16]
+
+'packed C' (norm_short_packed.cuh, second lab run): bf16/f16 rows of 32-256 columns, C packs per lane.
 """
 from __future__ import annotations
 
@@ -51,6 +53,9 @@ TOL = {"f32": 2e-5, "bf16": 2e-2, "f16": 4e-3}
 # float32 copies kept; last field 1) are compiled and emulated, not yet timed.
 SHORT = ["short 1 0 0", "short 2 0 0", "short 4 0 0", "short 1 1 0", "short 2 1 0",
          "short 1 0 0 1", "short 2 0 0 1", "short 2 1 0 1"]
+# Second run (16-bit rows of 32-256 columns): the old default, the lean persistent variants, the packed tier.
+SHORT_HALF = ["short 2 0 0", "short 1 0 0 1", "short 2 0 0 1", "short 2 1 0 1"]
+PACKED = ["packed 1", "packed 2", "packed 4"]
 
 
 def med_ms(f, args, iters=20):
@@ -68,6 +73,8 @@ def set_tier(v):
 
 def variants_for(cols, isz):
     packs = cols * isz // 16
+    if isz == 2 and cols in (32, 64, 128, 256):
+        return ["default"] + SHORT_HALF + [v for v in PACKED if packs // int(v.split()[1]) <= 32]
     out = ["default"]
     if packs <= 16:
         out.append("proposed")
@@ -99,6 +106,8 @@ def main():
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rows", type=int, default=49152 if ON_GPU else 512)
+    ap.add_argument("--cols", default="")
+    ap.add_argument("--dtypes", default="f32,bf16,f16")
     a = ap.parse_args()
     t_end = time.time() + a.budget
 
@@ -111,7 +120,9 @@ def main():
     print(f"copy ceiling {ceiling:.0f} GB/s", flush=True)
 
     cols_list = [32, 128] if a.quick else [32, 128, 512, 1024]
-    order = [(c, d) for c in cols_list for d in ("f32", "bf16", "f16")]
+    if a.cols:
+        cols_list = [int(c) for c in a.cols.split(",")]
+    order = [(c, d) for c in cols_list for d in a.dtypes.split(",")]
     rows_out = []
     for cols, dname in order:
         for op in ("layer_norm", "rms_norm"):
@@ -176,7 +187,11 @@ def main():
     # compact table
     print("\n==== norm_short_lab (CUPTI, lower of two medians of 20 calls; ratio = jnp / ours; %copy of "
           f"{ceiling:.0f} GB/s)")
-    allv = ["default", "proposed"] + SHORT  # the table's columns
+    allv = []  # the table's columns: every variant timed, in order
+    for _, _, _, _, best, errs in rows_out:
+        for v in list(errs) + list(best):
+            if v != "jnp" and v not in allv:
+                allv.append(v)
     print("| op | dtype | cols | jnp us | " + " | ".join(allv) + " | best | best ratio | best %copy | max err |")
     for op, dname, cols, nbytes, best, errs in rows_out:
         tj = best.get("jnp")

@@ -4,6 +4,9 @@
 //   kShortRowsPersistent   float32 n in [12, 128]: persistent lane groups looping over rows, 2 rows per
 //                          group per step plus the next step's rows in flight, scale/bias held in
 //                          registers, the shift broadcast by a shuffle (norm_short.cuh)
+//   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, one scale/bias row: W lanes x C packs per
+//                          row, both compile-time (C = 2; LayerNorm at 64/128: C = 4), 32-bit offsets,
+//                          parameters held packed (norm_short_packed.cuh)
 //   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
 //   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (16-bit n in [8192, 16384], float32 LayerNorm
@@ -75,11 +78,13 @@ int64_t NextPow2(int64_t v) {
 // "block-lean" is the default dispatch with only that lean output pass (BlockPerRowRegisters<...,
 // kLoadedParams = true>); "short R F M [L]" sends every row of 3-128 packs to the persistent short-row
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
-// occupancy), L = 1 for its lean variant (32-bit indices; not measured yet).
+// occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C" sends the
+// bf16/f16 rows of 32-256 columns that LaunchShortRowsPacked takes to that tier (norm_short_packed.cuh)
+// with C packs per lane.
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort } tier = kNone;
+  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked } tier = kNone;
   int c = 0, b = 0, cluster = 1;
   int lean = 0;
 };
@@ -106,6 +111,8 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
              (b == 0 || c <= 2) && cl >= 0) {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
+  } else if (std::string_view(name) == "packed" && (c == 1 || c == 2 || c == 4)) {
+    f = {Forced::kPacked, c, 0, 1};
   }
   return f;
 }
@@ -287,6 +294,16 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
   return LastLaunchError();
 }
 
+// The packed short-row tier's packs per lane for bf16/f16 rows of n columns in the default dispatch (0:
+// not taken). Measured on an H200 (bench/lab/norm_packed_h200.md, 49152 rows, CUPTI, one process with jnp):
+// RMSNorm fastest with 2 packs per lane at 32-256 columns; LayerNorm with 4 at 64 and 128 (5.84-5.92 us
+// against 6.34-6.35 with 2), with 2 at 32 and 256. Every setting of the best beat the group kernel.
+template <Kind K>
+int PackedDefaultPacksPerLane(int64_t n) {
+  if (n != 32 && n != 64 && n != 128 && n != 256) return 0;
+  return K == Kind::kLayerNorm && (n == 64 || n == 128) ? 4 : 2;
+}
+
 // Chooses the tier for a full normalisation.
 template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
@@ -304,6 +321,10 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
+  if (forced.tier == Forced::kPacked) {
+    const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {forced.c});
+    if (e != cudaErrorNotSupported) return e;  // else the default dispatch
+  }
   if (forced.tier == Forced::kShort && norm::ShortRowsFit(packs))
     return norm::LaunchShortRows<T, K>(p, stream, {forced.c, forced.b == 1, forced.cluster, forced.lean == 1});
   // Float32 rows of 3-32 packs (12-128 columns): the persistent short-row tier (norm_short.cuh), 2 rows
@@ -312,7 +333,21 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // us at 32 columns (jnp 2.94) and 17.78 -> 13.86 us at 128 (jnp 13.65); RMSNorm 3.26 -> 3.14 and 13.70
   // -> 13.73 (a tie). The group kernel's float32 LayerNorm at 32 columns took 58 registers, 8 CTAs of 128
   // threads per SM: its 1536 CTAs ran in 1.45 waves. Every short-row configuration tied or lost on
-  // bf16/f16 rows (32-1024 columns) and float32 rows of 512, so those keep the group kernel.
+  // bf16/f16 rows (32-1024 columns) and float32 rows of 512, so those keep the group kernel (16-bit rows of
+  // 32-256 columns take the packed tier above).
+  // bf16/f16 rows of 32, 64, 128 or 256 columns with one scale/bias row: the packed short-row tier
+  // (norm_short_packed.cuh: row length and packs per lane compile-time, 32-bit offsets, no per-element
+  // predicates; bf16 LayerNorm at 128 columns: 275 SASS instructions per kernel for 16 elements per lane,
+  // the group kernel 1300 for 2 rows of 8). H200, 49152 rows: LayerNorm 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 ->
+  // 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128
+  // cols 6.67 -> 5.44 (jnp 5.50).
+  if (forced.tier == Forced::kNone && sizeof(T) == 2) {
+    const int c = PackedDefaultPacksPerLane<K>(p.n);
+    if (c > 0) {
+      const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
+      if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the group kernel
+    }
+  }
   if (forced.tier == Forced::kNone && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
     if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel

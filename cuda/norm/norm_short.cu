@@ -5,6 +5,7 @@
 
 #include "common/launch.h"
 #include "norm/norm_short.cuh"
+#include "norm/norm_short_packed.cuh"
 #include "norm/norm_short.h"
 
 namespace jk::norm {
@@ -66,7 +67,47 @@ cudaError_t WithIndex(const Params<T>& p, cudaStream_t stream, const ShortConfig
   return WithRows<T, K, C, W, false>(p, stream, cfg);
 }
 
+template <typename T, Kind K, int W, int C>
+cudaError_t LaunchPacked(const Params<T>& p, cudaStream_t stream) {
+  if constexpr (W > 32 || W < 1) {
+    return cudaErrorNotSupported;
+  } else {
+    // One thread per W-lane slot of every row, or a grid-stride loop beyond 16 CTAs per SM.
+    const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, kPackedThreads), int64_t{NumSMs()} * 16);
+    ShortRowsPacked<T, K, W, C><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
+    return LastLaunchError();
+  }
+}
+
+template <typename T, Kind K, int Packs>
+cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
+  switch (cfg.packs_per_lane) {
+    case 1: return LaunchPacked<T, K, Packs, 1>(p, stream);
+    case 2: return LaunchPacked<T, K, Packs / 2, 2>(p, stream);
+    case 4: return LaunchPacked<T, K, Packs / 4, 4>(p, stream);
+    default: return cudaErrorNotSupported;
+  }
+}
+
 }  // namespace
+
+template <typename T, Kind K>
+cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
+  if constexpr (sizeof(T) != 2) {
+    return cudaErrorNotSupported;
+  } else {
+    const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
+    // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
+    if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
+    switch (p.n) {
+      case 32: return PackedWithLanes<T, K, 4>(p, stream, cfg);
+      case 64: return PackedWithLanes<T, K, 8>(p, stream, cfg);
+      case 128: return PackedWithLanes<T, K, 16>(p, stream, cfg);
+      case 256: return PackedWithLanes<T, K, 32>(p, stream, cfg);
+      default: return cudaErrorNotSupported;
+    }
+  }
+}
 
 template <typename T, Kind K>
 cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg) {
@@ -88,5 +129,16 @@ template cudaError_t LaunchShortRows<__nv_bfloat16, Kind::kRmsNorm>(const Params
                                                                     const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
+// float32: cudaErrorNotSupported (the launcher's dispatch is written once for every storage type).
+template cudaError_t LaunchShortRowsPacked<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t, const PackedConfig&);
+template cudaError_t LaunchShortRowsPacked<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t, const PackedConfig&);
+template cudaError_t LaunchShortRowsPacked<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t,
+                                                                            const PackedConfig&);
+template cudaError_t LaunchShortRowsPacked<__nv_bfloat16, Kind::kRmsNorm>(const Params<__nv_bfloat16>&, cudaStream_t,
+                                                                          const PackedConfig&);
+template cudaError_t LaunchShortRowsPacked<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t,
+                                                                     const PackedConfig&);
+template cudaError_t LaunchShortRowsPacked<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t,
+                                                                   const PackedConfig&);
 
 }  // namespace jk::norm

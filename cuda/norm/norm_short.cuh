@@ -21,7 +21,9 @@
 // 32 columns and 0.77x -> 0.99x at 128 with R = 2 and prefetch (the default for float32 rows of 3-32
 // packs); on bf16/f16 rows (32-1024 columns) and float32 rows of 512 every configuration tied or lost
 // against GroupPerRowRegisters: there the row kernels are not short of waves or loads in flight, and
-// LayerNorm's extra instructions per element (16-bit: ~1.8x RMSNorm's in SASS) are the suspect.
+// LayerNorm's extra instructions per element (16-bit: ~1.8x RMSNorm's in SASS) are the suspect. Confirmed by
+// norm_short_packed.cuh (fewer instructions per element, no persistence), now the default for 16-bit rows
+// of 32-256 columns; the lean variant here (kLean) gained at most ~10% (bench/lab/norm_packed_h200.md).
 #pragma once
 #include <type_traits>
 
