@@ -44,18 +44,39 @@ __device__ __forceinline__ void LdMatrixX4Trans(uint32_t (&r)[4], uint32_t addr)
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
+// One aligned 16-byte block of an operand whose buffer is [lo, hi) (bytes). A block holding the buffer's
+// first or last element may also hold bytes outside it: those cannot fault (a 16-byte block never crosses
+// a page) but may never have been written (compute-sanitizer's initcheck reports them), so such a block is
+// read element by element, zero outside the buffer. Only a buffer's two end blocks take that path.
+__device__ __forceinline__ uint4 LoadBlock16(const uint4* blk, uintptr_t lo, uintptr_t hi) {
+  const uintptr_t b = reinterpret_cast<uintptr_t>(blk);
+  if (b >= lo && b + 16 <= hi) return __ldg(blk);
+  uint32_t w[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const uintptr_t e = b + 4 * q;
+    const uint32_t l = e >= lo && e + 2 <= hi ? __ldg(reinterpret_cast<const unsigned short*>(e)) : 0u;
+    const uint32_t h = e + 2 >= lo && e + 4 <= hi ? __ldg(reinterpret_cast<const unsigned short*>(e + 2)) : 0u;
+    w[q] = l | (h << 16);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 // 8 consecutive 16-bit elements from a 2-byte aligned address, in two steps so the loads can be issued a
 // tile ahead of their use. Issue: the (at most two) aligned 16-byte blocks that hold them, only those
 // holding one of the first `valid` elements, so nothing past the operand's last element is touched (an
 // aligned block holding a valid element cannot fault); `info` keeps the byte shift and the valid count.
-__device__ __forceinline__ void IssueRow8(const void* p, int64_t valid, uint4 (&raw)[2], int& info) {
+// [lo, hi): the operand's buffer (LoadBlock16).
+__device__ __forceinline__ void IssueRow8(const void* p, int64_t valid, uint4 (&raw)[2], int& info,
+                                          const void* lo, const void* hi) {
   const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t blo = reinterpret_cast<uintptr_t>(lo), bhi = reinterpret_cast<uintptr_t>(hi);
   const uint4* blk = reinterpret_cast<const uint4*>(addr & ~uintptr_t{15});
   const int sh = static_cast<int>(addr & 15);
   const int v = valid < 0 ? 0 : valid > 8 ? 8 : static_cast<int>(valid);
   raw[0] = raw[1] = make_uint4(0, 0, 0, 0);
-  if (v > 0) raw[0] = __ldg(blk);
-  if (v > (16 - sh) / 2) raw[1] = __ldg(blk + 1);
+  if (v > 0) raw[0] = LoadBlock16(blk, blo, bhi);
+  if (v > (16 - sh) / 2) raw[1] = LoadBlock16(blk + 1, blo, bhi);
   info = sh | (v << 4);
 }
 // Finish: the 8 elements as 4 packed words (the 32-byte window shifted down by the byte offset), elements
@@ -197,7 +218,7 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
       } else if constexpr (STAGED_A) {
 #pragma unroll
         for (int l = 0; l < kALoads; ++l)  // a_src: the chunk's first element at k = 0
-          IssueRow8(a_src[l] + k0, a_ok[l] ? p.k - k0 - a_k[l] : 0, a_raw[l], a_info[l]);
+          IssueRow8(a_src[l] + k0, a_ok[l] ? p.k - k0 - a_k[l] : 0, a_raw[l], a_info[l], p.a, p.a_end);
       }
       if (!b_regs) {
 #pragma unroll
@@ -210,7 +231,8 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1) MmaKernel(MatmulPro
         for (int l = 0; l < kBLoads; ++l) {
           const int ch = (threadIdx.x + l * kThreads) % kBChunks;
           const bool ok = b_ok[l] && k0 + b_k[l] < p.k;
-          IssueRow8(b_src[l] + k0 * p.n, ok ? p.n - n0 - ch * C::kVec : 0, b_raw[l], b_info[l]);
+          IssueRow8(b_src[l] + k0 * p.n, ok ? p.n - n0 - ch * C::kVec : 0, b_raw[l], b_info[l], p.b,
+                    p.b_end);
         }
       }
     };

@@ -29,7 +29,12 @@ cudaError_t LaunchMmaTile(cudaStream_t stream, const MatmulProblem& p) {
 // STAGED_A / STAGED_B (16-bit only): the operand's rows may be misaligned (MmaKernel's register staging);
 // kMedium then runs 8 warps of 64x32.
 template <typename T, bool STAGED_A, bool STAGED_B>
-cudaError_t LaunchMma(cudaStream_t stream, const MatmulProblem& p) {
+cudaError_t LaunchMma(cudaStream_t stream, const MatmulProblem& problem) {
+  MatmulProblem p = problem;
+  if constexpr (STAGED_A || STAGED_B) {  // the staged loads' bounds (IssueRow8)
+    p.a_end = static_cast<const char*>(p.a) + sizeof(T) * OperandExtent(p, p.a_stride, p.m * p.k);
+    p.b_end = static_cast<const char*>(p.b) + sizeof(T) * OperandExtent(p, p.b_stride, p.k * p.n);
+  }
   const int64_t sms = NumSMs();
   auto tiles = [&](int64_t bm, int64_t bn) { return CeilDiv(p.m, bm) * CeilDiv(p.n, bn) * p.batch_count; };
   if (tiles(128, 256) >= sms) return LaunchMmaTile<T, 128, 256, 2, 4, 3, STAGED_A, STAGED_B>(stream, p);

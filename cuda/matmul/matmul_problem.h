@@ -49,7 +49,18 @@ struct MatmulProblem {
   const void* bias = nullptr;      // null: no bias
   const void* residual = nullptr;  // null: no residual
   void* out = nullptr;
+  // One past the last byte of a's and b's buffers: set by the launchers that need the bound (the
+  // register-staged tensor-core loads, which read whole aligned 16-byte blocks).
+  const void* a_end = nullptr;
+  const void* b_end = nullptr;
 };
+
+// Elements an operand's buffer spans: its last batch matrix's offset plus one matrix.
+inline int64_t OperandExtent(const MatmulProblem& p, const int64_t* stride, int64_t matrix) {
+  int64_t last = 0;
+  for (int d = 0; d < p.batch_rank; ++d) last += (p.batch_dims[d] - 1) * stride[d];
+  return last + matrix;
+}
 
 // Element offsets of batch index z in each operand.
 struct BatchOffsets {
