@@ -49,7 +49,7 @@ if [[ " $stages " == *" test "* ]]; then
   # tests (several GiB each) then run alone, serially: next to the workers they ran out of memory.
   export XLA_PYTHON_CLIENT_PREALLOCATE=false
   common="-v -rfE -p no:cacheprovider -o addopts= --durations=10 -p timeout --timeout=240 --timeout-method=thread"
-  timeout "${JK_TEST_TIMEOUT:-540}" $PY -m pytest $common -n "${JK_TEST_WORKERS:-8}" -m "not large" \
+  timeout "${JK_TEST_TIMEOUT:-540}" $PY -m pytest $common -n "${JK_TEST_WORKERS:-12}" -m "not large" \
     "$REPO/tests" >"$OUT/tests.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   if [ "${JK_LARGE_TESTS:-1}" = 1 ]; then
