@@ -104,13 +104,17 @@ def transposes():
             x = jax.device_put(host)
             check(f"transpose {shape} {perm} {np.dtype(dt).name}", jk.transpose(x, perm),
                   np.transpose(np.asarray(x, np.float64), perm), 0.0)
+    # The int8 256x256-byte tile: only from 16 of its tiles per SM (12288^2 = 2304 tiles >= 16 x 132 SMs).
+    host = RNG.integers(-100, 100, (12288, 12288)).astype(np.int8)
+    check("transpose int8 12288x12288 wide tile", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
 
 
 def matmuls():
     for dt in DTYPES:
-        # SIMT/skinny (M <= 8), mma.sync, the Hopper wgmma tier (>= 64 tiles of 128x128, K >= 256), K = 0.
+        # SIMT/skinny (M <= 8), mma.sync (register-staged for odd K/N), wgmma (>= 64 tiles, K >= 256), K = 0.
         for m, k, n in [(1, 64, 64), (8, 256, 1024), (8, 1024, 4096), (33, 65, 129), (128, 128, 128),
-                        (257, 520, 391), (512, 1024, 768), (1024, 1032, 1032), (2048, 256, 1024), (3, 0, 5)]:
+                        (257, 520, 391), (512, 1024, 768), (768, 768, 768), (1024, 1032, 1032), (2048, 256, 1024),
+                        (3, 0, 5)]:  # 768^3: wgmma split-K over a cluster of 2 (32-63 tiles, K >= 768)
             a, af = put((m, k), dt)
             b, bf = put((k, n), dt, 1.0 / np.sqrt(max(k, 1)))
             check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
