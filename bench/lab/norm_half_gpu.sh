@@ -5,16 +5,8 @@
 # First run (08:04 UTC, H200): build 27 s; the tests fail fast when the candidate tier cannot launch.
 # Check on the CPU first: bash bench/lab/norm_emulate.sh (every tier, ~8 min on 2 cores).
 #   bash bench/lab/norm_half_gpu.sh        (JK_TOTAL_S: the seconds the whole call may take, default 285)
-set -uo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$REPO/gpu_out}
-mkdir -p "$OUT"
-T0=$(date +%s)
-TOTAL=${JK_TOTAL_S:-285}
-left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
-export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
-OUT=$OUT bash "$REPO/bench/gpu_check.sh" build || exit 1
-cd /tmp   # the installed package, not the source tree
+. "$(dirname "$0")/norm_gpu_common.sh"
+norm_gpu_start 285
 l=$(left); t=$(( l > 200 ? 70 : l / 4 ))
 echo "=== tests, default dispatch (${l}s left, ${t}s for them)"
 JK_LARGE_TESTS=0 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 "$t" python3 -m pytest -q -p no:cacheprovider \

@@ -1,0 +1,61 @@
+# Sourced by the norm labs' one-call GPU scripts (norm_half_gpu.sh, norm_short_gpu.sh, norm_packed_gpu.sh):
+# the start (build, the time budget) and the steps they share. Not run on its own.
+#   norm_gpu_start DEFAULT_S      REPO, OUT, left() (seconds left of JK_TOTAL_S, default DEFAULT_S); builds
+#                                 (bench/gpu_check.sh build; exits on failure) and cds to /tmp (the installed
+#                                 package, not the source tree)
+#   norm_short_lab T_MARGIN B_MARGIN ARGS...   bench/lab/norm_short_lab.py ARGS under a timeout of left - T_MARGIN
+#                                 and --budget left - B_MARGIN; log $OUT/lab.log, errors and the report printed
+#   norm_tier_tests K HI T DIV TIER...   the tests of tests/test_norms.py matching -k K with JK_NORM_TIER=TIER,
+#                                 each given T seconds (left / DIV when HI or fewer are left); $OUT/tests_TIER.log
+#   norm_default_tests            the default dispatch's suite (not large) with the time left; $OUT/tests.log
+set -uo pipefail
+
+norm_gpu_start() {
+  REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  OUT=${OUT:-$REPO/gpu_out}
+  mkdir -p "$OUT"
+  T0=$(date +%s)
+  TOTAL=${JK_TOTAL_S:-$1}
+  export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
+  OUT=$OUT bash "$REPO/bench/gpu_check.sh" build || exit 1
+  cd /tmp
+}
+
+left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
+
+norm_short_lab() {
+  local tm=$1 bm=$2 l
+  shift 2
+  l=$(left)
+  echo "=== lab (${l}s left)"
+  timeout -k 5 $(( l - tm )) python3 "$REPO/bench/lab/norm_short_lab.py" "$@" --budget $(( l - bm )) \
+    >"$OUT/lab.log" 2>&1
+  echo "lab rc=$?"
+  grep -vE "^(WARNING|I0000|W0000)" "$OUT/lab.log" | grep -v "^$" | head -60 | cut -c1-400 \
+    | grep -E "^(copy|budget|Trace|[A-Za-z]+Error)"
+  sed -n '/==== norm_short_lab/,$p' "$OUT/lab.log"
+}
+
+norm_tier_tests() {
+  local k=$1 hi=$2 th=$3 div=$4 tier l t log
+  shift 4
+  for tier in "$@"; do
+    l=$(left); t=$(( l > hi ? th : l / div ))
+    log="$OUT/tests_$(echo $tier | tr ' ' '_').log"
+    echo "=== tests, JK_NORM_TIER='$tier' (${l}s left, ${t}s)"
+    JK_NORM_TIER="$tier" JK_LARGE_TESTS=0 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 "$t" python3 -m pytest -q \
+      -p no:cacheprovider -o addopts="" -n 8 --maxfail=20 -k "$k" "$REPO/tests/test_norms.py" >"$log" 2>&1
+    echo "pytest rc=$?"
+    grep -E "^(FAILED|ERROR)|passed|failed" "$log" | tail -8 | cut -c1-300
+  done
+}
+
+norm_default_tests() {
+  local l t
+  l=$(left); t=$(( l - 8 ))
+  echo "=== tests, default dispatch (${l}s left)"
+  JK_LARGE_TESTS=0 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 "$t" python3 -m pytest -q -p no:cacheprovider \
+    -o addopts="" -n 8 --maxfail=20 -m "not large" "$REPO/tests/test_norms.py" >"$OUT/tests.log" 2>&1
+  echo "pytest rc=$?"
+  grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests.log" | tail -8 | cut -c1-300
+}
