@@ -40,23 +40,43 @@ MEM_BUDGET = 30e9           # bytes of outputs the profiler may keep alive per m
 BULK_VARIANTS = ["block-lean", "bulk 0 0 0", "bulk 0 512 0", "bulk 0 128 0", "bulk 2 256 0", "bulk 0 256 2"]
 
 
+def host_measure(f, iterations):
+    """profiler.measure's interface on the host clock (ms per call): a CPU dry run checks the script only."""
+    import jax
+
+    def run(*args):
+        ts = []
+        for _ in range(iterations):
+            t0 = time.perf_counter()
+            jax.block_until_ready(f(*args))
+            ts.append((time.perf_counter() - t0) * 1e3)
+        return None, ts
+    return run
+
+
+def lab_measure():
+    """CUPTI kernel time (profiler.measure) on a GPU, else host_measure."""
+    import jax
+    if jax.default_backend() == "gpu":
+        from jax.experimental.mosaic.gpu.profiler import measure
+        return measure
+    return host_measure
+
+
+def median_ms(measure, f, args, iters):
+    """Median of iters timed calls of f(*args), in ms."""
+    import numpy as np
+    _, ts = measure(f, iterations=iters)(*args)
+    ts = ts if isinstance(ts, (list, tuple)) else [ts]
+    return float(np.median([t for t in ts if t is not None]))
+
+
 # ---------------------------------------------------------------------------------------------- worker
 def worker(name: str, cases: list, with_jnp: bool, deadline: float):
     import jax
     import jax.numpy as jnp
     import numpy as np
-    if jax.default_backend() == "gpu":
-        from jax.experimental.mosaic.gpu.profiler import measure
-    else:  # --dry on a CPU: host timer, for checking the script only
-        def measure(f, iterations):
-            def run(*args):
-                ts = []
-                for _ in range(iterations):
-                    t0 = time.perf_counter()
-                    jax.block_until_ready(f(*args))
-                    ts.append((time.perf_counter() - t0) * 1e3)
-                return None, ts
-            return run
+    measure = lab_measure()  # --dry on a CPU: host timer, for checking the script only
 
     import jax_kernels as jk
     from jax_kernels import reference as ref
@@ -65,10 +85,7 @@ def worker(name: str, cases: list, with_jnp: bool, deadline: float):
     tol = {"f32": 2e-5, "bf16": 2e-2, "f16": 4e-3}
 
     def med_ms(f, args, out_bytes):
-        iters = int(max(3, min(20, MEM_BUDGET // max(out_bytes, 1))))
-        _, ts = measure(f, iterations=iters)(*args)
-        ts = ts if isinstance(ts, (list, tuple)) else [ts]
-        return float(np.median([t for t in ts if t is not None]))
+        return median_ms(measure, f, args, int(max(3, min(20, MEM_BUDGET // max(out_bytes, 1)))))
 
     def emit(**kw):
         print("JSON " + json.dumps(dict(variant=name, **kw)), flush=True)

@@ -30,19 +30,10 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+from norm_half_lab import lab_measure, median_ms  # noqa: E402
+
 ON_GPU = jax.default_backend() == "gpu"
-if ON_GPU:
-    from jax.experimental.mosaic.gpu.profiler import measure  # noqa: E402
-else:  # a CPU dry run checks the script only (host clock)
-    def measure(f, iterations):
-        def run(*args):
-            ts = []
-            for _ in range(iterations):
-                t0 = time.perf_counter()
-                jax.block_until_ready(f(*args))
-                ts.append((time.perf_counter() - t0) * 1e3)
-            return None, ts
-        return run
+measure = lab_measure()  # a CPU dry run checks the script only (host clock)
 
 import jax_kernels as jk  # noqa: E402
 from jax_kernels import reference as ref  # noqa: E402
@@ -59,9 +50,7 @@ PACKED = ["packed 1", "packed 2", "packed 4"]
 
 
 def med_ms(f, args, iters=20):
-    _, ts = measure(f, iterations=iters)(*args)
-    ts = ts if isinstance(ts, (list, tuple)) else [ts]
-    return float(np.median([t for t in ts if t is not None]))
+    return median_ms(measure, f, args, iters)
 
 
 def set_tier(v):
