@@ -63,6 +63,23 @@ def lab_measure():
     return host_measure
 
 
+def rel_error(x_rows, y_rows, s, b, op):
+    """max |y - ref| / max(1, |ref|) over the rows, ref: LayerNorm (eps 1e-5) / RMSNorm (eps 1e-6) in float64
+    NumPy with scale s (and bias b)."""
+    import jax.numpy as jnp
+    import numpy as np
+    xs = np.asarray(x_rows.astype(jnp.float32), np.float64)
+    ys = np.asarray(y_rows.astype(jnp.float32), np.float64)
+    sf = np.asarray(s.astype(jnp.float32), np.float64)
+    bf = np.asarray(b.astype(jnp.float32), np.float64)
+    if op == "layer_norm":
+        mu = xs.mean(-1, keepdims=True)
+        e = (xs - mu) / np.sqrt(((xs - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * sf + bf
+    else:
+        e = xs / np.sqrt((xs ** 2).mean(-1, keepdims=True) + 1e-6) * sf
+    return float(np.max(np.abs(ys - e) / np.maximum(1.0, np.abs(e))))
+
+
 def median_ms(measure, f, args, iters):
     """Median of iters timed calls of f(*args), in ms."""
     import numpy as np
@@ -130,16 +147,7 @@ def worker(name: str, cases: list, with_jnp: bool, deadline: float):
             pick = sorted({0, 1, 2, r // 2, r - 2, r - 1, *[min(r - 1, k) for k in (395, 396, 527, 528, 1055, 1056,
                                                                                    3167, 3168, 4223, 4224)],
                            *rng.integers(0, r, 50).tolist()})
-            xs = np.asarray(xm[np.array(pick)].astype(jnp.float32), np.float64)
-            ys = np.asarray(ym[np.array(pick)].astype(jnp.float32), np.float64)
-            sf = np.asarray(s.astype(jnp.float32), np.float64)
-            bf = np.asarray(b.astype(jnp.float32), np.float64)
-            if op == "layer_norm":
-                mu = xs.mean(-1, keepdims=True)
-                e = (xs - mu) / np.sqrt(((xs - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * sf + bf
-            else:
-                e = xs / np.sqrt((xs ** 2).mean(-1, keepdims=True) + 1e-6) * sf
-            err = float(np.max(np.abs(ys - e) / np.maximum(1.0, np.abs(e))))
+            err = rel_error(xm[np.array(pick)], ym[np.array(pick)], s, b, op)
             del y, xm, ym
             t_ours = med_ms(ours, (x, s, b), x.nbytes)
             t_jnp = med_ms(theirs, (x, s, b), x.nbytes) if with_jnp else None

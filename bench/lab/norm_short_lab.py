@@ -30,7 +30,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from norm_half_lab import lab_measure, median_ms  # noqa: E402
+from norm_half_lab import lab_measure, median_ms, rel_error  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
 measure = lab_measure()  # a CPU dry run checks the script only (host clock)
@@ -78,16 +78,7 @@ def variants_for(cols, isz):
 def check(f, x, s, b, op, dname, n):
     r = x.shape[0]
     pick = np.unique(np.concatenate([[0, 1, r // 2, r - 2, r - 1], np.random.default_rng(0).integers(0, r, 59)]))
-    ys = np.asarray(f(x, s, b)[pick].astype(jnp.float32), np.float64)
-    xs = np.asarray(x[pick].astype(jnp.float32), np.float64)
-    sf = np.asarray(s.astype(jnp.float32), np.float64)
-    bf = np.asarray(b.astype(jnp.float32), np.float64)
-    if op == "layer_norm":
-        mu = xs.mean(-1, keepdims=True)
-        e = (xs - mu) / np.sqrt(((xs - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * sf + bf
-    else:
-        e = xs / np.sqrt((xs ** 2).mean(-1, keepdims=True) + 1e-6) * sf
-    return float(np.max(np.abs(ys - e) / np.maximum(1.0, np.abs(e))))
+    return rel_error(x[pick], f(x, s, b)[pick], s, b, op)
 
 
 def main():
