@@ -7,6 +7,7 @@
 #pragma once
 #include <cooperative_groups.h>
 
+#include "common/bulk_copy.cuh"
 #include "common/device.cuh"
 
 namespace jk::norm {
@@ -398,50 +399,6 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 // Needs n * sizeof(T) % 16 == 0 and 16-byte aligned x (the launcher's Vectorizable check).
 constexpr int kBulkMaxStages = 8;
 constexpr int kBulkMaxThreads = 512;
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define JK_HAS_BULK_COPY 1
-#endif
-
-__device__ __forceinline__ uint32_t SmemAddress(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void BarrierInit(uint64_t* bar) {
-#ifdef JK_HAS_BULK_COPY
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(SmemAddress(bar)) : "memory");
-#endif
-}
-// Makes the initialised barriers visible to the copy engine (the async proxy).
-__device__ __forceinline__ void BarrierInitFence() {
-#ifdef JK_HAS_BULK_COPY
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-#endif
-}
-// Arms `bar` for `bytes` and starts the copy of [src, src + bytes) into dst (both 16-byte aligned). Before
-// sm_90 these helpers do nothing and the kernel copies rows itself.
-__device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-#ifdef JK_HAS_BULK_COPY
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(SmemAddress(bar)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                   SmemAddress(dst)),
-               "l"(src), "r"(bytes), "r"(SmemAddress(bar))
-               : "memory");
-#endif
-}
-__device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
-#ifdef JK_HAS_BULK_COPY
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(SmemAddress(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
-#endif
-}
 
 // C packs per thread at most (thread t takes packs t, t + blockDim.x, ...); grid <= rows.
 template <typename T, Kind K, int P, int C>

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "common/bulk_copy.cuh"
 #include "common/device.cuh"
 #include "softmax/softmax_launch.h"
 
@@ -499,34 +500,6 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
 // 16-byte packs with 16-byte aligned x only (the copy's alignment rule).
 constexpr int kBulkMaxStages = 4;
 
-__device__ __forceinline__ uint32_t SmemAddr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(SmemAddr(bar)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   SmemAddr(dst)),
-               "l"(src), "r"(bytes), "r"(SmemAddr(bar))
-               : "memory");
-#endif
-}
-
-__device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(SmemAddr(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
-#endif
-}
-
 template <typename T, int kPacks>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 3)  // <= 40 registers
     BulkRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, bool log, int stages,
@@ -542,10 +515,8 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 3)  // <= 40 registers
   const uint32_t row_bytes = static_cast<uint32_t>(n) * uint32_t(sizeof(T));
   const int64_t step = gridDim.x;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(SmemAddr(&bars[s])) : "memory");
-    // The initialised barriers must be visible to the copy engine (the async proxy).
-    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+    for (int s = 0; s < stages; ++s) BarrierInit(&bars[s]);
+    BarrierInitFence();
     for (int s = 0; s < stages; ++s) {
       const int64_t row = blockIdx.x + s * step;
       if (row < rows) BulkLoadRow(stage_mem + s * stage_bytes, x + row * n, row_bytes, &bars[s]);

@@ -1,0 +1,55 @@
+// sm_90 bulk copies into shared memory (cp.async.bulk) completing on mbarriers: the building blocks of the
+// norm and softmax "bulk" tiers, which stage whole rows in shared memory so their loads stay in flight
+// through the previous row's reductions. Device code only. Before sm_90 these helpers do nothing and the
+// kernels copy rows themselves (the launchers only choose the bulk tiers on sm_90+).
+#pragma once
+#include <cstdint>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define JK_HAS_BULK_COPY 1
+#endif
+
+namespace jk {
+
+__device__ __forceinline__ uint32_t SmemAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// One arrival (the issuing thread's) completes a phase, with the copy's transaction bytes.
+__device__ __forceinline__ void BarrierInit(uint64_t* bar) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(SmemAddress(bar)) : "memory");
+#endif
+}
+// Makes the initialised barriers visible to the copy engine (the async proxy).
+__device__ __forceinline__ void BarrierInitFence() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+// Arms `bar` for `bytes` and starts the copy of [src, src + bytes) into dst (both 16-byte aligned).
+__device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(SmemAddress(bar)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   SmemAddress(dst)),
+               "l"(src), "r"(bytes), "r"(SmemAddress(bar))
+               : "memory");
+#endif
+}
+// Spins until the phase of `bar` with this parity has completed (the copy has landed).
+__device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
+#ifdef JK_HAS_BULK_COPY
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(SmemAddress(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
+}
+
+}  // namespace jk
