@@ -542,6 +542,26 @@ __device__ __forceinline__ void StorePackStreaming(T* p, const Pack<T, P>& v) {
   }
 }
 
+// Welford state of the first `valid` of U register packs, shifted by `shift`, given their shifted sum `s`:
+// the mean first, then the squared deviations from it (two exact passes over registers), ready to merge.
+template <typename T, int P, int U>
+__device__ __forceinline__ Welford PacksWelford(const Pack<T, P> (&v)[U], int valid, float shift, float s) {
+  Welford cw;
+  cw.count = static_cast<float>(valid * P);
+  cw.mean = s / cw.count;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (u < valid) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float d = (ToFloat(v[u].v[e]) - shift) - cw.mean;
+        cw.m2 += d * d;
+      }
+    }
+  }
+  return cw;
+}
+
 template <typename T, Kind K, int P>
 __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) BlockPerRowTwoReads(Params<T> p, bool stats_only) {
   constexpr int U = kTwoReadsUnroll<T>;
@@ -571,20 +591,7 @@ __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) Bl
           for (int e = 0; e < P; ++e) s += ToFloat(v[u].v[e]) - shift;
         }
       }
-      Welford cw;
-      cw.count = static_cast<float>(valid * P);
-      cw.mean = s / cw.count;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u < valid) {
-#pragma unroll
-          for (int e = 0; e < P; ++e) {
-            const float d = (ToFloat(v[u].v[e]) - shift) - cw.mean;
-            cw.m2 += d * d;
-          }
-        }
-      }
-      w.Merge(cw);
+      w.Merge(PacksWelford(v, valid, shift, s));
     }
     w = BlockAllReduceWelford(w, scratch);
     const float var = w.m2 / static_cast<float>(n);

@@ -59,20 +59,7 @@ __device__ __forceinline__ Welford AccumulateRow(const T* x, int64_t packs, int6
     if constexpr (K == Kind::kRmsNorm) {
       w.m2 += s;
     } else {
-      Welford cw;
-      cw.count = static_cast<float>(valid * P);
-      cw.mean = s / cw.count;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u < valid) {
-#pragma unroll
-          for (int e = 0; e < P; ++e) {
-            const float d = (ToFloat(v[u].v[e]) - shift) - cw.mean;
-            cw.m2 += d * d;
-          }
-        }
-      }
-      w.Merge(cw);
+      w.Merge(PacksWelford(v, valid, shift, s));
     }
   }
   return w;
