@@ -1,13 +1,13 @@
 """float32 at precision DEFAULT/HIGH: the Hopper TF32 tier (WgmmaTf32, cuda/matmul/matmul_wgmma_tf32.cuh) and
 the mma.sync TF32 tier it replaces, against float64 NumPy.
 
-WgmmaTf32 computes C^T = b^T a^T with 256 (M) x 128 (N) x 32 (K) tiles, TMA loads zero-filling the tails,
+WgmmaTf32 computes C^T = b^T a^T with 256 or 128 (M) x 128 (N) x 32 (K) tiles, TMA loads zero-filling the tails,
 TMA stores clipped at the edges, a persistent grid. Shapes cross its boundaries: K tails inside the last
 32-deep k-tile (K = 4, 36, 100, 1028), M and N not multiples of the tile (and N % 32 != 0 inside a 32-column
 panel), more tiles than SMs, batches of distinct and broadcast matrices, vmap on any axis (strides that are
 not whole matrices fall back to mma.sync). JK_MATMUL_TF32=wgmma forces the tier on every eligible shape,
-=mma forces the mma.sync tier (the launcher reads it at every launch); elsewhere than an sm_90 GPU every
-variant runs the same code. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
+=mma forces the mma.sync tier; JK_MATMUL_TF32_BM=128 the 128-row tile, JK_MATMUL_TF32_ROUND=0 a truncated
+instead of rounded (the launcher reads them at every launch). Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
 rounding while DEFAULT/HIGH show TF32's.
 """
 from __future__ import annotations
@@ -21,13 +21,23 @@ from jax import lax
 import jax_kernels as jk
 from conftest import ON_GPU, custom_call_targets, randn
 
-VARIANTS = ["default"] + (["wgmma", "mma"] if ON_GPU else [])
+# variant -> environment: the default dispatch; the wgmma tier forced with its automatic tile height and a's
+# tiles rounded in shared memory (its default), with 128-row tiles, with a truncated by the tensor cores;
+# the mma.sync tier forced.
+VARIANT_ENV = {
+    "default": {},
+    "wgmma": {"JK_MATMUL_TF32": "wgmma"},
+    "wgmma128": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_BM": "128"},
+    "wgmma_trunc": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "0"},
+    "mma": {"JK_MATMUL_TF32": "mma"},
+}
+VARIANTS = list(VARIANT_ENV) if ON_GPU else ["default"]
 
 
 @pytest.fixture(params=VARIANTS)
 def tf32_variant(request, monkeypatch):
-    if request.param != "default":
-        monkeypatch.setenv("JK_MATMUL_TF32", request.param)
+    for name, value in VARIANT_ENV[request.param].items():
+        monkeypatch.setenv(name, value)
     return request.param
 
 

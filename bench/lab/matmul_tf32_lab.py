@@ -1,11 +1,12 @@
-"""float32 matmul lab (issue #6): the Hopper TF32 tier (WgmmaTf32) against the mma.sync TF32 tier and jnp at
-precision DEFAULT, and the exact (HIGHEST) SIMT tile variants, in one process.
+"""float32 matmul lab (issue #6): the Hopper TF32 tier (WgmmaTf32) and its variants against the mma.sync TF32
+tier and jnp at precision DEFAULT (and HIGH, HIGHEST as they are), in one process.
 
 CUPTI kernel time (jax.experimental.mosaic.gpu.profiler.measure), median of 20 calls (5 at 8192^3) of the
 jitted function, random normal inputs, variants alternating with jnp. Variants are environment knobs the
 launcher reads at every launch (each variant its own jitted function): "ours" the default dispatch,
-"mma" JK_MATMUL_TF32=mma, "wgmma" JK_MATMUL_TF32=wgmma, "bk8"/"bk8x2" JK_MATMUL_SIMT_TILE (HIGHEST 128x128
-tile with 8-deep k-steps, 1 or 2 blocks per SM). Errors against float64 NumPy over 96 sampled rows: max
+"mma" JK_MATMUL_TF32=mma (the mma.sync TF32 tier), "wg_trunc"/"wg_round" the wgmma tier with a's tiles
+truncated by the tensor cores / rounded in shared memory (JK_MATMUL_TF32_ROUND=0|1), "wg128"/"wg256" the
+wgmma tier with 128- or 256-row tiles forced (JK_MATMUL_TF32_BM). Errors against float64 NumPy over 96 sampled rows: max
 |out - ref| / max |ref| and the Frobenius ratio ||out - ref|| / ||ref||.
 Usage: XLA_FLAGS=--xla_gpu_enable_command_buffer= python bench/lab/matmul_tf32_lab.py [filter]
 """
@@ -25,24 +26,26 @@ HI, DF, HG = jax.lax.Precision.HIGHEST, jax.lax.Precision.DEFAULT, jax.lax.Preci
 VARIANTS = {
     "ours": {},
     "mma": {"JK_MATMUL_TF32": "mma"},
-    "wgmma": {"JK_MATMUL_TF32": "wgmma"},
-    "bk8": {"JK_MATMUL_SIMT_TILE": "bk8"},
-    "bk8x2": {"JK_MATMUL_SIMT_TILE": "bk8x2"},
+    "wg_trunc": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "0"},
+    "wg_round": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "1"},
+    "wg128": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_BM": "128"},
+    "wg256": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_BM": "256"},
 }
-TF = ("mma", "wgmma")
+R = ("wg_trunc", "wg_round")
 CASES = [  # name, (M, N, K), precision, variants besides ours/xla; most telling first
-    ("f32 DEFAULT 4096^3", (4096, 4096, 4096), DF, TF),
-    ("f32 DEFAULT 2048^3", (2048, 2048, 2048), DF, TF),
-    ("f32 DEFAULT 1000^3", (1000, 1000, 1000), DF, TF),
+    ("f32 DEFAULT 4096^3", (4096, 4096, 4096), DF, ("mma",) + R),
+    ("f32 DEFAULT 2048^3", (2048, 2048, 2048), DF, R + ("wg128",)),
+    ("f32 DEFAULT 1000^3", (1000, 1000, 1000), DF, R + ("wg128", "wg256")),
     ("f32 DEFAULT 1001x1000x1003 (fallback)", (1001, 1000, 1003), DF, ()),
-    ("f32 HIGHEST 4096^3", (4096, 4096, 4096), HI, ("bk8", "bk8x2")),
-    ("f32 DEFAULT 8192^3", (8192, 8192, 8192), DF, TF),
-    ("f32 DEFAULT 16384x1024x4096", (16384, 1024, 4096), DF, TF),
-    ("f32 DEFAULT 2048x2048x512", (2048, 2048, 512), DF, TF),
-    ("f32 DEFAULT 768^3", (768, 768, 768), DF, TF),
-    ("f32 DEFAULT 8x(1024x1024x1024)", (8, 1024, 1024, 1024), DF, TF),
-    ("f32 HIGH 4096^3", (4096, 4096, 4096), HG, TF),
-    ("f32 HIGHEST 512x512x256 (L2)", (512, 512, 256), HI, ("bk8", "bk8x2")),
+    ("f32 DEFAULT 8192^3", (8192, 8192, 8192), DF, R),
+    ("f32 DEFAULT 768^3", (768, 768, 768), DF, ("mma", "wg128", "wg256")),
+    ("f32 DEFAULT 512^3", (512, 512, 512), DF, ("mma", "wg128", "wg256")),
+    ("f32 DEFAULT 384x1024x256", (384, 1024, 256), DF, ("mma", "wg128")),
+    ("f32 DEFAULT 2048x2048x512", (2048, 2048, 512), DF, ("wg_trunc", "wg128")),
+    ("f32 DEFAULT 8x(1024x1024x1024)", (8, 1024, 1024, 1024), DF, ("wg_trunc",)),
+    ("f32 DEFAULT 16384x1024x4096", (16384, 1024, 4096), DF, ("wg_trunc",)),
+    ("f32 HIGH 4096^3", (4096, 4096, 4096), HG, ()),
+    ("f32 HIGHEST 4096^3", (4096, 4096, 4096), HI, ()),
 ]
 
 

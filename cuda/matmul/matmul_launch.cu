@@ -278,13 +278,10 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       const int64_t sms = NumSMs();
       const char* env = std::getenv("JK_MATMUL_SIMT");
       const bool regs = !(env != nullptr && std::strcmp(env, "cpasync") == 0);
-      // JK_MATMUL_SIMT_TILE=bk8|bk8x2 (lab): the 128x128 tile with 8-deep k-steps, 1 or 2 blocks per SM.
-      const char* tile = std::getenv("JK_MATMUL_SIMT_TILE");
-      const int bk8 = tile == nullptr ? 0 : std::strcmp(tile, "bk8") == 0 ? 1 : std::strcmp(tile, "bk8x2") == 0 ? 2 : 0;
+      // Measured without gain at 4096^3 (bench/lab/matmul_tf32_h200.md): BK = 8 3.40 -> 4.73 ms, BK = 8 with
+      // 2 blocks per SM (128 registers, spills) 3.42 ms.
       if (tiles(128, 128) >= 2 * sms) {
-        if (regs && bk8 == 1) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
-        else if (regs && bk8 == 2) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
-        else if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 4><<<Grid(p, 128, 128), block, 0, stream>>>(p);
       } else if (tiles(64, 64) >= sms) {
         if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);

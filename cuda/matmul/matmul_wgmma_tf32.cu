@@ -12,7 +12,8 @@
 namespace jk::mm {
 namespace {
 
-constexpr int kTf32Stages = 4;  // 4 x 48 KiB of ring + 32 KiB of epilogue boxes: 226 KiB
+// Stages per tile height: as many as fit beside the 32 KiB of epilogue boxes (48 or 32 KiB a stage).
+constexpr int kStagesBM256 = 4, kStagesBM128 = 6;
 
 using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
 
@@ -67,7 +68,7 @@ bool DeviceRunsWgmmaTf32() {
     int major = 0;
     cudaFuncAttributes attr{};
     const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                    major == 9 && cudaFuncGetAttributes(&attr, WgmmaTf32Kernel<kTf32Stages>) == cudaSuccess &&
+                    major == 9 && cudaFuncGetAttributes(&attr, WgmmaTf32Kernel<256, kStagesBM256, true>) == cudaSuccess &&
                     attr.ptxVersion >= 90;
     cudaGetLastError();
     cache[dev] = ok ? 1 : -1;
@@ -83,11 +84,41 @@ Tf32Choice Tf32Override() {
   return Tf32Choice::kAuto;
 }
 
-// Where the tier runs by default: at least kMinTiles tiles of 256x128 and K >= kMinK.
-// TODO(measurement): set from the H200 lab (bench/lab/matmul_tf32_lab.py).
+// Where the tier runs by default: problems of at least 768^3 multiply-adds. H200
+// (bench/lab/matmul_tf32_h200.md, against the mma.sync TF32 tier): 4096^3 348 us against 1271 (jnp 336),
+// 8192^3 2770 against 9872, 2048^3 46.3 against 140.5, 2048x2048x512 16.8 against 49.3, 1000^3 23.5
+// against 36.8, 768^3 18.8 against 28.2, 8 x 1024^3 50.5 against 187.6. Smaller problems are unmeasured
+// and stay on mma.sync.
 bool WgmmaTf32PaysOff(const MatmulProblem& p) {
-  constexpr int64_t kMinTiles = 32, kMinK = 256;
-  return p.k >= kMinK && CeilDiv(p.m, kTf32BM) * CeilDiv(p.n, kTf32BN) * p.batch_count >= kMinTiles;
+  constexpr double kMinWork = 768.0 * 768.0 * 768.0;
+  return static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) *
+             static_cast<double>(p.batch_count) >= kMinWork;
+}
+
+// Whether a's tiles are rounded to TF32 in shared memory (kRoundA) or truncated by the tensor cores;
+// JK_MATMUL_TF32_ROUND=0|1 (read at every launch) overrides the default.
+constexpr bool kRoundAByDefault = true;
+bool RoundA() {
+  const char* env = std::getenv("JK_MATMUL_TF32_ROUND");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (env != nullptr && std::strcmp(env, "1") == 0) return true;
+  return kRoundAByDefault;
+}
+
+template <int BM, int STAGES>
+cudaError_t LaunchTile(cudaStream_t stream, const MatmulProblem& p, const CUtensorMap& map_b,
+                       const CUtensorMap& map_out, int64_t a_count) {
+  CUtensorMap map_a;
+  if (!EncodeF32(&map_a, p.a, p.m, p.k, a_count, BM)) return cudaErrorNotSupported;
+  constexpr int kSmem = Tf32Tile<BM, STAGES>::kSmemBytes;
+  auto kernel = RoundA() ? WgmmaTf32Kernel<BM, STAGES, true> : WgmmaTf32Kernel<BM, STAGES, false>;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+      e != cudaSuccess)
+    return e;
+  const int64_t tiles = CeilDiv(p.m, BM) * CeilDiv(p.n, kTf32BN) * p.batch_count;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
+  kernel<<<grid, kTf32Threads, kSmem, stream>>>(map_a, map_b, map_out, p);
+  return LastLaunchError();
 }
 
 }  // namespace
@@ -109,21 +140,20 @@ bool WgmmaTf32Eligible(const MatmulProblem& p) {
   return DeviceRunsWgmmaTf32();
 }
 
+// 256-row tiles, or 128-row ones where 256-row tiles would leave most SMs idle (JK_MATMUL_TF32_BM=128|256,
+// read at every launch, forces one, for tests and the lab).
 cudaError_t LaunchWgmmaTf32(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  CUtensorMap map_a, map_b, map_out;
-  if (!EncodeF32(&map_a, p.a, p.m, p.k, a_count, kTf32BM) || !EncodeF32(&map_b, p.b, p.k, p.n, b_count, kTf32BK) ||
-      !EncodeF32(&map_out, p.out, p.m, p.n, p.batch_count, 32))
+  CUtensorMap map_b, map_out;
+  if (!EncodeF32(&map_b, p.b, p.k, p.n, b_count, kTf32BK) || !EncodeF32(&map_out, p.out, p.m, p.n, p.batch_count, 32))
     return cudaErrorNotSupported;
-  constexpr int kSmem = Tf32Smem<kTf32Stages>::kBytes;
-  auto kernel = WgmmaTf32Kernel<kTf32Stages>;
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-      e != cudaSuccess)
-    return e;
-  const int64_t tiles = CeilDiv(p.m, kTf32BM) * CeilDiv(p.n, kTf32BN) * p.batch_count;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
-  kernel<<<grid, kTf32Threads, kSmem, stream>>>(map_a, map_b, map_out, p);
-  return LastLaunchError();
+  bool tall = CeilDiv(p.m, 256) * CeilDiv(p.n, kTf32BN) * p.batch_count > NumSMs() / 2;
+  if (const char* env = std::getenv("JK_MATMUL_TF32_BM"); env != nullptr) {
+    if (std::strcmp(env, "128") == 0) tall = false;
+    if (std::strcmp(env, "256") == 0) tall = true;
+  }
+  return tall ? LaunchTile<256, kStagesBM256>(stream, p, map_b, map_out, a_count)
+              : LaunchTile<128, kStagesBM128>(stream, p, map_b, map_out, a_count);
 }
 
 }  // namespace jk::mm
