@@ -6,8 +6,8 @@ TMA stores clipped at the edges, a persistent grid. Shapes cross its boundaries:
 32-deep k-tile (K = 4, 36, 100, 1028), M and N not multiples of the tile (and N % 32 != 0 inside a 32-column
 panel), more tiles than SMs, batches of distinct and broadcast matrices, vmap on any axis (strides that are
 not whole matrices fall back to mma.sync). JK_MATMUL_TF32=wgmma forces the tier on every eligible shape,
-=mma forces the mma.sync tier; JK_MATMUL_TF32_BM=128 the 128-row tile, JK_MATMUL_TF32_ROUND=0 a truncated
-instead of rounded (the launcher reads them at every launch). Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
+=mma forces the mma.sync tier; JK_MATMUL_TF32_BM=128 the 128-row tile, JK_MATMUL_TF32_ROUND=1 a rounded in
+shared memory instead of truncated (the launcher reads them at every launch). Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
 rounding while DEFAULT/HIGH show TF32's.
 """
 from __future__ import annotations
@@ -21,14 +21,14 @@ from jax import lax
 import jax_kernels as jk
 from conftest import ON_GPU, custom_call_targets, randn
 
-# variant -> environment: the default dispatch; the wgmma tier forced with its automatic tile height and a's
-# tiles rounded in shared memory (its default), with 128-row tiles, with a truncated by the tensor cores;
+# variant -> environment: the default dispatch; the wgmma tier forced with its default tile (256 rows) and
+# rounding (a truncated by the tensor cores), with 128-row tiles, with a's tiles rounded in shared memory;
 # the mma.sync tier forced.
 VARIANT_ENV = {
     "default": {},
     "wgmma": {"JK_MATMUL_TF32": "wgmma"},
     "wgmma128": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_BM": "128"},
-    "wgmma_trunc": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "0"},
+    "wgmma_round": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "1"},
     "mma": {"JK_MATMUL_TF32": "mma"},
 }
 VARIANTS = list(VARIANT_ENV) if ON_GPU else ["default"]

@@ -12,6 +12,9 @@
 namespace jk::mm {
 namespace {
 
+// Whether every problem runs 256-row tiles unless JK_MATMUL_TF32_BM=128 (the 128-row tile is unmeasured).
+constexpr bool kTall256Only = true;
+
 // Stages per tile height: as many as fit beside the 32 KiB of epilogue boxes (48 or 32 KiB a stage).
 constexpr int kStagesBM256 = 4, kStagesBM128 = 6;
 
@@ -97,7 +100,9 @@ bool WgmmaTf32PaysOff(const MatmulProblem& p) {
 
 // Whether a's tiles are rounded to TF32 in shared memory (kRoundA) or truncated by the tensor cores;
 // JK_MATMUL_TF32_ROUND=0|1 (read at every launch) overrides the default.
-constexpr bool kRoundAByDefault = true;
+// Off by default: kRoundA is unmeasured (the device budget ran out after the first run, which timed the
+// truncating kernel: 1.6x jnp's error, bench/lab/matmul_tf32_h200.md); the lab's wg_round/wg_trunc decide.
+constexpr bool kRoundAByDefault = false;
 bool RoundA() {
   const char* env = std::getenv("JK_MATMUL_TF32_ROUND");
   if (env != nullptr && std::strcmp(env, "0") == 0) return false;
@@ -147,7 +152,8 @@ cudaError_t LaunchWgmmaTf32(cudaStream_t stream, const MatmulProblem& p) {
   CUtensorMap map_b, map_out;
   if (!EncodeF32(&map_b, p.b, p.k, p.n, b_count, kTf32BK) || !EncodeF32(&map_out, p.out, p.m, p.n, p.batch_count, 32))
     return cudaErrorNotSupported;
-  bool tall = CeilDiv(p.m, 256) * CeilDiv(p.n, kTf32BN) * p.batch_count > NumSMs() / 2;
+  // 128-row tiles where 256-row ones would leave over half the SMs idle, once measured (kTall256Only).
+  bool tall = kTall256Only || CeilDiv(p.m, 256) * CeilDiv(p.n, kTf32BN) * p.batch_count > NumSMs() / 2;
   if (const char* env = std::getenv("JK_MATMUL_TF32_BM"); env != nullptr) {
     if (std::strcmp(env, "128") == 0) tall = false;
     if (std::strcmp(env, "256") == 0) tall = true;

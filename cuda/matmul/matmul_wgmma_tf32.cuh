@@ -17,9 +17,9 @@
 // Persistent grid (one CTA per SM, tiles strided by gridDim.x), tiles in groups of 8 M-tiles for L2 reuse.
 //
 // Rounding: XLA's TF32 rounds both operands to nearest (cvt.rna); the tensor cores truncate what they read
-// from shared memory. b's fragments go through cvt.rna in registers; a's tiles are rounded in shared memory
-// by the producer warpgroup's idle warps (kRoundA), without which the error against float64 is ~1.6x
-// XLA's (bench/lab/matmul_tf32_h200.md).
+// from shared memory. b's fragments go through cvt.rna in registers. a's are truncated by default: 1.6x
+// XLA's error against float64 (H200, bench/lab/matmul_tf32_h200.md). kRoundA rounds a's tiles in shared
+// memory with the producer warpgroup's idle warps (JK_MATMUL_TF32_ROUND=1; unmeasured, off by default).
 //
 // Register A fragment (as mma.m16n8k8 .tf32): register 0 is (row g, k t), 1 (g + 8, t), 2 (g, t + 4),
 // 3 (g + 8, t + 4) of the warp's 16 rows (g = lane / 4, t = lane % 4). Rows of C^T are columns of C and
