@@ -14,6 +14,9 @@
 //   bf16/f16, M > 8, rows not 16-byte aligned    MmaStaged (MmaTensorCore reading the misaligned operand
 //     (odd N, K % 8 != 0, sliced base)             through registers; JK_MATMUL_UNALIGNED=simt opts out,
 //                                                 =mma forces it for M <= 8 too)
+//   f32 DEFAULT/HIGH on sm_90, K % 4, N % 4,     WgmmaTf32 (C^T = b^T a^T on TF32 wgmma: a's tile the
+//     aligned, batch strides of whole matrices,    K-major smem operand, b's from registers; TMA in and
+//     shapes where it was measured faster          out; JK_MATMUL_TF32=mma|wgmma, matmul_wgmma_tf32.cu)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
 //                                               would leave most SMs idle)
@@ -32,6 +35,7 @@
 #include "matmul/matmul_skinny_mma.cuh"
 #include "matmul/matmul_skinny_stream.cuh"
 #include "matmul/matmul_wgmma_launch.h"
+#include "matmul/matmul_wgmma_tf32.h"
 
 namespace jk {
 namespace {
@@ -209,7 +213,7 @@ MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   if (p.dtype != DType::kF32 && VectorRows(p, vec)) return MatmulTier::kMmaTensorCore;
   if (UseMmaStaged(p)) return MatmulTier::kMmaStaged;
   if (p.dtype == DType::kF32 && p.precision != MatmulPrecision::kHighest && VectorRows(p, vec))
-    return MatmulTier::kMmaTensorCore;
+    return mm::WgmmaTf32Eligible(p) ? MatmulTier::kWgmmaTf32 : MatmulTier::kMmaTensorCore;
   if (p.dtype == DType::kF32 && VectorRows(p, vec)) return MatmulTier::kSimtRegisterBlocked;
   return MatmulTier::kSimtTiled;
 }
@@ -242,6 +246,10 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;
       [[fallthrough]];
+    case MatmulTier::kWgmmaTf32:
+      // A tensor map the driver refuses falls back to the mma.sync TF32 tier, which takes the same shapes.
+      if (cudaError_t e = mm::LaunchWgmmaTf32(stream, p); e != cudaErrorNotSupported) return e;
+      return mm::LaunchMma<float, false, false>(stream, p);
     case MatmulTier::kMmaTensorCore:
       return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
         return mm::LaunchMma<typename decltype(tag)::type, false, false>(stream, p);
@@ -270,6 +278,8 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       const int64_t sms = NumSMs();
       const char* env = std::getenv("JK_MATMUL_SIMT");
       const bool regs = !(env != nullptr && std::strcmp(env, "cpasync") == 0);
+      // Measured without gain at 4096^3 (bench/lab/matmul_tf32_h200.md): BK = 8 3.40 -> 4.73 ms, BK = 8 with
+      // 2 blocks per SM (128 registers, spills) 3.42 ms.
       if (tiles(128, 128) >= 2 * sms) {
         if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 4><<<Grid(p, 128, 128), block, 0, stream>>>(p);

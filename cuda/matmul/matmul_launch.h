@@ -20,6 +20,8 @@ enum class MatmulTier {
   kMmaStaged,            // bf16/f16 with rows not 16-byte aligned (odd N or K, sliced operands): MmaTensorCore
                          // with those rows read by aligned 16-byte loads into registers, shifted, stored to smem
   kWgmmaTma,             // bf16/f16 on sm_90: wgmma fed by TMA, warp-specialised, persistent (matmul_wgmma.cuh)
+  kWgmmaTf32,            // f32 DEFAULT/HIGH on sm_90: C^T = b^T a^T on TF32 wgmma, b's fragments from registers,
+                         // TMA loads and stores (matmul_wgmma_tf32.cuh)
 };
 
 // The tier LaunchMatmul would use for `p` on the current device (for tests and benchmarks).

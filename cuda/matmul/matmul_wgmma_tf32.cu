@@ -1,0 +1,165 @@
+// Hopper TF32 tier launch: tensor maps over float32 matrices and the persistent grid.
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/launch.h"
+#include "matmul/matmul_wgmma_tf32.cuh"
+#include "matmul/matmul_wgmma_tf32.h"
+
+namespace jk::mm {
+namespace {
+
+// Whether every problem runs 256-row tiles unless JK_MATMUL_TF32_BM=128 (the 128-row tile is unmeasured).
+constexpr bool kTall256Only = true;
+
+// Stages per tile height: as many as fit beside the 32 KiB of epilogue boxes (48 or 32 KiB a stage).
+constexpr int kStagesBM256 = 4, kStagesBM128 = 6;
+
+using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
+
+// The driver's tensor-map encoder through the runtime (nothing links against libcuda). A twin of the one
+// in matmul_wgmma_launch.cu, which keeps its own in an anonymous namespace.
+EncodeTiledFn EncodeTiled() {
+  static const EncodeTiledFn fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return EncodeTiledFn{nullptr};
+    }
+    return reinterpret_cast<EncodeTiledFn>(f);
+  }();
+  return fn;
+}
+
+// A 3-d tensor map over `count` contiguous (rows, cols) float32 matrices, box (box_rows, 32 columns = 128
+// bytes) with the 128-byte swizzle; out-of-bounds elements read as zero and are not written.
+bool EncodeF32(CUtensorMap* map, const void* base, int64_t rows, int64_t cols, int64_t count, uint32_t box_rows) {
+  EncodeTiledFn encode = EncodeTiled();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(count)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 4, static_cast<cuuint64_t>(rows * cols) * 4};
+  const cuuint32_t box[3] = {32, box_rows, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Matrices an operand's buffer holds (0 when a batch stride is not a whole number of matrices).
+int64_t MatrixCount(const MatmulProblem& p, const int64_t* stride, int64_t matrix) {
+  int64_t last = 0;
+  for (int d = 0; d < p.batch_rank; ++d) {
+    if (stride[d] % matrix != 0) return 0;
+    last += (p.batch_dims[d] - 1) * (stride[d] / matrix);
+  }
+  return last + 1;
+}
+
+// An sm_90 device and the kernel came from the compute_90a pass (per device, queried once).
+bool DeviceRunsWgmmaTf32() {
+  constexpr int kMaxDevices = 64;
+  static signed char cache[kMaxDevices] = {0};  // 0 unknown, 1 yes, -1 no; benign race (same value)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
+  if (cache[dev] == 0) {
+    int major = 0;
+    cudaFuncAttributes attr{};
+    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    major == 9 && cudaFuncGetAttributes(&attr, WgmmaTf32Kernel<256, kStagesBM256, true>) == cudaSuccess &&
+                    attr.ptxVersion >= 90;
+    cudaGetLastError();
+    cache[dev] = ok ? 1 : -1;
+  }
+  return cache[dev] == 1;
+}
+
+enum class Tf32Choice { kAuto, kMma, kWgmma };
+Tf32Choice Tf32Override() {
+  const char* env = std::getenv("JK_MATMUL_TF32");
+  if (env != nullptr && std::strcmp(env, "mma") == 0) return Tf32Choice::kMma;
+  if (env != nullptr && std::strcmp(env, "wgmma") == 0) return Tf32Choice::kWgmma;
+  return Tf32Choice::kAuto;
+}
+
+// Where the tier runs by default: problems of at least 768^3 multiply-adds. H200
+// (bench/lab/matmul_tf32_h200.md, against the mma.sync TF32 tier): 4096^3 348 us against 1271 (jnp 336),
+// 8192^3 2770 against 9872, 2048^3 46.3 against 140.5, 2048x2048x512 16.8 against 49.3, 1000^3 23.5
+// against 36.8, 768^3 18.8 against 28.2, 8 x 1024^3 50.5 against 187.6. Smaller problems are unmeasured
+// and stay on mma.sync.
+bool WgmmaTf32PaysOff(const MatmulProblem& p) {
+  constexpr double kMinWork = 768.0 * 768.0 * 768.0;
+  return static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) *
+             static_cast<double>(p.batch_count) >= kMinWork;
+}
+
+// Whether a's tiles are rounded to TF32 in shared memory (kRoundA) or truncated by the tensor cores;
+// JK_MATMUL_TF32_ROUND=0|1 (read at every launch) overrides the default.
+// Off by default: kRoundA is unmeasured (the device budget ran out after the first run, which timed the
+// truncating kernel: 1.6x jnp's error, bench/lab/matmul_tf32_h200.md); the lab's wg_round/wg_trunc decide.
+constexpr bool kRoundAByDefault = false;
+bool RoundA() {
+  const char* env = std::getenv("JK_MATMUL_TF32_ROUND");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (env != nullptr && std::strcmp(env, "1") == 0) return true;
+  return kRoundAByDefault;
+}
+
+template <int BM, int STAGES>
+cudaError_t LaunchTile(cudaStream_t stream, const MatmulProblem& p, const CUtensorMap& map_b,
+                       const CUtensorMap& map_out, int64_t a_count) {
+  CUtensorMap map_a;
+  if (!EncodeF32(&map_a, p.a, p.m, p.k, a_count, BM)) return cudaErrorNotSupported;
+  constexpr int kSmem = Tf32Tile<BM, STAGES>::kSmemBytes;
+  auto kernel = RoundA() ? WgmmaTf32Kernel<BM, STAGES, true> : WgmmaTf32Kernel<BM, STAGES, false>;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+      e != cudaSuccess)
+    return e;
+  const int64_t tiles = CeilDiv(p.m, BM) * CeilDiv(p.n, kTf32BN) * p.batch_count;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, NumSMs())));
+  kernel<<<grid, kTf32Threads, kSmem, stream>>>(map_a, map_b, map_out, p);
+  return LastLaunchError();
+}
+
+}  // namespace
+
+bool WgmmaTf32Eligible(const MatmulProblem& p) {
+  if (p.dtype != DType::kF32 || p.precision == MatmulPrecision::kHighest) return false;
+  const Tf32Choice choice = Tf32Override();
+  if (choice == Tf32Choice::kMma || (choice == Tf32Choice::kAuto && !WgmmaTf32PaysOff(p))) return false;
+  // TMA coordinates are signed 32-bit, and a tile's last box starts up to 255 past the edge.
+  constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
+  if (p.k % 4 != 0 || p.n % 4 != 0) return false;  // 16-byte global strides
+  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
+    return false;
+  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
+  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord || p.batch_count >= kMaxCoord)
+    return false;
+  return DeviceRunsWgmmaTf32();
+}
+
+// 256-row tiles, or 128-row ones where 256-row tiles would leave most SMs idle (JK_MATMUL_TF32_BM=128|256,
+// read at every launch, forces one, for tests and the lab).
+cudaError_t LaunchWgmmaTf32(cudaStream_t stream, const MatmulProblem& p) {
+  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
+  CUtensorMap map_b, map_out;
+  if (!EncodeF32(&map_b, p.b, p.k, p.n, b_count, kTf32BK) || !EncodeF32(&map_out, p.out, p.m, p.n, p.batch_count, 32))
+    return cudaErrorNotSupported;
+  // 128-row tiles where 256-row ones would leave over half the SMs idle, once measured (kTall256Only).
+  bool tall = kTall256Only || CeilDiv(p.m, 256) * CeilDiv(p.n, kTf32BN) * p.batch_count > NumSMs() / 2;
+  if (const char* env = std::getenv("JK_MATMUL_TF32_BM"); env != nullptr) {
+    if (std::strcmp(env, "128") == 0) tall = false;
+    if (std::strcmp(env, "256") == 0) tall = true;
+  }
+  return tall ? LaunchTile<256, kStagesBM256>(stream, p, map_b, map_out, a_count)
+              : LaunchTile<128, kStagesBM128>(stream, p, map_b, map_out, a_count);
+}
+
+}  // namespace jk::mm
