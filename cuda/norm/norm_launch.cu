@@ -31,6 +31,7 @@
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
+#include "norm/norm_packed_block.h"
 #include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
 
@@ -80,11 +81,15 @@ int64_t NextPow2(int64_t v) {
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
 // occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C" sends the
 // bf16/f16 rows of 32-256 columns that LaunchShortRowsPacked takes to that tier (norm_short_packed.cuh)
-// with C packs per lane.
+// with C packs per lane; "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
+// row tier (norm_packed_block.cuh) with E = 16, 32 or 64 elements per thread, a CTA per row, where the
+// row fits 512 threads; "pwarp E B" the same with a warp per row (E = 16 or 32, rows of at most 32 * E,
+// CTAs of B threads, 0 = 256); "legacy" the dispatch before the packed tier.
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked } tier = kNone;
+  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked, kPackedBlock, kPackedWarp, kLegacy } tier =
+      kNone;
   int c = 0, b = 0, cluster = 1;
   int lean = 0;
 };
@@ -113,6 +118,12 @@ Forced ForcedTier() {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
   } else if (std::string_view(name) == "packed" && (c == 1 || c == 2 || c == 4)) {
     f = {Forced::kPacked, c, 0, 1};
+  } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
+    f = {Forced::kPackedBlock, c, 0, 1};
+  } else if (std::string_view(name) == "pwarp" && (c == 16 || c == 32) && b % 32 == 0 && b >= 0 && b <= 512) {
+    f = {Forced::kPackedWarp, c, b, 1};
+  } else if (std::string_view(name) == "legacy") {
+    f.tier = Forced::kLegacy;
   }
   return f;
 }
@@ -304,12 +315,22 @@ int PackedDefaultPacksPerLane(int64_t n) {
   return K == Kind::kLayerNorm && (n == 64 || n == 128) ? 4 : 2;
 }
 
+// The packed 16-bit row tier's configuration for bf16/f16 rows of n columns in the default dispatch
+// (elems 0: not taken). PROVISIONAL: not measured yet (bench/lab/norm_packed_block_lab.py decides).
+template <Kind K>
+norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
+  (void)n;
+  return {0, false, 0};
+}
+
 // Chooses the tier for a full normalisation.
 template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
   const Forced forced = TheForcedTier();
+  // The default dispatch, or the one before the packed row tier (JK_NORM_TIER=legacy).
+  const bool dflt = forced.tier == Forced::kNone || forced.tier == Forced::kLegacy;
   if (!Vectorizable(p)) {
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
@@ -324,6 +345,18 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kPacked) {
     const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {forced.c});
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
+  }
+  if (forced.tier == Forced::kPackedBlock || forced.tier == Forced::kPackedWarp) {
+    const cudaError_t e =
+        norm::LaunchBlockPerRowPacked<T, K>(p, stream, {forced.c, forced.tier == Forced::kPackedWarp, forced.b});
+    if (e != cudaErrorNotSupported) return e;  // else the default dispatch
+  }
+  if (forced.tier == Forced::kNone && sizeof(T) == 2) {
+    const norm::PackedBlockConfig cfg = PackedBlockDefault<K>(p.n);
+    if (cfg.elems > 0) {
+      const cudaError_t e = norm::LaunchBlockPerRowPacked<T, K>(p, stream, cfg);
+      if (e != cudaErrorNotSupported) return e;
+    }
   }
   if (forced.tier == Forced::kShort && norm::ShortRowsFit(packs))
     return norm::LaunchShortRows<T, K>(p, stream, {forced.c, forced.b == 1, forced.cluster, forced.lean == 1});
@@ -341,14 +374,14 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // the group kernel 1300 for 2 rows of 8). H200, 49152 rows: LayerNorm 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 ->
   // 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128
   // cols 6.67 -> 5.44 (jnp 5.50).
-  if (forced.tier == Forced::kNone && sizeof(T) == 2) {
+  if (dflt && sizeof(T) == 2) {
     const int c = PackedDefaultPacksPerLane<K>(p.n);
     if (c > 0) {
       const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
       if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the group kernel
     }
   }
-  if (forced.tier == Forced::kNone && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
+  if (dflt && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
     if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel
   }
@@ -359,7 +392,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // H200 (bench/lab/norm_half_gpu.sh, 49152 rows): 16-bit LayerNorm/RMSNorm 3.5-3.9 TB/s at 8192 and
   // 16384 columns, where the register tiers ran at 2.4-3.4 (RMSNorm f16 at 8192: a tie); float32
   // LayerNorm 3.8 against 3.4-3.6. At 4096 columns and below, or float32 RMSNorm, it lost or tied.
-  if (forced.tier == Forced::kNone && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
+  if (dflt && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
       (sizeof(T) == 2 || K == Kind::kLayerNorm))
     return LaunchBulkSmem<T, K, P>(p, stream, 0, kBulkDefaultThreads, 0);
   if (p.n < kTwoReadsMinColumns) {
