@@ -5,7 +5,11 @@ Row lengths cross every CUDA tier boundary (cuda/norm/norm_launch.cu): lane grou
 (n >= 16384, and misaligned rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and
 the strided kernel (a non-last axis). With JK_NORM_TIER=proposed (bench/lab/norm_half_gpu.sh runs the row
 tests a second time so) the same lengths cross the bulk-copy tier's boundaries: sm_90, rows of up to
-32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16).
+32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16). Vectorised bf16/f16 rows of
+513-32768 columns take the packed row tier by default (cuda/norm/norm_packed_block.cuh: 16, 32 or 64 elements
+per thread by row length and op); JK_NORM_TIER='pblock E' / 'pwarp E B' force one configuration wherever the
+row fits it, JK_NORM_TIER=legacy the dispatch before it (bench/lab/norm_packed_block_gpu.sh runs the 16-bit
+row tests under each).
 """
 from __future__ import annotations
 

@@ -7,10 +7,14 @@
 //   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, one scale/bias row: W lanes x C packs per
 //                          row, both compile-time (C = 2; LayerNorm at 64/128: C = 4), 32-bit offsets,
 //                          parameters held packed (norm_short_packed.cuh)
-//   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
+//   kGroupPerRowRegisters  float32 n <= 2048, bf16/f16 n <= 512 (and misaligned 16-bit rows up to 2048; 1024
+//                          for LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
-//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (16-bit n in [8192, 16384], float32 LayerNorm
-//                          n = 8192): persistent CTAs that stage their next rows in shared memory with
+//   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
+//                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
+//                          each pass (norm_packed_block.cuh); 95-98% of the copy ceiling from 2048 columns
+//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (float32 LayerNorm n = 8192; 16-bit n in [8192,
+//                          16384] only with JK_NORM_TIER=legacy): persistent CTAs that stage their next rows in shared memory with
 //                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
 //                          row's reductions
 //   kBlockPerRowRegisters  the rest up to n < 16384: a CTA per row, the row in registers, block reductions
@@ -45,7 +49,8 @@ constexpr int kGroupBlockThreads = 128;
 // Packs per lane in the group tier: 16 of float32 (rows up to 2048), 8 of bf16/f16 for RMSNorm (2048;
 // measured 3.6-3.9 TB/s) and 4 for LayerNorm (1024): the compiler keeps half rows converted to float32
 // plus the scale and bias packs of the output pass, and 8 half packs per lane took 225 registers (2 CTAs
-// per SM), so longer half LayerNorm rows go to the block tier.
+// per SM), so longer half LayerNorm rows went to the block tier. Vectorised bf16/f16 rows of more than 512
+// columns now take the packed row tier (PackedBlockDefault) first; these caps still bound the misaligned ones.
 template <typename T, Kind K>
 constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : K == Kind::kRmsNorm ? 8 : 4;
 // From this row length on, the two-read kernel wins: measured on H200 at 16384-65536 columns, 2.4-2.9 TB/s
@@ -315,12 +320,25 @@ int PackedDefaultPacksPerLane(int64_t n) {
   return K == Kind::kLayerNorm && (n == 64 || n == 128) ? 4 : 2;
 }
 
-// The packed 16-bit row tier's configuration for bf16/f16 rows of n columns in the default dispatch
-// (elems 0: not taken). PROVISIONAL: not measured yet (bench/lab/norm_packed_block_lab.py decides).
+// The packed 16-bit row tier's configuration for bf16/f16 rows of n columns in the default dispatch (elems 0:
+// not taken). Measured on an H200 (bench/lab/norm_packed_block_h200.md: 49152 rows, CUPTI, every
+// configuration and jnp in one process), a CTA per row with E elements per thread against the tiers before
+// it (lane groups at 1024, BlockPerRowRegisters at 2048-4096, the bulk tier at 8192-16384, two reads at
+// 32768), bf16 / f16:
+//   LayerNorm  1024: E = 32  63.9 / 55.3 -> 55.3 / 53.1 us   (jnp 67.1 / 66.9)
+//              2048: E = 32  116.7 / 112.8 -> 102.3 / 99.5  (E = 64: 101.6 / 100.0)
+//              4096-32768: E = 64, 81-87% -> 95-97% of the copy ceiling (71-74% -> 91-93% at 32768)
+//   RMSNorm    1024-4096: E = 16 (1.07-1.14x jnp, where the old tiers lost at 2048-4096: 0.93-1.00x);
+//              8192-16384: E = 32 (97%); 32768: E = 64 (76-78% -> 96%)
+// LayerNorm's two reductions favour fewer, fuller threads per row (E = 16 lost to the old tiers at 4096-8192);
+// RMSNorm's one reduction prefers more threads up to 4096 columns. At 512 columns the lane groups stay (the
+// packed warp-per-row and block layouts tied or lost: LayerNorm 31.6-34.0 us against 30.1-31.1); 513-1023
+// columns are not measured and follow 1024. Longer rows (> 32768) are not taken: 512 threads x 64.
 template <Kind K>
 norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
-  (void)n;
-  return {0, false, 0};
+  if (n <= 512 || n > norm::kPackedBlockMaxColumns) return {0, false, 0};
+  if (K == Kind::kLayerNorm) return {n <= 2048 ? 32 : 64, false, 0};
+  return {n <= 4096 ? 16 : n <= 16384 ? 32 : 64, false, 0};
 }
 
 // Chooses the tier for a full normalisation.
@@ -399,8 +417,11 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
     // 4096 and 8192 columns (C = 4 with 128-256 threads, C = 8 with 256 threads). RMSNorm on bf16/f16
     // with C = 4 measured at 1.6 TB/s (C = 8: 3.0 TB/s at 16384 columns), so it always takes C = 8.
+    // Float32 LayerNorm from 4096 columns: C = 8 with 128 threads, 446.8 -> 409.1 us at 4096 (0.96x ->
+    // 1.05x jnp, 92% of the copy ceiling; bench/lab/norm_packed_block_h200.md; the bulk tier 418.6-430.8).
     const bool half_rms = K == Kind::kRmsNorm && sizeof(T) == 2;
-    const int c = packs >= 2048 || half_rms ? 8 : 4;
+    const bool f32_layer_norm = K == Kind::kLayerNorm && sizeof(T) == 4 && packs >= 1024;
+    const int c = packs >= 2048 || half_rms || f32_layer_norm ? 8 : 4;
     const int64_t threads = CeilDiv(CeilDiv(packs, c), 32) * 32;
     if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), 1);
   }
