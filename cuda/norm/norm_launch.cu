@@ -7,8 +7,8 @@
 //   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, one scale/bias row: W lanes x C packs per
 //                          row, both compile-time (C = 2; LayerNorm at 64/128: C = 4), 32-bit offsets,
 //                          parameters held packed (norm_short_packed.cuh)
-//   kGroupPerRowRegisters  float32 n <= 2048, bf16/f16 n <= 512 (and misaligned 16-bit rows up to 2048; 1024
-//                          for LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
+//   kGroupPerRowRegisters  float32 n <= 2048, bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
+//                          cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
 //   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
 //                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
@@ -50,7 +50,7 @@ constexpr int kGroupBlockThreads = 128;
 // measured 3.6-3.9 TB/s) and 4 for LayerNorm (1024): the compiler keeps half rows converted to float32
 // plus the scale and bias packs of the output pass, and 8 half packs per lane took 225 registers (2 CTAs
 // per SM), so longer half LayerNorm rows went to the block tier. Vectorised bf16/f16 rows of more than 512
-// columns now take the packed row tier (PackedBlockDefault) first; these caps still bound the misaligned ones.
+// columns now take the packed row tier (PackedBlockDefault) first.
 template <typename T, Kind K>
 constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : K == Kind::kRmsNorm ? 8 : 4;
 // From this row length on, the two-read kernel wins: measured on H200 at 16384-65536 columns, 2.4-2.9 TB/s
