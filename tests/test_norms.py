@@ -5,7 +5,11 @@ Row lengths cross every CUDA tier boundary (cuda/norm/norm_launch.cu): lane grou
 (n >= 16384, and misaligned rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and
 the strided kernel (a non-last axis). With JK_NORM_TIER=proposed (bench/lab/norm_half_gpu.sh runs the row
 tests a second time so) the same lengths cross the bulk-copy tier's boundaries: sm_90, rows of up to
-32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16).
+32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16). Vectorised bf16/f16 rows of
+513-32768 columns take the packed row tier by default (cuda/norm/norm_packed_block.cuh: 16, 32 or 64 elements
+per thread by row length and op); JK_NORM_TIER='pblock E' / 'pwarp E B' force one configuration wherever the
+row fits it, JK_NORM_TIER=legacy the dispatch before it (bench/lab/norm_packed_block_gpu.sh runs the 16-bit
+row tests under each).
 """
 from __future__ import annotations
 
@@ -58,9 +62,16 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
 # 131080). The bulk tier (JK_NORM_TIER=proposed) takes 2052 ... 8192 for float32 (8200 just past its
 # limit) and 1032 (LayerNorm) / 2056 (RMSNorm) ... 16384 for bf16/f16 (16392 just past).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (37, 64), (5, 100), (7, 128), (3, 256), (3, 513), (4, 1000), (3, 1025),
-             (3, 1032), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 4096), (2, 4097), (2, 8192), (2, 8200),
-             (2, 12288), (2, 16383), (2, 16384), (2, 16392), (2, 40000), (2, 65536), (1, 131080)]
+# The packed 16-bit row tier (norm_packed_block.cuh; JK_NORM_TIER='pblock E' / 'pwarp E B' force a
+# configuration) holds rows of 8-column packs, E / 8 per thread: 512 (a full warp of 2 packs), 520 (65 packs,
+# one past a warp of 2 and odd), 1016 (127, odd, one short of a warp of 4), 1024, 2040, 4104 (513: past 256
+# threads of 2 packs), 8184 (1023), 16376 (2047: 512 threads of 4, the last partly filled), 16392 (2049: past
+# 512 threads of 4, 257 of 8), 32760 (4095), 32768 (the longest: 512 threads of 8), 32776 (4097: past it).
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (37, 64), (5, 100), (7, 128), (3, 256), (3, 512), (3, 513),
+             (3, 520), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032), (3, 2040), (3, 2048), (2, 2049), (2, 2052),
+             (2, 2056), (3, 4096), (2, 4097), (3, 4104), (2, 8184), (2, 8192), (2, 8200), (2, 12288), (2, 16376),
+             (2, 16383), (2, 16384), (2, 16392), (2, 32760), (2, 32768), (2, 32776), (2, 40000), (2, 65536),
+             (1, 131080)]
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -350,13 +361,13 @@ def test_misaligned_slice_inside_jit(rng):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [32, 128, 1032, 2056, 8192])
+@pytest.mark.parametrize("n", [32, 128, 512, 520, 1032, 2056, 8192, 32760])
 def test_many_rows_and_parameter_groups(rng, dtype, n):
     """Rows well beyond the persistent grid times its stages (the bulk tier's ring of row buffers wraps
     several times, both barrier phases; the short-row tier's groups loop over several steps), with one
     scale/bias row per group of rows (vmap over the parameters: CTAs cross groups and reload the
     parameters they hold)."""
-    groups, rows = (3, 12000 if n <= 2056 else 3000) if ON_GPU else (3, 40)
+    groups, rows = (3, 12000 if n <= 2056 else 3000 if n <= 8192 else 800) if ON_GPU else (3, 40)
     x, xf = randn(rng, (groups, rows, n), dtype, scale=2.0, loc=0.5)
     s, sf = randn(rng, (groups, n), dtype, scale=0.5, loc=1.0)
     b, bf = randn(rng, (groups, n), dtype, scale=0.5)

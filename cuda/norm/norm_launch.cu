@@ -7,10 +7,14 @@
 //   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, one scale/bias row: W lanes x C packs per
 //                          row, both compile-time (C = 2; LayerNorm at 64/128: C = 4), 32-bit offsets,
 //                          parameters held packed (norm_short_packed.cuh)
-//   kGroupPerRowRegisters  n <= 2048 (1024 for bf16/f16 LayerNorm): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
+//   kGroupPerRowRegisters  float32 n <= 2048, bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
+//                          cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
-//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (16-bit n in [8192, 16384], float32 LayerNorm
-//                          n = 8192): persistent CTAs that stage their next rows in shared memory with
+//   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
+//                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
+//                          each pass (norm_packed_block.cuh); 95-98% of the copy ceiling from 2048 columns
+//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (float32 LayerNorm n = 8192; 16-bit n in [8192,
+//                          16384] only with JK_NORM_TIER=legacy): persistent CTAs that stage their next rows in shared memory with
 //                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
 //                          row's reductions
 //   kBlockPerRowRegisters  the rest up to n < 16384: a CTA per row, the row in registers, block reductions
@@ -31,6 +35,7 @@
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
+#include "norm/norm_packed_block.h"
 #include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
 
@@ -44,7 +49,8 @@ constexpr int kGroupBlockThreads = 128;
 // Packs per lane in the group tier: 16 of float32 (rows up to 2048), 8 of bf16/f16 for RMSNorm (2048;
 // measured 3.6-3.9 TB/s) and 4 for LayerNorm (1024): the compiler keeps half rows converted to float32
 // plus the scale and bias packs of the output pass, and 8 half packs per lane took 225 registers (2 CTAs
-// per SM), so longer half LayerNorm rows go to the block tier.
+// per SM), so longer half LayerNorm rows went to the block tier. Vectorised bf16/f16 rows of more than 512
+// columns now take the packed row tier (PackedBlockDefault) first.
 template <typename T, Kind K>
 constexpr int kGroupMaxPacksPerLane = sizeof(T) == 4 ? 16 : K == Kind::kRmsNorm ? 8 : 4;
 // From this row length on, the two-read kernel wins: measured on H200 at 16384-65536 columns, 2.4-2.9 TB/s
@@ -80,11 +86,15 @@ int64_t NextPow2(int64_t v) {
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
 // occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C" sends the
 // bf16/f16 rows of 32-256 columns that LaunchShortRowsPacked takes to that tier (norm_short_packed.cuh)
-// with C packs per lane.
+// with C packs per lane; "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
+// row tier (norm_packed_block.cuh) with E = 16, 32 or 64 elements per thread, a CTA per row, where the
+// row fits 512 threads; "pwarp E B" the same with a warp per row (E = 16 or 32, rows of at most 32 * E,
+// CTAs of B threads, 0 = 256); "legacy" the dispatch before the packed tier.
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked } tier = kNone;
+  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked, kPackedBlock, kPackedWarp, kLegacy } tier =
+      kNone;
   int c = 0, b = 0, cluster = 1;
   int lean = 0;
 };
@@ -113,6 +123,12 @@ Forced ForcedTier() {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
   } else if (std::string_view(name) == "packed" && (c == 1 || c == 2 || c == 4)) {
     f = {Forced::kPacked, c, 0, 1};
+  } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
+    f = {Forced::kPackedBlock, c, 0, 1};
+  } else if (std::string_view(name) == "pwarp" && (c == 16 || c == 32) && b % 32 == 0 && b >= 0 && b <= 512) {
+    f = {Forced::kPackedWarp, c, b, 1};
+  } else if (std::string_view(name) == "legacy") {
+    f.tier = Forced::kLegacy;
   }
   return f;
 }
@@ -304,12 +320,35 @@ int PackedDefaultPacksPerLane(int64_t n) {
   return K == Kind::kLayerNorm && (n == 64 || n == 128) ? 4 : 2;
 }
 
+// The packed 16-bit row tier's configuration for bf16/f16 rows of n columns in the default dispatch (elems 0:
+// not taken). Measured on an H200 (bench/lab/norm_packed_block_h200.md: 49152 rows, CUPTI, every
+// configuration and jnp in one process), a CTA per row with E elements per thread against the tiers before
+// it (lane groups at 1024, BlockPerRowRegisters at 2048-4096, the bulk tier at 8192-16384, two reads at
+// 32768), bf16 / f16:
+//   LayerNorm  1024: E = 32  63.9 / 55.3 -> 55.3 / 53.1 us   (jnp 67.1 / 66.9)
+//              2048: E = 32  116.7 / 112.8 -> 102.3 / 99.5  (E = 64: 101.6 / 100.0)
+//              4096-32768: E = 64, 81-87% -> 95-97% of the copy ceiling (71-74% -> 91-93% at 32768)
+//   RMSNorm    1024-4096: E = 16 (1.07-1.14x jnp, where the old tiers lost at 2048-4096: 0.93-1.00x);
+//              8192-16384: E = 32 (97%); 32768: E = 64 (76-78% -> 96%)
+// LayerNorm's two reductions favour fewer, fuller threads per row (E = 16 lost to the old tiers at 4096-8192);
+// RMSNorm's one reduction prefers more threads up to 4096 columns. At 512 columns the lane groups stay (the
+// packed warp-per-row and block layouts tied or lost: LayerNorm 31.6-34.0 us against 30.1-31.1); 513-1023
+// columns are not measured and follow 1024. Longer rows (> 32768) are not taken: 512 threads x 64.
+template <Kind K>
+norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
+  if (n <= 512 || n > norm::kPackedBlockMaxColumns) return {0, false, 0};
+  if (K == Kind::kLayerNorm) return {n <= 2048 ? 32 : 64, false, 0};
+  return {n <= 4096 ? 16 : n <= 16384 ? 32 : 64, false, 0};
+}
+
 // Chooses the tier for a full normalisation.
 template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
   const Forced forced = TheForcedTier();
+  // The default dispatch, or the one before the packed row tier (JK_NORM_TIER=legacy).
+  const bool dflt = forced.tier == Forced::kNone || forced.tier == Forced::kLegacy;
   if (!Vectorizable(p)) {
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
@@ -324,6 +363,18 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kPacked) {
     const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {forced.c});
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
+  }
+  if (forced.tier == Forced::kPackedBlock || forced.tier == Forced::kPackedWarp) {
+    const cudaError_t e =
+        norm::LaunchBlockPerRowPacked<T, K>(p, stream, {forced.c, forced.tier == Forced::kPackedWarp, forced.b});
+    if (e != cudaErrorNotSupported) return e;  // else the default dispatch
+  }
+  if (forced.tier == Forced::kNone && sizeof(T) == 2) {
+    const norm::PackedBlockConfig cfg = PackedBlockDefault<K>(p.n);
+    if (cfg.elems > 0) {
+      const cudaError_t e = norm::LaunchBlockPerRowPacked<T, K>(p, stream, cfg);
+      if (e != cudaErrorNotSupported) return e;
+    }
   }
   if (forced.tier == Forced::kShort && norm::ShortRowsFit(packs))
     return norm::LaunchShortRows<T, K>(p, stream, {forced.c, forced.b == 1, forced.cluster, forced.lean == 1});
@@ -341,14 +392,14 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // the group kernel 1300 for 2 rows of 8). H200, 49152 rows: LayerNorm 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 ->
   // 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128
   // cols 6.67 -> 5.44 (jnp 5.50).
-  if (forced.tier == Forced::kNone && sizeof(T) == 2) {
+  if (dflt && sizeof(T) == 2) {
     const int c = PackedDefaultPacksPerLane<K>(p.n);
     if (c > 0) {
       const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
       if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the group kernel
     }
   }
-  if (forced.tier == Forced::kNone && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
+  if (dflt && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
     if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel
   }
@@ -359,15 +410,18 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // H200 (bench/lab/norm_half_gpu.sh, 49152 rows): 16-bit LayerNorm/RMSNorm 3.5-3.9 TB/s at 8192 and
   // 16384 columns, where the register tiers ran at 2.4-3.4 (RMSNorm f16 at 8192: a tie); float32
   // LayerNorm 3.8 against 3.4-3.6. At 4096 columns and below, or float32 RMSNorm, it lost or tied.
-  if (forced.tier == Forced::kNone && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
+  if (dflt && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
       (sizeof(T) == 2 || K == Kind::kLayerNorm))
     return LaunchBulkSmem<T, K, P>(p, stream, 0, kBulkDefaultThreads, 0);
   if (p.n < kTwoReadsMinColumns) {
     // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
     // 4096 and 8192 columns (C = 4 with 128-256 threads, C = 8 with 256 threads). RMSNorm on bf16/f16
     // with C = 4 measured at 1.6 TB/s (C = 8: 3.0 TB/s at 16384 columns), so it always takes C = 8.
+    // Float32 LayerNorm from 4096 columns: C = 8 with 128 threads, 446.8 -> 409.1 us at 4096 (0.96x ->
+    // 1.05x jnp, 92% of the copy ceiling; bench/lab/norm_packed_block_h200.md; the bulk tier 418.6-430.8).
     const bool half_rms = K == Kind::kRmsNorm && sizeof(T) == 2;
-    const int c = packs >= 2048 || half_rms ? 8 : 4;
+    const bool f32_layer_norm = K == Kind::kLayerNorm && sizeof(T) == 4 && packs >= 1024;
+    const int c = packs >= 2048 || half_rms || f32_layer_norm ? 8 : 4;
     const int64_t threads = CeilDiv(CeilDiv(packs, c), 32) * 32;
     if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), 1);
   }
