@@ -26,6 +26,7 @@
 #include <cuda_fp16.h>
 
 #include "common/launch.h"
+#include "matmul/matmul_decode.cuh"
 #include "matmul/matmul_launch.h"
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
@@ -194,11 +195,138 @@ cudaError_t LaunchSkinny(cudaStream_t stream, const MatmulProblem& p, bool ring)
   });
 }
 
+// SkinnyPipe (matmul_decode.cuh): 16-bit M <= 16 whose rows of a and b are 16-byte aligned in every batch
+// matrix, on sm_90 (clusters). JK_MATMUL_PIPE (read at every launch): =0 never, =1 wherever it applies,
+// unset: kPipeMinM <= M <= kPipeMaxM.
+constexpr int64_t kPipeMinM = 1, kPipeMaxM = 16;
+
+bool SkinnyPipeApplies(const MatmulProblem& p) {
+  if (p.dtype == DType::kF32 || p.m > 16 || p.k % 8 != 0 || p.n % 8 != 0 || !Aligned16(p.a) || !Aligned16(p.b))
+    return false;
+  for (int d = 0; d < p.batch_rank; ++d)
+    if (p.a_stride[d] % 8 != 0 || p.b_stride[d] % 8 != 0) return false;
+  return SkinnyMmaSupport().clusters;
+}
+
+bool UseSkinnyPipe(const MatmulProblem& p) {
+  if (!SkinnyPipeApplies(p)) return false;
+  const char* env = std::getenv("JK_MATMUL_PIPE");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (env == nullptr && std::getenv("JK_MATMUL_SKINNY") != nullptr) return false;  // a forced older decode tier
+  if (env != nullptr && std::strcmp(env, "1") == 0) return true;
+  return p.m >= kPipeMinM && p.m <= kPipeMaxM;
+}
+
+// SkinnyPipe's geometry: CW columns per CTA (JK_MATMUL_PIPE_CW = 64, 128 or 256; default 128) and the
+// largest cluster of K ranks (a power of two, at most 8) that keeps the grid within ctas_per_sm x SMs
+// CTAs (JK_MATMUL_PIPE_CTAS_PER_SM 1-4, default 2; JK_MATMUL_PIPE_CLUSTER forces 1/2/4/8), each rank
+// with at least two stages of K. JK_MATMUL_PIPE_STAGES=8 takes an 8-deep ring instead of 4 (CW = 128).
+cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
+  const int cw = EnvInt("JK_MATMUL_PIPE_CW", 64, 256, 128);
+  const int width = cw == 64 || cw == 256 ? cw : 128;
+  const int64_t ks = 8192 / width;
+  const int64_t col_blocks = CeilDiv(p.n, width);
+  const int64_t batches = std::min(p.batch_count, kMaxGridYZ);
+  const int64_t want = EnvInt("JK_MATMUL_PIPE_CTAS_PER_SM", 1, 4, 2) * NumSMs();
+  int cluster = 1;
+  while (cluster < 8 && col_blocks * batches * 2 * cluster <= want && 2 * cluster * 2 * ks <= p.k) cluster *= 2;
+  const int forced = EnvInt("JK_MATMUL_PIPE_CLUSTER", 1, 8, 0);
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) cluster = forced;
+  const int64_t k_rank = CeilDiv(CeilDiv(p.k, cluster), ks) * ks;
+  const bool deep = width == 128 && EnvInt("JK_MATMUL_PIPE_STAGES", 8, 8, 0) == 8;  // an 8-deep ring (lab)
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches));
+  cfg.blockDim = dim3(mm::kPipeThreads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      return cudaErrorInvalidValue;
+    } else {
+      auto launch = [&](auto kernel, int smem) {
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            e != cudaSuccess)
+          return e;
+        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+        cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster, k_rank);
+        return e != cudaSuccess ? e : LastLaunchError();
+      };
+      auto by_rows = [&](auto cw_tag) {
+        constexpr int CW = decltype(cw_tag)::value;
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kSmemBytes);
+      };
+      if (deep) {
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kSmemBytes);
+      }
+      if (width == 64) return by_rows(std::integral_constant<int, 64>{});
+      if (width == 256) return by_rows(std::integral_constant<int, 256>{});
+      return by_rows(std::integral_constant<int, 128>{});
+    }
+  });
+}
+
+// Exact float32 with fewer than one wave of 64x64 tiles: split K over a cluster of `split` CTAs
+// (SimtRegisterBlockedKernel<..., kSplitK>), `wide` picks 64x64 tiles instead of 32x64.
+// JK_MATMUL_SIMT_SPLIT (1, 2, 4, 8) forces the split, JK_MATMUL_SIMT_TILE=64 the 64x64 tile (the lab).
+// By default: the largest split keeping the grid within kSimtSplitCtasPerSm x SMs CTAs and every rank
+// with at least kSimtSplitMinKTiles k-tiles of 32.
+constexpr int64_t kSimtSplitCtasPerSm = 4, kSimtSplitMinKTiles = 2;
+
+struct SimtSplit {
+  int split = 1;
+  bool wide = false;
+};
+
+SimtSplit ChooseSimtSplit(const MatmulProblem& p, int64_t tiles_32x64, int64_t tiles_64x64) {
+  SimtSplit s;
+  if (!SkinnyMmaSupport().clusters) return s;
+  s.wide = EnvInt("JK_MATMUL_SIMT_TILE", 32, 64, 32) == 64;
+  const int forced = EnvInt("JK_MATMUL_SIMT_SPLIT", 1, 8, 0);
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) {
+    s.split = forced;
+    return s;
+  }
+  const int64_t tiles = s.wide ? tiles_64x64 : tiles_32x64, bk = s.wide ? 16 : 32;
+  while (s.split < 8 && tiles * 2 * s.split <= kSimtSplitCtasPerSm * NumSMs() &&
+         2 * s.split * kSimtSplitMinKTiles * bk <= p.k)
+    s.split *= 2;
+  return s;
+}
+
+template <typename Kernel>
+cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel kernel, int64_t bm, int64_t bn,
+                            int cluster) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = Grid(p, bm, bn);
+  cfg.gridDim.x *= static_cast<unsigned>(cluster);
+  cfg.blockDim = dim3(mm::kSimtThreads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+
 }  // namespace
 
 MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   const int64_t vec = 16 / ElementBytes(p.dtype);
   if (p.k == 0) return MatmulTier::kSimtTiled;
+  if (UseSkinnyPipe(p)) return MatmulTier::kSkinnyPipe;
   switch (ChooseSkinny(p)) {
     case SkinnyChoice::kStream: return MatmulTier::kSkinnyStream;
     case SkinnyChoice::kMma: return MatmulTier::kSkinnyMma;
@@ -238,6 +366,8 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       return LaunchSkinny(stream, p, /*ring=*/false);
     case MatmulTier::kSkinnyStream:
       return LaunchSkinny(stream, p, /*ring=*/true);
+    case MatmulTier::kSkinnyPipe:
+      return LaunchSkinnyPipe(stream, p);
     case MatmulTier::kWgmmaTma:
       // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;
@@ -276,6 +406,13 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       } else if (tiles(64, 64) >= sms) {
         if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 3><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+      } else if (const SimtSplit split = regs ? ChooseSimtSplit(p, tiles(32, 64), tiles(64, 64)) : SimtSplit{};
+                 split.split > 1) {
+        if (split.wide)
+          return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0, true>, 64, 64,
+                                 split.split);
+        return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0, true>, 32, 64,
+                               split.split);
       } else {
         if (regs) mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0><<<Grid(p, 32, 64), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 3><<<Grid(p, 32, 64), block, 0, stream>>>(p);
