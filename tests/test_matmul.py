@@ -676,7 +676,7 @@ def test_large_output_past_2_31(rng, monkeypatch, tier):
     assert_matmul_close(np.asarray(out[rows]), a64[rows] @ b64, jnp.bfloat16, k)
 
 
-# SkinnyPipe (bf16/f16, M <= 16, K % 8 == 0, N % 8 == 0, 16-byte aligned; sm_90): b streamed through a
+# SkinnyPipe (bf16/f16, 2 <= M <= 16 by default, K % 8 == 0, N % 8 == 0, 16-byte aligned; sm_90): b streamed through a
 # cp.async ring in row segments of CW columns (64/128/256; stages of 8192 / CW k rows), split-K over a
 # cluster. Shapes cross M = 8 | 9 (one or two 8-row groups) and 16 | 17 (off the tier), K inside one stage,
 # across stage and rank tails, N tails inside a column block; K % 8 != 0 and N % 8 != 0 fall back to the
@@ -685,10 +685,11 @@ def test_large_output_past_2_31(rng, monkeypatch, tier):
 PIPE_SHAPES = [  # (M, K, N)
     (1, 8, 8), (1, 4096, 136), (3, 520, 264), (8, 4104, 4104), (8, 3000, 72), (9, 64, 16), (16, 2056, 264),
     (16, 16, 4096), (17, 520, 136), (8, 1030, 72), (4, 520, 12)]
-PIPE_VARIANTS = ["default", "on"] + (["cw64", "cw256", "c1", "c8", "cw64c8"] if ON_GPU else [])
-_PIPE_ENV = {"on": {}, "cw64": {"JK_MATMUL_PIPE_CW": "64"}, "cw256": {"JK_MATMUL_PIPE_CW": "256"},
+PIPE_VARIANTS = ["default", "on"] + (["cw128", "cw256", "c1", "c8", "cw128c8", "deep"] if ON_GPU else [])
+_PIPE_ENV = {"on": {}, "cw128": {"JK_MATMUL_PIPE_CW": "128"}, "cw256": {"JK_MATMUL_PIPE_CW": "256"},
              "c1": {"JK_MATMUL_PIPE_CLUSTER": "1"}, "c8": {"JK_MATMUL_PIPE_CLUSTER": "8"},
-             "cw64c8": {"JK_MATMUL_PIPE_CW": "64", "JK_MATMUL_PIPE_CLUSTER": "8"}}
+             "cw128c8": {"JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_CLUSTER": "8"},
+             "deep": {"JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_STAGES": "8"}}
 
 
 @pytest.fixture
@@ -751,8 +752,8 @@ def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch):
 
 
 # Exact float32 below one wave of 64x64 tiles: split-K over a cluster (SimtRegisterBlocked, kSplitK), the
-# partial tiles summed through distributed shared memory. JK_MATMUL_SIMT_SPLIT forces 1/2/4/8 ranks and
-# JK_MATMUL_SIMT_TILE=64 the 64x64 tile (GPU only; on the CPU backend these shapes run the CPU kernel).
+# partial tiles summed through distributed shared memory. JK_MATMUL_SIMT_SPLIT forces 1/2/4/8 ranks, with
+# JK_MATMUL_SIMT_TILE=32 ("s") or 64 ("w", the default tile) (GPU only; the CPU backend runs its kernel).
 SPLIT_SHAPES = [(512, 256, 512), (256, 256, 256), (100, 1100, 132), (33, 64, 36), (70, 8, 260)]  # (M, K, N)
 SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w8"] if ON_GPU else [])
 
@@ -762,8 +763,7 @@ SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w8"] if ON_GPU e
 def test_matmul_float32_split_k(rng, monkeypatch, mkn, variant):
     if variant != "default":
         monkeypatch.setenv("JK_MATMUL_SIMT_SPLIT", variant[1:])
-        if variant.startswith("w"):
-            monkeypatch.setenv("JK_MATMUL_SIMT_TILE", "64")
+        monkeypatch.setenv("JK_MATMUL_SIMT_TILE", "64" if variant.startswith("w") else "32")
     m, k, n = mkn
     a, a64 = randn(rng, (m, k), jnp.float32)
     b, b64 = randn(rng, (k, n), jnp.float32)

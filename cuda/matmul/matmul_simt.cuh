@@ -278,13 +278,13 @@ __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedK
         // red[] stays alive until every rank has read it; the next tile rewrites it.
         if (cluster > 1) ClusterSync();
         else __syncthreads();
-        continue;
-      }
+      } else {
 #pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        const int64_t row = m0 + ty * VM + (i / VM) * (BM / 2) + i % VM;
+        for (int i = 0; i < TM; ++i) {
+          const int64_t row = m0 + ty * VM + (i / VM) * (BM / 2) + i % VM;
 #pragma unroll
-        for (int j = 0; j < TN; ++j) ep.Store(row, n0 + tx * VN + (j / VN) * (BN / 2) + j % VN, acc[i][j]);
+          for (int j = 0; j < TN; ++j) ep.Store(row, n0 + tx * VN + (j / VN) * (BN / 2) + j % VN, acc[i][j]);
+        }
       }
     }
   }
