@@ -6,6 +6,7 @@ random normal inputs. Each variant is its own jitted function, run with its envi
 launcher reads them at every launch; run with XLA_FLAGS=--xla_gpu_enable_command_buffer= so no graph replays
 an older choice). err = max |out - ref| / max |ref| over up to 96 rows against float64 NumPy.
 Usage: python bench/lab/matmul_small_s4_lab.py [filter]
+Results: bench/lab/matmul_small_s4_h200.md (raw log matmul_small_s4_lab_h200.txt).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from matmul_wgmma_lab import median_ms  # noqa: E402
 HI = jax.lax.Precision.HIGHEST
 P = {"JK_MATMUL_PIPE": "1"}
 VARIANTS = {
-    "ours": {},
+    "ours": {},                                                       # the default dispatch
     "old": {"JK_MATMUL_PIPE": "0"},                                   # the tiers before (SkinnyM/SkinnyMma/mma)
     "p128c1": {**P, "JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_CTAS_PER_SM": "1"},
     "p128c2": {**P, "JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_CTAS_PER_SM": "2"},
@@ -35,9 +36,9 @@ VARIANTS = {
     "p256": {**P, "JK_MATMUL_PIPE_CW": "256"},
     "p128c1s8": {**P, "JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_CTAS_PER_SM": "1", "JK_MATMUL_PIPE_STAGES": "8"},
     "s1": {"JK_MATMUL_SIMT_SPLIT": "1"},                              # exact f32 before (no split)
-    "s2": {"JK_MATMUL_SIMT_SPLIT": "2"},
-    "s4": {"JK_MATMUL_SIMT_SPLIT": "4"},
-    "s8": {"JK_MATMUL_SIMT_SPLIT": "8"},
+    "s2": {"JK_MATMUL_SIMT_SPLIT": "2", "JK_MATMUL_SIMT_TILE": "32"},
+    "s4": {"JK_MATMUL_SIMT_SPLIT": "4", "JK_MATMUL_SIMT_TILE": "32"},
+    "s8": {"JK_MATMUL_SIMT_SPLIT": "8", "JK_MATMUL_SIMT_TILE": "32"},
     "w2": {"JK_MATMUL_SIMT_SPLIT": "2", "JK_MATMUL_SIMT_TILE": "64"},
     "w4": {"JK_MATMUL_SIMT_SPLIT": "4", "JK_MATMUL_SIMT_TILE": "64"},
     "w8": {"JK_MATMUL_SIMT_SPLIT": "8", "JK_MATMUL_SIMT_TILE": "64"},
