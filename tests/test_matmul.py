@@ -674,3 +674,100 @@ def test_large_output_past_2_31(rng, monkeypatch, tier):
     out = jk.matmul(a, b)
     rows = np.array([0, 1, 40000, m - 1])
     assert_matmul_close(np.asarray(out[rows]), a64[rows] @ b64, jnp.bfloat16, k)
+
+
+# SkinnyPipe (bf16/f16, 2 <= M <= 16 by default, K % 8 == 0, N % 8 == 0, 16-byte aligned; sm_90): b streamed through a
+# cp.async ring in row segments of CW columns (64/128/256; stages of 8192 / CW k rows), split-K over a
+# cluster. Shapes cross M = 8 | 9 (one or two 8-row groups) and 16 | 17 (off the tier), K inside one stage,
+# across stage and rank tails, N tails inside a column block; K % 8 != 0 and N % 8 != 0 fall back to the
+# older tiers. JK_MATMUL_PIPE=1 forces the tier wherever it applies; on a GPU also the other widths and
+# cluster sizes (a forced cluster of 8 at small K leaves ranks without any k: they add zeros).
+PIPE_SHAPES = [  # (M, K, N)
+    (1, 8, 8), (1, 4096, 136), (3, 520, 264), (8, 4104, 4104), (8, 3000, 72), (9, 64, 16), (16, 2056, 264),
+    (16, 16, 4096), (17, 520, 136), (8, 1030, 72), (4, 520, 12)]
+PIPE_VARIANTS = ["default", "on"] + (["cw128", "cw256", "c1", "c8", "cw128c8", "deep"] if ON_GPU else [])
+_PIPE_ENV = {"on": {}, "cw128": {"JK_MATMUL_PIPE_CW": "128"}, "cw256": {"JK_MATMUL_PIPE_CW": "256"},
+             "c1": {"JK_MATMUL_PIPE_CLUSTER": "1"}, "c8": {"JK_MATMUL_PIPE_CLUSTER": "8"},
+             "cw128c8": {"JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_CLUSTER": "8"},
+             "deep": {"JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_STAGES": "8"}}
+
+
+@pytest.fixture
+def pipe_variant(monkeypatch, request):
+    if request.param != "default":
+        monkeypatch.setenv("JK_MATMUL_PIPE", "1")
+        for k, v in _PIPE_ENV[request.param].items():
+            monkeypatch.setenv(k, v)
+    return request.param
+
+
+@pytest.mark.parametrize("pipe_variant", PIPE_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("mkn", PIPE_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_pipe(rng, pipe_variant, dtype, mkn):
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), dtype)
+    b, b64 = randn(rng, (k, n), dtype)
+    assert_matmul_close(jax.jit(jk.matmul)(a, b), a64 @ b64, dtype, k, None)
+
+
+@pytest.mark.parametrize("pipe_variant", PIPE_VARIANTS, indirect=True)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_matmul_pipe_batched(rng, pipe_variant, dtype):
+    a, a64 = randn(rng, (3, 12, 520), dtype)  # a and b batched
+    b, b64 = randn(rng, (3, 520, 200), dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 520, None)
+    a, a64 = randn(rng, (2, 1, 8, 1024), dtype)  # b batched, a broadcast over b's batch
+    b, b64 = randn(rng, (1, 3, 1024, 136), dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, 1024, None)
+    a, a64 = randn(rng, (5, 2, 256), dtype)  # b shared: folded into M = 10
+    b, b64 = randn(rng, (256, 72), dtype)
+    assert_matmul_close(jax.vmap(jk.matmul, in_axes=(0, None))(a, b), np.matmul(a64, b64), dtype, 256, None)
+
+
+@pytest.mark.parametrize("pipe_variant", PIPE_VARIANTS, indirect=True)
+@pytest.mark.parametrize("activation", [None, "gelu", "silu"])
+@pytest.mark.parametrize("m", [8, 13])
+def test_linear_pipe_epilogue(rng, pipe_variant, activation, m):
+    k, n = 2048, 264
+    x, x64 = randn(rng, (m, k), jnp.bfloat16)
+    w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.bfloat16)
+    res, r64 = randn(rng, (m, n), jnp.bfloat16)
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
+    assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
+
+
+def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch):
+    """A non-finite value in b outside a rank's K range must not leak into other outputs through the
+    zero-filled padding (0 * inf): only the columns that read it are NaN."""
+    monkeypatch.setenv("JK_MATMUL_PIPE", "1")
+    a, a64 = randn(rng, (8, 1040), jnp.bfloat16)
+    b, b64 = randn(rng, (1040, 136), jnp.bfloat16)
+    b = b.at[1030, 5].set(jnp.inf)
+    out = np.asarray(jnp.asarray(jk.matmul(a, b), jnp.float32))
+    assert np.all(~np.isfinite(out[:, 5]))
+    rest = np.delete(out, 5, axis=1)
+    assert_matmul_close(rest, np.delete(a64 @ b64, 5, axis=1), jnp.bfloat16, 1040, None)
+
+
+# Exact float32 below one wave of 64x64 tiles: split-K over a cluster (SimtRegisterBlocked, kSplitK), the
+# partial tiles summed through distributed shared memory. JK_MATMUL_SIMT_SPLIT forces 1/2/4/8 ranks, with
+# JK_MATMUL_SIMT_TILE=32 ("s") or 64 ("w", the default tile) (GPU only; the CPU backend runs its kernel).
+SPLIT_SHAPES = [(512, 256, 512), (256, 256, 256), (100, 1100, 132), (33, 64, 36), (70, 8, 260)]  # (M, K, N)
+SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w8"] if ON_GPU else [])
+
+
+@pytest.mark.parametrize("variant", SPLIT_VARIANTS)
+@pytest.mark.parametrize("mkn", SPLIT_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_float32_split_k(rng, monkeypatch, mkn, variant):
+    if variant != "default":
+        monkeypatch.setenv("JK_MATMUL_SIMT_SPLIT", variant[1:])
+        monkeypatch.setenv("JK_MATMUL_SIMT_TILE", "64" if variant.startswith("w") else "32")
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), jnp.float32)
+    b, b64 = randn(rng, (k, n), jnp.float32)
+    assert_matmul_close(jax.jit(lambda x, y: jk.matmul(x, y, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
+    a, a64 = randn(rng, (3, m, k), jnp.float32)  # batched
+    b, b64 = randn(rng, (3, k, n), jnp.float32)
+    assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)

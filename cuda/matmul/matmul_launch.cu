@@ -2,6 +2,9 @@
 //
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
+//   bf16/f16 2 <= M <= 16, K % 8, N % 8,        SkinnyPipe (decode as a stream: b in row segments through a
+//     a, b 16-byte aligned, sm_90                 cp.async ring, mma.sync, split-K over a cluster;
+//                                                 JK_MATMUL_PIPE=0|1, _CW, _CTAS_PER_SM, _CLUSTER, _STAGES)
 //   bf16 4 <= M <= 8 / f16 5 <= M <= 8,         SkinnyMma (decode shapes on tensor cores, split-K over a
 //     N % 8 == 0, b 16-byte aligned, sm_90        cluster; JK_MATMUL_SKINNY=simt|mma|stream, where stream
 //                                                 is SkinnyStream, its cp.async-ring twin, off by default)
@@ -19,7 +22,8 @@
 //     shapes where it was measured faster          out; JK_MATMUL_TF32=mma|wgmma, matmul_wgmma_tf32.cu)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
 //   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
-//                                               would leave most SMs idle)
+//                                               would leave most SMs idle; below one wave of 64x64
+//                                               tiles, 64x64 with K split over a cluster, else 32x64)
 //   anything else (odd strides, misaligned)     SimtTiled
 #include <algorithm>
 #include <cstdlib>
@@ -29,6 +33,7 @@
 #include <cuda_fp16.h>
 
 #include "common/launch.h"
+#include "matmul/matmul_decode.cuh"
 #include "matmul/matmul_launch.h"
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
@@ -198,11 +203,148 @@ cudaError_t LaunchSkinny(cudaStream_t stream, const MatmulProblem& p, bool ring)
   });
 }
 
+// SkinnyPipe (matmul_decode.cuh): 16-bit M <= 16 whose rows of a and b are 16-byte aligned in every batch
+// matrix, on sm_90 (clusters). JK_MATMUL_PIPE (read at every launch): =0 never, =1 wherever it applies,
+// unset: kPipeMinM <= M <= kPipeMaxM. H200 (bench/lab/matmul_small_s4_h200.md, K = N = 4096, CUPTI): bf16
+// 11.1 / 11.2 / 12.7 us at M = 4 / 8 / 16 against 19.2 / 19.4 / 21.6 on the tiers before (SkinnyMma and the
+// mma.sync tier); at M = 1 the SIMT SkinnyM tier stays (bf16 10.9 against 11.1, f16 8.9). M = 2, 3 are
+// unmeasured: SkinnyM's time grows with M (10.9 us at 1, 19-21 at 4), SkinnyPipe's is flat.
+constexpr int64_t kPipeMinM = 2, kPipeMaxM = 16;
+
+bool SkinnyPipeApplies(const MatmulProblem& p) {
+  if (p.dtype == DType::kF32 || p.m > 16 || p.k % 8 != 0 || p.n % 8 != 0 || !Aligned16(p.a) || !Aligned16(p.b))
+    return false;
+  for (int d = 0; d < p.batch_rank; ++d)
+    if (p.a_stride[d] % 8 != 0 || p.b_stride[d] % 8 != 0) return false;
+  return SkinnyMmaSupport().clusters;
+}
+
+bool UseSkinnyPipe(const MatmulProblem& p) {
+  if (!SkinnyPipeApplies(p)) return false;
+  const char* env = std::getenv("JK_MATMUL_PIPE");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (env == nullptr && std::getenv("JK_MATMUL_SKINNY") != nullptr) return false;  // a forced older decode tier
+  if (env != nullptr && std::strcmp(env, "1") == 0) return true;
+  return p.m >= kPipeMinM && p.m <= kPipeMaxM;
+}
+
+// SkinnyPipe's geometry: CW columns per CTA (JK_MATMUL_PIPE_CW = 64, 128 or 256; default 64) and the
+// largest cluster of K ranks (a power of two, at most 8) that keeps the grid within ctas_per_sm x SMs
+// CTAs (JK_MATMUL_PIPE_CTAS_PER_SM 1-4, default 1; JK_MATMUL_PIPE_CLUSTER forces 1/2/4/8), each rank
+// with at least two stages of K. H200, bf16 8x4096x4096: CW 64 with one CTA per SM (clusters of 2, 128
+// CTAs) 11.2 us; CW 128: 14.0 (clusters of 4), 17.8 (two per SM, clusters of 8); CW 64 two per SM 18.0;
+// CW 256 20.4; the 8-deep ring 22.6. Fewer K ranks won at every measured shape; 8x14336x4096 (224 column
+// blocks, no split) 35.8 us against 42.5 before; 8x4096x14336 with this default (clusters of 2) is
+// unmeasured (CW 128 clusters of 4: 40.5 us, before 45.1). JK_MATMUL_PIPE_STAGES=8 takes an 8-deep ring instead of 4 (CW = 128).
+cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
+  const int cw = EnvInt("JK_MATMUL_PIPE_CW", 64, 256, 64);
+  const int width = cw == 128 || cw == 256 ? cw : 64;
+  const int64_t ks = 8192 / width;
+  const int64_t col_blocks = CeilDiv(p.n, width);
+  const int64_t batches = std::min(p.batch_count, kMaxGridYZ);
+  const int64_t want = EnvInt("JK_MATMUL_PIPE_CTAS_PER_SM", 1, 4, 1) * NumSMs();
+  int cluster = 1;
+  while (cluster < 8 && col_blocks * batches * 2 * cluster <= want && 2 * cluster * 2 * ks <= p.k) cluster *= 2;
+  const int forced = EnvInt("JK_MATMUL_PIPE_CLUSTER", 1, 8, 0);
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) cluster = forced;
+  const int64_t k_rank = CeilDiv(CeilDiv(p.k, cluster), ks) * ks;
+  const bool deep = width == 128 && EnvInt("JK_MATMUL_PIPE_STAGES", 8, 8, 0) == 8;  // an 8-deep ring (lab)
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches));
+  cfg.blockDim = dim3(mm::kPipeThreads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      return cudaErrorInvalidValue;
+    } else {
+      auto launch = [&](auto kernel, int smem) {
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            e != cudaSuccess)
+          return e;
+        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+        cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster, k_rank);
+        return e != cudaSuccess ? e : LastLaunchError();
+      };
+      auto by_rows = [&](auto cw_tag) {
+        constexpr int CW = decltype(cw_tag)::value;
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kSmemBytes);
+      };
+      if (deep) {
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kSmemBytes);
+      }
+      if (width == 64) return by_rows(std::integral_constant<int, 64>{});
+      if (width == 256) return by_rows(std::integral_constant<int, 256>{});
+      return by_rows(std::integral_constant<int, 128>{});
+    }
+  });
+}
+
+// Exact float32 with fewer than one wave of 64x64 tiles: split K over a cluster of `split` CTAs
+// (SimtRegisterBlockedKernel<..., kSplitK>), `wide` picks 64x64 tiles (default) instead of 32x64.
+// JK_MATMUL_SIMT_SPLIT (1, 2, 4, 8) forces the split, JK_MATMUL_SIMT_TILE=32|64 the tile (the lab).
+// By default: the largest split keeping the grid within kSimtSplitCtasPerSm x SMs CTAs and every rank
+// with at least kSimtSplitMinKTiles k-tiles; no split leaves the 32x64 kernel of before. H200
+// (bench/lab/matmul_small_s4_h200.md, us, unsplit 32x64 first): 512x512x256 13.5 -> 64x64 split 2 10.8
+// (split 4: 15.1, 32x64 split 2: 14.3); 512^3 24.3 -> 15.3; 256^3 13.3 -> split 8 6.5 (split 4: 6.9).
+// More than one CTA per SM lost everywhere (32x64 split 4 at 512x512x256: 20.4).
+constexpr int64_t kSimtSplitCtasPerSm = 1, kSimtSplitMinKTiles = 2;
+
+struct SimtSplit {
+  int split = 1;
+  bool wide = false;
+};
+
+SimtSplit ChooseSimtSplit(const MatmulProblem& p, int64_t tiles_32x64, int64_t tiles_64x64) {
+  SimtSplit s;
+  if (!SkinnyMmaSupport().clusters) return s;
+  s.wide = EnvInt("JK_MATMUL_SIMT_TILE", 32, 64, 64) != 32;
+  const int forced = EnvInt("JK_MATMUL_SIMT_SPLIT", 1, 8, 0);
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) {
+    s.split = forced;
+    return s;
+  }
+  const int64_t tiles = s.wide ? tiles_64x64 : tiles_32x64, bk = s.wide ? 16 : 32;
+  while (s.split < 8 && tiles * 2 * s.split <= kSimtSplitCtasPerSm * NumSMs() &&
+         2 * s.split * kSimtSplitMinKTiles * bk <= p.k)
+    s.split *= 2;
+  return s;
+}
+
+template <typename Kernel>
+cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel kernel, int64_t bm, int64_t bn,
+                            int cluster) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = Grid(p, bm, bn);
+  cfg.gridDim.x *= static_cast<unsigned>(cluster);
+  cfg.blockDim = dim3(mm::kSimtThreads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+
 }  // namespace
 
 MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   const int64_t vec = 16 / ElementBytes(p.dtype);
   if (p.k == 0) return MatmulTier::kSimtTiled;
+  if (UseSkinnyPipe(p)) return MatmulTier::kSkinnyPipe;
   switch (ChooseSkinny(p)) {
     case SkinnyChoice::kStream: return MatmulTier::kSkinnyStream;
     case SkinnyChoice::kMma: return MatmulTier::kSkinnyMma;
@@ -242,6 +384,8 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       return LaunchSkinny(stream, p, /*ring=*/false);
     case MatmulTier::kSkinnyStream:
       return LaunchSkinny(stream, p, /*ring=*/true);
+    case MatmulTier::kSkinnyPipe:
+      return LaunchSkinnyPipe(stream, p);
     case MatmulTier::kWgmmaTma:
       // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;
@@ -286,6 +430,13 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       } else if (tiles(64, 64) >= sms) {
         if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 3><<<Grid(p, 64, 64), block, 0, stream>>>(p);
+      } else if (const SimtSplit split = regs ? ChooseSimtSplit(p, tiles(32, 64), tiles(64, 64)) : SimtSplit{};
+                 split.split > 1) {
+        if (split.wide)
+          return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0, true>, 64, 64,
+                                 split.split);
+        return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0, true>, 32, 64,
+                               split.split);
       } else {
         if (regs) mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0><<<Grid(p, 32, 64), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 3><<<Grid(p, 32, 64), block, 0, stream>>>(p);

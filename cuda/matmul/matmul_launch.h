@@ -16,6 +16,8 @@ enum class MatmulTier {
                          // 16-byte loads, split-K over warps and a thread-block cluster (matmul_skinny_mma.cuh)
   kSkinnyStream,         // SkinnyMma's math with b and a streamed through a per-thread cp.async ring, one
                          // wave of CTAs (matmul_skinny_stream.cuh)
+  kSkinnyPipe,           // bf16/f16 M <= 16 on sm_90: b streamed in whole row segments through a cp.async smem
+                         // ring, mma.sync on ldmatrix fragments, split-K over a cluster (matmul_decode.cuh)
   kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
   kMmaStaged,            // bf16/f16 with rows not 16-byte aligned (odd N or K, sliced operands): MmaTensorCore
                          // with those rows read by aligned 16-byte loads into registers, shifted, stored to smem

@@ -9,6 +9,7 @@
 #pragma once
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
+#include "matmul/matmul_skinny_mma.cuh"  // ClusterSync, LoadClusterShared
 
 namespace jk::mm {
 
@@ -110,8 +111,13 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 //   kStages >= 2  a ring of kStages k-tiles filled by cp.async (a transposed 4 bytes at a time, b in
 //                 16-byte rows), no registers held: measured slower (34 TFLOP/s at 4096^3 with 8x8 per
 //                 thread, BK = 8, two blocks per SM), kept behind JK_MATMUL_SIMT=cpasync.
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages>
-__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
+// kSplitK: the k-tiles are split over the `cluster` CTAs of a thread-block cluster along x (grid.x = N tiles
+// x cluster; sm_90): each rank accumulates its share of K, the partial tiles meet through distributed
+// shared memory in rank order (deterministic, no scratch buffer, no atomics) and rank r stores its share of
+// the tile's rows. For small problems whose few tiles leave most SMs with one CTA and a chain of global
+// latencies (512x512x256: 128 CTAs of 8 k-tiles).
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK = false>
+__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p, int cluster = 1) {
   constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
   static_assert(kStages == 0 || kStages >= 2, "register double buffering or a cp.async ring");
@@ -120,12 +126,16 @@ __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedK
   constexpr int kBLoads = (BK * BN / 4 + kSimtThreads - 1) / kSimtThreads;
   __shared__ __align__(16) float as[kBufs][BK][BM];
   __shared__ __align__(16) float bs[kBufs][BK][BN];
+  static_assert(!kSplitK || kStages == 0, "split-K only with register double buffering");
+  __shared__ __align__(16) float red[kSplitK ? BM * BN : 1];
+  if constexpr (!kSplitK) cluster = 1;
+  const int rank = kSplitK ? static_cast<int>(blockIdx.x) % cluster : 0;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t mtiles = (p.m + BM - 1) / BM;
   for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
     const BatchOffsets o = OffsetsOf(p, z);
     for (int64_t mt = blockIdx.y; mt < mtiles; mt += gridDim.y) {
-      const int64_t m0 = mt * BM, n0 = static_cast<int64_t>(blockIdx.x) * BN;
+      const int64_t m0 = mt * BM, n0 = static_cast<int64_t>(blockIdx.x / cluster) * BN;
       // Each thread's load slots as pointers advanced by one k-tile per step, with the row/column checks
       // made once: the k loop then holds a few pointers instead of 64-bit index math (registers decide
       // whether the 8x8 tile fits two blocks per SM). Rows/columns outside the matrix read row/column 0.
@@ -210,13 +220,17 @@ __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedK
             for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
         }
       };
-      const int64_t ktiles = (p.k + BK - 1) / BK;
+      const int64_t ktiles_all = (p.k + BK - 1) / BK;
+      // This rank's k-tiles [kt0, ktiles); everything when not split.
+      const int64_t per_rank = (ktiles_all + cluster - 1) / cluster;
+      const int64_t kt0 = rank * per_rank;
+      const int64_t ktiles = kt0 + per_rank < ktiles_all ? kt0 + per_rank : ktiles_all;
       if constexpr (kStages == 0) {
-        fetch(0);
+        fetch(kt0);  // past K it reads nothing and yields zeros
         stash(0);
         __syncthreads();
-        for (int64_t kt = 0; kt < ktiles; ++kt) {
-          const int buf = kt & 1;
+        for (int64_t kt = kt0; kt < ktiles; ++kt) {
+          const int buf = (kt - kt0) & 1;
           fetch(kt + 1);  // past the last k-tile it reads nothing and yields zeros
           math(buf);
           stash(buf ^ 1);  // the other buffer was last read before the previous barrier
@@ -245,11 +259,32 @@ __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedK
         __syncthreads();  // the next tile's prologue refills buffers still being read
       }
       const Epilogue<float> ep(p, z, o);  // built here: its pointers need no registers in the k loop
+      if constexpr (kSplitK) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        const int64_t row = m0 + ty * VM + (i / VM) * (BM / 2) + i % VM;
+        for (int i = 0; i < TM; ++i) {
+          const int row = ty * VM + (i / VM) * (BM / 2) + i % VM;
 #pragma unroll
-        for (int j = 0; j < TN; ++j) ep.Store(row, n0 + tx * VN + (j / VN) * (BN / 2) + j % VN, acc[i][j]);
+          for (int j = 0; j < TN; ++j) red[row * BN + tx * VN + (j / VN) * (BN / 2) + j % VN] = acc[i][j];
+        }
+        if (cluster > 1) ClusterSync();  // every rank's partial tile is complete
+        else __syncthreads();
+        const int share = (BM * BN + cluster - 1) / cluster;
+        const int e1 = (rank + 1) * share < BM * BN ? (rank + 1) * share : BM * BN;
+        for (int e = rank * share + threadIdx.x; e < e1; e += kSimtThreads) {
+          float s = 0.f;
+          for (int r = 0; r < cluster; ++r) s += LoadClusterShared(&red[e], static_cast<uint32_t>(r));
+          ep.Store(m0 + e / BN, n0 + e % BN, s);
+        }
+        // red[] stays alive until every rank has read it; the next tile rewrites it.
+        if (cluster > 1) ClusterSync();
+        else __syncthreads();
+      } else {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+          const int64_t row = m0 + ty * VM + (i / VM) * (BM / 2) + i % VM;
+#pragma unroll
+          for (int j = 0; j < TN; ++j) ep.Store(row, n0 + tx * VN + (j / VN) * (BN / 2) + j % VN, acc[i][j]);
+        }
       }
     }
   }

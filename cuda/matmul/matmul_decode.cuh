@@ -1,0 +1,204 @@
+// SkinnyPipe: bf16/f16 decode shapes (M <= 16) as a bandwidth problem: every CTA streams its own K-slice x
+// N-slice of b through a cp.async shared-memory ring in whole row segments, and tensor cores do the math.
+//
+// Why: SkinnyMma (matmul_skinny_mma.cuh) loads mma fragments straight from global memory, which ties 8
+// lanes to a row: one warp load = 4 rows x 128 bytes, 8 KiB apart, and a warp waits on each round of loads
+// (H200 8x4096x4096: 19.4 us, 1.7 TB/s, against XLA's 7.4 us). Here a warp's 16-byte copies cover
+// CW * 2 contiguous bytes of each row (32 warp lanes x 16 bytes = 512 bytes per instruction) and the ring
+// keeps kStages - 1 stages (~16 KiB each) in flight while the oldest is consumed.
+//
+// Math: out^T = b^T a^T on mma.sync m16n8k16: the 16 mma rows are 16 columns of b (A fragments by
+// ldmatrix.trans from the row-major stage), the 8 mma columns are 8 rows of a (B fragments by ldmatrix from
+// a's row-major stage), so M = 8 pads nothing; M <= 16 takes two 8-row groups (MG = 2). float32
+// accumulation.
+//
+// Split: a CTA owns CW columns and one rank's K range; its 8 warps split the stage's (column tile, k step)
+// work, partials meet in shared memory (warps) and then through distributed shared memory across the
+// cluster's ranks (sm_90), summed in a fixed order: deterministic, no scratch buffer, no atomics.
+//
+// Requires (the launcher checks): K % 8 == 0, N % 8 == 0, a and b 16-byte aligned in every batch matrix.
+#pragma once
+#include <cstdint>
+
+#include "common/device.cuh"
+#include "matmul/matmul_epilogue.cuh"
+#include "matmul/matmul_skinny_mma.cuh"  // ClusterSync, LoadClusterShared, SkinnyMmaOp
+
+namespace jk::mm {
+
+constexpr int kPipeWarps = 8;
+constexpr int kPipeThreads = 32 * kPipeWarps;
+constexpr int kPipeStages = 4;  // default ring depth (8 for the lab: JK_MATMUL_PIPE_STAGES=8)
+
+// Stage geometry for CW columns and MG groups of 8 rows of a: ~16 KiB of b per stage (KS = 8192 / CW
+// k rows), rows padded by 16 bytes so the 8 row addresses of an ldmatrix fall in distinct banks.
+template <int CW, int MG, int kStages = kPipeStages>
+struct PipeShape {
+  static constexpr int kKs = 8192 / CW;             // k rows per stage
+  static constexpr int kBRow = CW + 8;              // elements per padded row of b's stage
+  static constexpr int kARow = kKs + 8;             // elements per padded row of a's stage
+  static constexpr int kBElems = kKs * kBRow;
+  static constexpr int kStageElems = kBElems + 8 * MG * kARow;
+  static constexpr int kColTiles = CW / 16;
+  static constexpr int kKSteps = kKs / 16;
+  static constexpr int kWarpCols = kColTiles < kPipeWarps ? kColTiles : kPipeWarps;  // warps across columns
+  static constexpr int kKGroups = kPipeWarps / kWarpCols;                          // warps across k
+  static constexpr int kTilesPerWarp = kColTiles / kWarpCols;
+  static constexpr int kStepsPerWarp = kKSteps / kKGroups;
+  static constexpr int kRedFloats = (kKGroups + 1) * 8 * MG * CW;  // per-k-group partials + the CTA's sum
+  static constexpr int kSmemBytes =
+      (kStages * kStageElems * 2 > kRedFloats * 4 ? kStages * kStageElems * 2 : kRedFloats * 4);
+  static_assert(kStepsPerWarp >= 1 && kKSteps % kKGroups == 0, "every warp has a k step");
+};
+
+namespace pipe {
+__device__ __forceinline__ uint32_t Smem(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void Copy16(uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void Commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void Wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void LdTrans4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void Ld2(uint32_t& r0, uint32_t& r1, uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+}  // namespace pipe
+
+// Grid: x = column blocks x cluster (cluster dims (cluster, 1, 1)), z = batch. k_rank: the K extent of a
+// rank, a multiple of the stage depth; cluster * k_rank >= K.
+template <typename T, int CW, int MG, int kStages = kPipeStages>
+__global__ void __launch_bounds__(kPipeThreads)
+    SkinnyPipeKernel(MatmulProblem p, int cluster, int64_t k_rank) {
+  using S = PipeShape<CW, MG, kStages>;
+  extern __shared__ __align__(16) uint16_t pipe_smem[];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+  const int rank = static_cast<int>(blockIdx.x) % cluster;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.x / cluster) * CW;
+  const int64_t kbeg = rank * k_rank;
+  const int64_t kend = kbeg + k_rank < p.k ? kbeg + k_rank : p.k;
+  const int64_t ntiles = kend > kbeg ? (kend - kbeg + S::kKs - 1) / S::kKs : 0;
+  const uint32_t base = pipe::Smem(pipe_smem);
+  // This warp's share of a stage: column tiles wc + kWarpCols * j, k steps kg * kStepsPerWarp + s.
+  const int wc = warp % S::kWarpCols, kg = warp / S::kWarpCols;
+  // ldmatrix row addresses (bytes from a stage's start). A (b^T): matrix q = lane / 8 covers columns
+  // +8 * (q & 1) and k rows +8 * (q >> 1) (fragment order a0a1, a2a3, a4a5, a6a7); B (a^T): matrix
+  // lane / 8 % 2 covers k +8 * that, row lane % 8 of the group.
+  const int q = lane / 8, r8 = lane % 8;
+  const uint32_t a_frag_off = static_cast<uint32_t>(((8 * (q >> 1) + r8) * S::kBRow + 8 * (q & 1)) * 2);
+  const uint32_t b_frag_off = static_cast<uint32_t>((S::kBElems + r8 * S::kARow + 8 * (q & 1)) * 2);
+
+  for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
+    const BatchOffsets o = OffsetsOf(p, z);
+    const uint16_t* a = static_cast<const uint16_t*>(p.a) + o.a;
+    const uint16_t* b = static_cast<const uint16_t*>(p.b) + o.b;
+    // Stage `tile` of this rank into ring slot `slot`; zeros outside [kbeg, kend) x [0, N) and past M (a
+    // zero row of a times a finite-or-not row of b must not count, so both sides are zero-filled).
+    auto load = [&](int64_t tile, int slot) {
+      const int64_t k0 = kbeg + tile * S::kKs;
+      const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
+      constexpr int kBChunks = S::kKs * CW / 8;  // 1024: 4 per thread
+      static_assert(kBChunks % kPipeThreads == 0, "whole rounds of copies");
+#pragma unroll
+      for (int l = 0; l < kBChunks / kPipeThreads; ++l) {
+        const int e = threadIdx.x + l * kPipeThreads;
+        const int row = e / (CW / 8), c8 = e % (CW / 8);
+        const bool ok = k0 + row < kend && n0 + 8 * c8 < p.n;
+        pipe::Copy16(sb + static_cast<uint32_t>((row * S::kBRow + 8 * c8) * 2),
+                     ok ? b + (k0 + row) * p.n + n0 + 8 * c8 : b, ok);
+      }
+      constexpr int kAChunks = 8 * MG * S::kKs / 8;
+      for (int e = threadIdx.x; e < kAChunks; e += kPipeThreads) {
+        const int row = e / (S::kKs / 8), c8 = e % (S::kKs / 8);
+        const bool ok = row < p.m && k0 + 8 * c8 < kend;
+        pipe::Copy16(sb + static_cast<uint32_t>((S::kBElems + row * S::kARow + 8 * c8) * 2),
+                     ok ? a + row * p.k + k0 + 8 * c8 : a, ok);
+      }
+    };
+    float acc[S::kTilesPerWarp][MG][4] = {};
+    auto compute = [&](int slot) {
+      const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
+#pragma unroll
+      for (int s = 0; s < S::kStepsPerWarp; ++s) {
+        const int kk = (kg * S::kStepsPerWarp + s) * 16;
+        uint32_t fb[MG][2];
+#pragma unroll
+        for (int mg = 0; mg < MG; ++mg)
+          pipe::Ld2(fb[mg][0], fb[mg][1], sb + b_frag_off + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
+#pragma unroll
+        for (int j = 0; j < S::kTilesPerWarp; ++j) {
+          const int col = (wc + S::kWarpCols * j) * 16;
+          uint32_t fa[4];
+          pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
+#pragma unroll
+          for (int mg = 0; mg < MG; ++mg) SkinnyMmaOp<T>(acc[j][mg], fa, fb[mg][0], fb[mg][1]);
+        }
+      }
+    };
+    // The ring: groups are committed even when empty, so "all but the newest kStages - 2 complete" always
+    // means "tile i has landed".
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < ntiles) load(s, s);
+      pipe::Commit();
+    }
+    for (int64_t i = 0; i < ntiles; ++i) {
+      pipe::Wait<kStages - 2>();
+      __syncthreads();  // tile i visible to every warp; the slot refilled below was consumed at i - 1
+      const int64_t next = i + kStages - 1;
+      if (next < ntiles) load(next, static_cast<int>(next % kStages));
+      pipe::Commit();
+      compute(static_cast<int>(i % kStages));
+    }
+    pipe::Wait<0>();
+    __syncthreads();  // the ring becomes the reduction buffer
+
+    // Warp partials -> part[kg][row][col]; then the CTA's sum -> red[row][col] (read by the other ranks).
+    float* part = reinterpret_cast<float*>(pipe_smem);
+    float* red = part + S::kKGroups * 8 * MG * CW;
+    // acc[j][mg] = out^T rows (col + g, col + g + 8) x columns (2t, 2t + 1) of row group mg.
+#pragma unroll
+    for (int j = 0; j < S::kTilesPerWarp; ++j) {
+      const int col = (wc + S::kWarpCols * j) * 16 + g;
+#pragma unroll
+      for (int mg = 0; mg < MG; ++mg) {
+        float* dst = part + (kg * 8 * MG + 8 * mg + 2 * t) * CW + col;
+        dst[0] = acc[j][mg][0];
+        dst[CW] = acc[j][mg][1];
+        dst[8] = acc[j][mg][2];
+        dst[CW + 8] = acc[j][mg][3];
+      }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < 8 * MG * CW; e += kPipeThreads) {
+      float s = 0.f;
+#pragma unroll
+      for (int w = 0; w < S::kKGroups; ++w) s += part[w * 8 * MG * CW + e];
+      red[e] = s;
+    }
+    if (cluster > 1) ClusterSync();  // every rank's red[] is complete
+    else __syncthreads();
+    const Epilogue<T> ep(p, z, o);
+    const int rows = p.m < 8 * MG ? static_cast<int>(p.m) : 8 * MG;
+    const int share = (rows * CW + cluster - 1) / cluster;
+    const int e1 = (rank + 1) * share < rows * CW ? (rank + 1) * share : rows * CW;
+    for (int e = rank * share + threadIdx.x; e < e1; e += kPipeThreads) {
+      float s = 0.f;
+      if (cluster > 1) {
+        for (int r = 0; r < cluster; ++r) s += LoadClusterShared(&red[e], static_cast<uint32_t>(r));
+      } else {
+        s = red[e];
+      }
+      ep.Store(e / CW, n0 + e % CW, s);
+    }
+    // red[] stays alive until every rank has read it, and the next batch index's ring overwrites it.
+    if (cluster > 1) ClusterSync();
+    else __syncthreads();
+  }
+}
+
+}  // namespace jk::mm
