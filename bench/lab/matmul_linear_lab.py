@@ -5,7 +5,9 @@ Variants (environment variables the wgmma launcher reads at every launch; each v
 function):
   ours       the default dispatch
   coop_libm  the session-3 default: cooperative 128x256 tiles, activations in their libm forms (erff,
-             tanhf, expf + IEEE division; JK_MATMUL_WGMMA_ACT=libm)
+             tanhf, expf + IEEE division; JK_MATMUL_WGMMA_ACT=libm). In run 1 the knob applied them
+             through a per-element switch, slower than the session-3 code (230.9 us against 210.7 in
+             bench/results/h200/results.md); now one templated loop per activation, as that code.
   coop       cooperative schedule, the branch-free activations (GeluErfc, GeluTanh, Silu in
              cuda/matmul/matmul_epilogue.cuh)
   pp         ping-pong schedule (128x128 tiles alternating between the consumer warpgroups, so one's
