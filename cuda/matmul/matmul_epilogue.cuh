@@ -1,32 +1,124 @@
 // The fused epilogue shared by every matmul kernel: out = act(acc + bias) + residual, computed in
 // float32 from the accumulator registers and written once in the output dtype.
 #pragma once
+#include <type_traits>
+
 #include "common/device.cuh"
 #include "matmul/matmul_problem.h"
 
 namespace jk::mm {
 
+// The activations, branch-free and without cancellation in the tails (measured against float64 by
+// tests/test_linear_epilogue.py and bench/lab/matmul_linear_lab.py).
+//
+// Exact gelu, v Phi(v) with Phi(v) = erfc(-v / sqrt 2) / 2: erfc(z) for z = |v| / sqrt 2 as
+// t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), P the degree-9 Chebyshev fit of Numerical Recipes' erfcc
+// (relative error < 1.2e-7 for every z >= 0), then Phi = 1 - erfc / 2 (v >= 0) or erfc / 2 (v < 0).
+// Against float64 (bench/lab/matmul_linear_lab.py --cpu-gelu, float32 emulation): max relative error
+// 4e-7 for |v| < 1, 1.2e-6 for |v| < 3, 6e-6 down to v = -8 and 1.6e-5 down to the float32 underflow
+// (the float32 rounding of the exponent -z^2 + P), far below the bf16/f16 output rounding (2e-3 /
+// 5e-4); on the H200 every bf16 output of x over [-13, 13] is the correctly rounded float64 value
+// (bench/lab/matmul_linear_h200.md). The erff form 0.5 v (1 + erff(v / sqrt 2)) cancels for v << 0
+// (10% off at v = -5, 0 from v = -5.9 on: 41509 of those 131072 outputs off, the jnp composition 59598).
+// Both take ~32 SASS instructions per element (CUDA 13's erff selects its polynomial without branching).
+__device__ __forceinline__ float GeluErfc(float v) {
+  const float z = fabsf(v) * 0.70710678118654752f;
+  const float t = __fdividef(1.f, fmaf(0.5f, z, 1.f));  // 1 + z / 2 >= 1: the fast division is ~2 ulp
+  float p = 0.17087277f;
+  p = fmaf(p, t, -0.82215223f);
+  p = fmaf(p, t, 1.48851587f);
+  p = fmaf(p, t, -1.13520398f);
+  p = fmaf(p, t, 0.27886807f);
+  p = fmaf(p, t, -0.18628806f);
+  p = fmaf(p, t, 0.09678418f);
+  p = fmaf(p, t, 0.37409196f);
+  p = fmaf(p, t, 1.00002368f);
+  p = fmaf(p, t, -1.26551223f);
+  const float half_erfc = 0.5f * t * __expf(fmaf(-z, z, p));  // erfc(z) / 2 = Phi(-|v|)
+  return v * (v >= 0.f ? 1.f - half_erfc : half_erfc);       // NaN: v < 0 is false too, NaN * ... = NaN
+}
+// v sigmoid(s) with e = exp(-|s|) in (0, 1]: sigmoid(|s|) = 1 / (1 + e), sigmoid(-|s|) = e / (1 + e), so
+// neither tail cancels or overflows (1 + e in [1, 2]: the fast division is ~2 ulp). ~11 SASS instructions
+// for silu against ~20 for v / (1 + expf(-v)) (plus the IEEE division's slow-path check), ~15 for
+// tanh-gelu against ~25 with tanhf.
+__device__ __forceinline__ float TimesSigmoid(float v, float s) {
+  const float e = __expf(-fabsf(s));
+  const float r = __fdividef(1.f, 1.f + e);
+  return v * (s >= 0.f ? r : e * r);
+}
+// tanh-gelu: 0.5 v (1 + tanh(u)) = v sigmoid(2u), u = sqrt(2 / pi) (v + 0.044715 v^3).
+__device__ __forceinline__ float GeluTanh(float v) {
+  return TimesSigmoid(v, 1.5957691216057308f * fmaf(0.044715f * v, v * v, v));
+}
+__device__ __forceinline__ float Silu(float v) { return TimesSigmoid(v, v); }
+
+// The libm forms (CUDA's erff, tanhf, expf and IEEE division; the session-3 code) for the lab's comparison
+// (JK_MATMUL_WGMMA_ACT=libm) and for float32 outputs. They cancel in the negative tails.
+template <Activation A>
+__device__ __forceinline__ float ActivateLibm(float v) {
+  if constexpr (A == Activation::kGelu) return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+  else if constexpr (A == Activation::kGeluTanh)
+    return 0.5f * v * (1.f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+  else if constexpr (A == Activation::kSilu) return v / (1.f + expf(-v));
+  else return v;
+}
+
 __device__ __forceinline__ float Activate(Activation act, float v) {
   switch (act) {
     case Activation::kNone: return v;
     case Activation::kRelu: return v > 0.f ? v : (v != v ? v : 0.f);  // NaN stays NaN, as jax.nn.relu
-    case Activation::kGelu: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
-    case Activation::kGeluTanh: return 0.5f * v * (1.f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
-    case Activation::kSilu: return v / (1.f + expf(-v));
+    case Activation::kGelu: return GeluErfc(v);
+    case Activation::kGeluTanh: return GeluTanh(v);
+    case Activation::kSilu: return Silu(v);
   }
   return v;
 }
 
+// float32 outputs keep the libm forms (main's float32 results unchanged): their ~1 ulp in the central
+// range is below GeluErfc's ~1e-6, which only 16-bit outputs can afford.
+template <typename T>
+__device__ __forceinline__ float ActivateFor(Activation act, float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    switch (act) {
+      case Activation::kGelu: return ActivateLibm<Activation::kGelu>(v);
+      case Activation::kGeluTanh: return ActivateLibm<Activation::kGeluTanh>(v);
+      case Activation::kSilu: return ActivateLibm<Activation::kSilu>(v);
+      default: break;
+    }
+  }
+  return Activate(act, v);
+}
+
 // The same activations with the choice made at compile time: a loop over a vector with one switch
 // outside keeps the code that runs per vector short and contiguous.
-template <Activation A>
+template <Activation A, bool kLibm = false>
 __device__ __forceinline__ float ActivateAs(float v) {
-  return Activate(A, v);
+  if constexpr (kLibm) return ActivateLibm<A>(v);
+  else return Activate(A, v);
 }
-template <Activation A, int V>
+template <Activation A, int V, bool kLibm = false>
 __device__ __forceinline__ void ActivateVec(float (&v)[V]) {
 #pragma unroll
-  for (int q = 0; q < V; ++q) v[q] = ActivateAs<A>(v[q]);
+  for (int q = 0; q < V; ++q) v[q] = ActivateAs<A, kLibm>(v[q]);
+}
+// ActivateVec with the activation chosen at run time, once for the vector; libm: ActivateLibm's forms.
+template <int V>
+__device__ __forceinline__ void ActivateVecAs(Activation act, float (&v)[V], bool libm) {
+  if (libm) {
+    switch (act) {
+      case Activation::kGelu: ActivateVec<Activation::kGelu, V, true>(v); return;
+      case Activation::kGeluTanh: ActivateVec<Activation::kGeluTanh, V, true>(v); return;
+      case Activation::kSilu: ActivateVec<Activation::kSilu, V, true>(v); return;
+      default: break;
+    }
+  }
+  switch (act) {
+    case Activation::kNone: break;
+    case Activation::kRelu: ActivateVec<Activation::kRelu>(v); break;
+    case Activation::kGelu: ActivateVec<Activation::kGelu>(v); break;
+    case Activation::kGeluTanh: ActivateVec<Activation::kGeluTanh>(v); break;
+    case Activation::kSilu: ActivateVec<Activation::kSilu>(v); break;
+  }
 }
 
 // One batch index's view of the output side of the problem.
@@ -47,7 +139,7 @@ struct Epilogue {
 
   __device__ __forceinline__ float Apply(int64_t row, int64_t col, float v) const {
     if (bias) v += ToFloat(bias[col]);
-    v = Activate(act, v);
+    v = ActivateFor<T>(act, v);
     if (residual) v += ToFloat(residual[row * res_row_stride + col * res_col_stride]);
     return v;
   }
@@ -102,17 +194,13 @@ struct Epilogue {
   // one activation switch for all 8 and the residual, then one 16-byte store. Unlike StoreVec, which
   // inlines every activation once per element, the code a call runs is short and straight, so an
   // epilogue loop built on it stays in the instruction cache.
-  __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8], const Row8Inputs& in) const {
+  // libm: the activations' libm forms (ActivateLibm; the lab's comparison).
+  __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8], const Row8Inputs& in,
+                                            bool libm = false) const {
     static_assert(sizeof(T) == 2, "16-bit outputs");
     if (row >= m || col >= n) return;
     if (bias) AddRow8(v, in.bias);
-    switch (act) {
-      case Activation::kNone: break;
-      case Activation::kRelu: ActivateVec<Activation::kRelu>(v); break;
-      case Activation::kGelu: ActivateVec<Activation::kGelu>(v); break;
-      case Activation::kGeluTanh: ActivateVec<Activation::kGeluTanh>(v); break;
-      case Activation::kSilu: ActivateVec<Activation::kSilu>(v); break;
-    }
+    ActivateVecAs(act, v, libm);
     if (residual) AddRow8(v, in.res);
     uint32_t w[4];
 #pragma unroll

@@ -53,8 +53,9 @@ constexpr int kWgmmaEpiGroup = 2 * kWgmmaOutBox;
 static_assert(4 * kWgmmaEpiWarp <= kWgmmaEpiGroup, "the staging fits the warpgroup's epilogue area");
 
 // Fused-epilogue options (the kernel's epi_flags): load the bias and residual of the next 32-column chunk
-// while computing this one; prefetch a tile's residual into L2 before its mainloop.
-constexpr int kWgmmaPrefetchInputs = 1, kWgmmaPrefetchResidualL2 = 2;
+// while computing this one; prefetch a tile's residual into L2 before its mainloop; the activations' libm
+// forms (ActivateLibm, matmul_epilogue.cuh; for the lab).
+constexpr int kWgmmaPrefetchInputs = 1, kWgmmaPrefetchResidualL2 = 2, kWgmmaActLibm = 4;
 
 template <int BN, int STAGES>
 struct WgmmaTile {
@@ -222,15 +223,21 @@ __device__ __forceinline__ void StageChunk(int c, float* st, const float (&acc)[
 // (`stage`: the warpgroup's 4 of them): fragment register 4q+{0,1} holds row g, columns 8q + 2t + {0,1}
 // of the warp's 16-row slice, 4q+{2,3} row g+8; read back as 8-column row pieces, the epilogue runs once
 // per 8 outputs and stores 16 bytes at a time. The bias and residual of chunk c + 1 are loaded while chunk
-// c is computed (kPrefetchInputs), so their latency is not paid once per chunk.
-template <typename T, int kN128>
+// c is computed (kPrefetchInputs), so their latency is not paid once per chunk. Each acc[j] is a 64 x 128
+// block, side by side along N (kAlongM false: the cooperative schedule's 64 rows x BN) or stacked along M
+// (kAlongM: the ping-pong schedule's 128 x 128); chunk c is columns 32(c % 4).. of block c / 4 either way.
+template <typename T, int kN128, bool kAlongM = false>
 __device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], const Epilogue<T>& ep, float* stage,
-                                               int64_t row0, int64_t col0, int tid, bool prefetch_inputs) {
+                                               int64_t row0, int64_t col0, int tid, bool prefetch_inputs,
+                                               bool act_libm) {
   using In = typename Epilogue<T>::Row8Inputs;
   const int lane = tid % 32, g = lane / 4, quad = lane % 4;
   float* st = stage + (tid / 32) * (kWgmmaEpiWarp / 4);
   row0 += 16 * (tid / 32);
   constexpr int kChunks = kN128 * 4;
+  // The chunk's first row and column in the output.
+  const auto chunk_row = [&](int c) { return kAlongM ? row0 + 64 * (c / 4) : row0; };
+  const auto chunk_col = [&](int c) { return kAlongM ? col0 + 32 * (c % 4) : col0 + 32 * c; };
   // Lane's two row pieces of a chunk: rows r0 and r0 + 8, columns cv .. cv + 7 of the chunk.
   const int r0 = lane / 4, cv = (lane % 4) * 8;
   In cur0{}, cur1{};
@@ -242,8 +249,8 @@ __device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], co
   for (int c = 0; c < kChunks; ++c) {
     In next0{}, next1{};
     if (prefetch_inputs && c + 1 < kChunks) {
-      next0 = ep.LoadRow8(row0 + r0, col0 + 32 * (c + 1) + cv);
-      next1 = ep.LoadRow8(row0 + r0 + 8, col0 + 32 * (c + 1) + cv);
+      next0 = ep.LoadRow8(chunk_row(c + 1) + r0, chunk_col(c + 1) + cv);
+      next1 = ep.LoadRow8(chunk_row(c + 1) + r0 + 8, chunk_col(c + 1) + cv);
     }
     StageChunk<0, kChunks, kN128>(c, st, acc, g, quad);
     __syncwarp();
@@ -259,9 +266,11 @@ __device__ __forceinline__ void StoreTileFused(const float (&acc)[kN128][64], co
         In in;
         in.bias = e == 0 ? cur0.bias : cur1.bias;
         in.res = e == 0 ? cur0.res : cur1.res;
-        ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v, in);
+        ep.StoreRow8(chunk_row(c) + r, chunk_col(c) + cv, v, in, act_libm);
+      } else {
+        ep.StoreRow8(chunk_row(c) + r, chunk_col(c) + cv, v, ep.LoadRow8(chunk_row(c) + r, chunk_col(c) + cv),
+                     act_libm);
       }
-      else ep.StoreRow8(row0 + r, col0 + 32 * c + cv, v);
     }
     __syncwarp();  // the next chunk overwrites the staging area
     cur0 = next0;
@@ -365,7 +374,7 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 //
 // Schedules: cooperative (kPingPong false): both consumer warpgroups work on every tile, 64 rows each,
 // and both run its epilogue while the tensor cores idle (only the producer's loads continue). Ping-pong
-// (BN = 128, TMA-store epilogue only): the CTA's tiles alternate between the warpgroups, each computing
+// (BN = 128, either epilogue): the CTA's tiles alternate between the warpgroups, each computing
 // a whole 128 x 128 tile; the shared ring hands out k-tiles in tile order, so one warpgroup's mainloop
 // runs while the other does its epilogue, and each skips the other's k-tiles in its ring position. A
 // warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
@@ -440,7 +449,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   // Consumers: cooperative, warpgroup w owns rows [64 w, 64 w + 64) of every tile; ping-pong, all rows of
   // every other tile.
-  static_assert(!kPingPong || (BN == 128 && kTmaStore), "ping-pong: 128 x 128 tiles, TMA-store epilogue");
+  static_assert(!kPingPong || BN == 128, "ping-pong: 128 x 128 tiles");
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int w = wg - 1;
   const auto [mtiles, ntiles, tiles, ktiles] = counts();
@@ -468,7 +477,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     if constexpr (!kTmaStore) {
       if (epi_flags & kWgmmaPrefetchResidualL2) {
         const WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, BN);
-        PrefetchResidualL2<T>(p, pc.z, pc.m0 + 64 * w, pc.n0, BN, tid);
+#pragma unroll
+        for (int i = 0; i < kAcc / (BN / 128); ++i)  // ping-pong: both 64-row halves of the tile
+          PrefetchResidualL2<T>(p, pc.z, pc.m0 + (kPingPong ? 64 * i : 64 * w), pc.n0, BN, tid);
       }
     }
 #pragma unroll
@@ -552,9 +563,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
                                        static_cast<int32_t>(tc.z), w, tid);
     } else {
       const BatchOffsets o = OffsetsOf(p, tc.z);
-      StoreTileFused<T, kAcc>(acc, Epilogue<T>(p, tc.z, o),
-                               reinterpret_cast<float*>(smem_raw + (epi - smem_base) + w * kWgmmaEpiGroup),
-                               tc.m0 + 64 * w, tc.n0, tid, (epi_flags & kWgmmaPrefetchInputs) != 0);
+      StoreTileFused<T, kAcc, kPingPong>(acc, Epilogue<T>(p, tc.z, o),
+                                         reinterpret_cast<float*>(smem_raw + (epi - smem_base) + w * kWgmmaEpiGroup),
+                                         tc.m0 + (kPingPong ? 0 : 64 * w), tc.n0, tid,
+                                         (epi_flags & kWgmmaPrefetchInputs) != 0, (epi_flags & kWgmmaActLibm) != 0);
     }
   }
   // The shared memory must outlive the last stores' reads of it.

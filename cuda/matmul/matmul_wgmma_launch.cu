@@ -81,26 +81,46 @@ bool DeviceRunsWgmma() {
 
 // The TMA-store epilogue serves plain matmuls (no bias, residual or activation) unless
 // JK_MATMUL_WGMMA_EPI=row8 (the lab times the fused epilogue on them that way).
+bool IsFused(const MatmulProblem& p) {
+  return p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone;
+}
 bool UseTmaStore(const MatmulProblem& p) {
-  if (p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone) return false;
+  if (IsFused(p)) return false;
   const char* env = std::getenv("JK_MATMUL_WGMMA_EPI");
   return env == nullptr || std::strcmp(env, "row8") != 0;
 }
 
-// Ping-pong schedule (matmul_wgmma.cuh) for TMA-store problems when JK_MATMUL_WGMMA_SCHED=pingpong.
-bool UsePingPong() {
+// Fused epilogues (bias, residual or activation) on the ping-pong schedule (128 x 128 tiles alternating
+// between the consumer warpgroups, so one's epilogue runs under the other's mainloop) where every CTA gets
+// at least two tiles, one per warpgroup. H200 (bench/lab/matmul_linear_h200.md), ping-pong against the
+// cooperative 128x256 tile, us: linear 4096^3 +bias gelu 204.5 / 214.3, +residual 221.4 / 225.2, +bias
+// 188.7 / 195.2, silu 193.2 / 203.8, 8192^3 gelu 1515 / 1516, 2048x4096x4096 gelu (512 tiles) 106.8 /
+// 108.9; but 2048^3 gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate.
+constexpr bool kFusedPingPongByDefault = true;
+
+// The schedule of `p`: JK_MATMUL_WGMMA_SCHED=pingpong or =coop forces one (for the lab and tests); unset,
+// plain matmuls (TMA-store epilogue) stay cooperative (128x256 tiles: H200, bench/lab/matmul_wgmma_h200.md,
+// 4096^3 174.2 us against 181.8 ping-pong) and fused ones follow kFusedPingPongByDefault.
+bool UsePingPong(const MatmulProblem& p) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_SCHED");
-  return env != nullptr && std::strcmp(env, "pingpong") == 0;
+  if (env != nullptr && std::strcmp(env, "pingpong") == 0) return true;
+  if (env != nullptr && std::strcmp(env, "coop") == 0) return false;
+  if (!IsFused(p) || !kFusedPingPongByDefault) return false;
+  return CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= 2 * static_cast<int64_t>(NumSMs());
 }
 
 // The fused epilogue's prefetches (kWgmmaPrefetch*): by default the next chunk's bias and residual loads
 // only. H200, linear 4096^3 +bias gelu +residual (bench/lab/matmul_s3_h200.md): none 241.2 us, chunk ahead
 // 222.8, L2 prefetch of the residual tiles 244.4, both 226.7 (the L2 prefetch competes with the mainloop's
 // loads); +bias gelu 219.3 -> 211.4. JK_MATMUL_WGMMA_PREFETCH=0..3 sets the bits (for the lab).
+// JK_MATMUL_WGMMA_ACT=libm computes gelu, tanh-gelu and silu in their libm forms (for the lab).
 int FusedEpilogueFlags() {
+  int flags = kWgmmaPrefetchInputs;
   const char* env = std::getenv("JK_MATMUL_WGMMA_PREFETCH");
-  if (env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') return env[0] - '0';
-  return kWgmmaPrefetchInputs;
+  if (env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') flags = env[0] - '0';
+  const char* act = std::getenv("JK_MATMUL_WGMMA_ACT");
+  if (act != nullptr && std::strcmp(act, "libm") == 0) flags |= kWgmmaActLibm;
+  return flags;
 }
 
 // Split-K over a cluster of 2 CTAs (matmul_wgmma.cuh) where 128x128 tiles leave most SMs idle and K is
@@ -152,13 +172,13 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   const bool tma_store = UseTmaStore(p) && EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
   if (!tma_store) map_out = map_a;  // never read
   auto kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true, false> : WgmmaTmaKernel<T, BN, STAGES, false, false>;
+  const bool pingpong = BN == 128 && UsePingPong(p);
   if constexpr (BN == 128) {
-    if (tma_store && UsePingPong()) kernel = WgmmaTmaKernel<T, BN, STAGES, true, true>;
+    if (pingpong) kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true, true> : WgmmaTmaKernel<T, BN, STAGES, false, true>;
   }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
-  const bool pingpong = BN == 128 && tma_store && UsePingPong();
   cudaLaunchConfig_t cfg{};
   cfg.blockDim = dim3(kWgmmaThreads);
   cfg.dynamicSmemBytes = C::kSmemBytes;
@@ -221,7 +241,7 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
   bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs() &&
-              !(UsePingPong() && UseTmaStore(p));  // ping-pong tiles are 128 x 128
+              !UsePingPong(p);  // ping-pong tiles are 128 x 128
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
     if (std::strcmp(env, "128") == 0) wide = false;
     if (std::strcmp(env, "256") == 0) wide = true;

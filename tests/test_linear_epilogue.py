@@ -1,0 +1,132 @@
+"""linear's fused epilogue on the tensor-core tiers: the gelu form (GeluErfc, cuda/matmul/matmul_epilogue.cuh)
+against float64 over its whole range including the tails, and the Hopper tier's two schedules for fused
+epilogues (cooperative 128x256 and ping-pong 128x128, JK_MATMUL_WGMMA_SCHED) with every activation, bias
+and residual shape and dtype. The launchers read the environment at every launch, so monkeypatch selects a
+variant; off an sm_90 GPU every variant runs the same code and only the default runs.
+"""
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jax_kernels as jk
+from conftest import ON_GPU, randn
+from test_matmul import _act64, assert_matmul_close
+
+ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
+# wgmma_coop / wgmma_pp: the Hopper tier forced on with each schedule; mma: the mma.sync tier (same
+# Activate, other code path).
+TIER_VARIANTS = ["default"] + (["wgmma_coop", "wgmma_pp", "mma"] if ON_GPU else [])
+
+
+def set_variant(monkeypatch, variant):
+    if variant.startswith("wgmma"):
+        monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", "coop" if variant == "wgmma_coop" else "pingpong")
+    elif variant == "mma":
+        monkeypatch.setenv("JK_MATMUL_WGMMA", "0")
+
+
+def gelu64(y):
+    """Exact gelu through erfc: no cancellation in the negative tail."""
+    return y * 0.5 * np.vectorize(math.erfc)(-y / math.sqrt(2))
+
+
+def gelu_tanh64(y):
+    """0.5 y (1 + tanh(u)) as y sigmoid(2u): in float64 too, 1 + tanh(u) cancels for u << 0 (30% off at
+    u = -18)."""
+    return y / (1 + np.exp(-2 * math.sqrt(2 / math.pi) * (y + 0.044715 * y ** 3)))
+
+
+# x @ I is exact (one nonzero product per output, float32 accumulation), so the output is act(x) rounded
+# to the output dtype: every element within 2 ulps (relative 2^-7 in bf16, 2^-10 in f16) of float64, down
+# to the tails (outputs below the dtype's normal range within 2 of its smallest normal). Off the GPU the
+# CPU twin's 0.5 x (1 + erf(x / sqrt 2)) and 0.5 x (1 + tanh(u)) cancel below x ~ -3 (float32), so the
+# range stops there.
+@pytest.mark.parametrize("variant", TIER_VARIANTS)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "silu", "relu"])
+def test_activations_against_float64_with_tails(monkeypatch, variant, dtype, activation):
+    set_variant(monkeypatch, variant)
+    lo = -13.0 if ON_GPU or activation in ("silu", "relu") else -3.0
+    xs = np.concatenate([np.linspace(lo, 13.0, 512 * 256 - 2048), np.linspace(-1.0, 1.0, 2048)])
+    x = jnp.asarray(xs.reshape(512, 256), dtype)
+    x64 = np.asarray(x.astype(jnp.float32), np.float64)
+    out = jax.jit(lambda a, b, c: jk.linear(a, b, c, activation=activation))(
+        x, jnp.eye(256, dtype=dtype), jnp.zeros((256,), dtype))
+    out = np.asarray(out.astype(jnp.float32), np.float64)
+    want = {"gelu": gelu64, "gelu_tanh": gelu_tanh64}.get(activation, lambda y: _act64(activation, y))(x64)
+    rtol = 2.0 ** -7 if np.dtype(dtype) == np.dtype(jnp.bfloat16) else 2.0 ** -10
+    tiny = float(jnp.finfo(dtype).smallest_normal)
+    big = np.abs(want) >= tiny
+    np.testing.assert_allclose(out[big], want[big], rtol=rtol, atol=0)
+    np.testing.assert_allclose(out[~big], want[~big], rtol=0, atol=2 * tiny)
+
+
+# Both schedules with every activation and residual shape, over tiles with tails along M and N, and past
+# the SM count (2176 x 2056: 17 x 17 tiles of 128x128, CTAs alternate tiles between warpgroups).
+RES_SHAPES = {"full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lambda m, n: (m, 1),
+              "scalar": lambda m, n: (), None: None}
+
+
+@pytest.mark.parametrize("sched", ["default"] + (["coop", "pingpong"] if ON_GPU else []))
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+@pytest.mark.parametrize("res_shape", list(RES_SHAPES), ids=str)
+@pytest.mark.parametrize("with_bias", [True] + ([False] if ON_GPU else []))
+def test_linear_wgmma_schedules(rng, monkeypatch, sched, activation, res_shape, with_bias):
+    monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
+    if sched != "default":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+    m, k, n = (300, 136, 392)
+    x, x64 = randn(rng, (m, k), jnp.bfloat16)
+    w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.bfloat16) if with_bias else (None, 0.0)
+    shape = RES_SHAPES[res_shape]
+    res, r64 = randn(rng, shape(m, n), jnp.bfloat16) if shape else (None, 0.0)
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
+    assert out.dtype == jnp.bfloat16
+    assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
+
+
+@pytest.mark.skipif(not ON_GPU, reason="many tiles: CUDA only")
+@pytest.mark.parametrize("sched", ["default", "coop", "pingpong"])
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("k", [264, 1032])
+def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, sched, dtype, k):
+    if sched != "default":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+    m, n = 2176, 2056
+    x, x64 = randn(rng, (m, k), dtype)
+    w, w64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), dtype)
+    res, r64 = randn(rng, (m, n), dtype)
+    out = jk.linear(x, w, bias, activation="gelu", residual=res)
+    assert_matmul_close(out, _act64("gelu", x64 @ w64 + b64) + r64, dtype, 1, None)
+
+
+# Batched x and residual (a batch of residual matrices, and one broadcast over the batch) on both schedules.
+@pytest.mark.parametrize("sched", ["default"] + (["coop", "pingpong"] if ON_GPU else []))
+@pytest.mark.parametrize("res_shape", [(3, 130, 264), (130, 264), (3, 1, 264), (3, 130, 1)], ids=str)
+def test_linear_wgmma_batched_residual(rng, monkeypatch, sched, res_shape):
+    monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
+    if sched != "default":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+    x, x64 = randn(rng, (3, 130, 72), jnp.bfloat16)
+    w, w64 = randn(rng, (72, 264), jnp.bfloat16, scale=1 / np.sqrt(72))
+    bias, b64 = randn(rng, (264,), jnp.bfloat16)
+    res, r64 = randn(rng, res_shape, jnp.bfloat16)
+    out = jk.linear(x, w, bias, activation="silu", residual=res)
+    assert_matmul_close(out, _act64("silu", np.matmul(x64, w64) + b64) + r64, jnp.bfloat16, 1, None)
+
+
+def test_linear_residual_dtype_must_match():
+    x = jnp.ones((4, 8), jnp.bfloat16)
+    w = jnp.ones((8, 8), jnp.bfloat16)
+    with pytest.raises(TypeError, match="linear.*residual"):
+        jk.linear(x, w, residual=jnp.ones((4, 8), jnp.float32))
+    with pytest.raises(ValueError, match="linear.*residual"):
+        jk.linear(x, w, residual=jnp.ones((5, 8), jnp.bfloat16))
