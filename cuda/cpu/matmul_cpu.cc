@@ -17,16 +17,27 @@ namespace {
 constexpr int64_t kRowBlock = 4;    // rows of a sharing one pass over a panel of b
 constexpr int64_t kColBlock = 256;  // columns per accumulator block: 4 x 256 floats stay in L1
 
+// v * sigmoid(s) without overflow or a subnormal factor: 1 / (1 + exp(-s)) turned v / inf into -0 where
+// the result is still a normal number (tanh-gelu near x = -10, silu below x = -88), and v * exp(s) loses
+// exp(s) to the flush-to-zero mode XLA's CPU threads run in once it is subnormal, so for s < 0 v is folded
+// into the exponent.
+float TimesSigmoid(float v, float s) {
+  if (s >= 0.f) return v / (1.f + std::exp(-s));
+  return std::copysign(std::exp(std::log(std::fabs(v)) + s), v) / (1.f + std::exp(s));
+}
+
 float Activate(Activation act, float v) {
   switch (act) {
     case Activation::kNone: return v;
     case Activation::kRelu: return v > 0.f ? v : (std::isnan(v) ? v : 0.f);
-    case Activation::kGelu: return 0.5f * v * (1.f + std::erf(v * 0.70710678118654752f));
+    // The forms of the CUDA epilogue: 1 + erf(x) and 1 + tanh(u) cancel in the negative tail (float32
+    // returned 0 from x ~ -5.9 where the true gelu is a tiny negative number).
+    case Activation::kGelu: return 0.5f * v * std::erfc(-v * 0.70710678118654752f);
     case Activation::kGeluTanh: {
-      const float c = 0.79788456080286536f;  // sqrt(2 / pi)
-      return 0.5f * v * (1.f + std::tanh(c * (v + 0.044715f * v * v * v)));
+      const float c = 0.79788456080286536f;  // sqrt(2 / pi); 0.5 (1 + tanh(u)) = sigmoid(2u)
+      return TimesSigmoid(v, 2.f * c * (v + 0.044715f * v * v * v));
     }
-    case Activation::kSilu: return v / (1.f + std::exp(-v));
+    case Activation::kSilu: return TimesSigmoid(v, v);
   }
   return v;
 }
