@@ -43,6 +43,7 @@
 #include "common/launch.h"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
+#include "softmax/softmax_long.cuh"
 #include "softmax/softmax_stats_apply.cuh"
 
 namespace jk {
@@ -371,6 +372,15 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
+  if constexpr (kVec > 1 && !kMask) {
+    // Long rows read once through a shared-memory ring (softmax_long.cuh), where chosen.
+    const long_rows::RingChoice ring = softmax::SoftmaxRingChoice<T>(a.n);
+    if (ring.enabled && HasClusters()) {
+      const cudaError_t e =
+          long_rows::LaunchRing<T>(softmax::RingSoftmaxOp{a.log}, a.x, a.y, a.rows, a.n, ring, a.stream);
+      if (e != cudaErrorNotSupported) return e;
+    }
+  }
   const bool fits = a.n <= BlockRowsMax();
   if constexpr (sizeof(T) == 2 && kVec > 1) {
     const HalfBlock layout = HalfBlockLayout();
