@@ -358,26 +358,29 @@ cudaError_t LaunchRingU(const Op& op, const T* x, T* y, int64_t rows, int64_t n,
   constexpr int kMaxDevices = 64;
   static int dynamic_limit[kMaxDevices] = {};
   static int max_clusters[kMaxDevices][3] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+  // Setup failures are returned, not turned into a silent fallback: a forced ring shape (the tests, the lab)
+  // must not pass while another tier ran. A failed runtime call also leaves its error as the thread's last
+  // error, which the next launch would report against an unrelated op: consumed here.
+  auto failed = [](cudaError_t e) {
     (void)cudaGetLastError();
-    return cudaErrorNotSupported;
-  }
+    return e;
+  };
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return failed(e);
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorNotSupported;
   if (dynamic_limit[dev] == 0) {
     int optin = 0;
     cudaFuncAttributes attr;
-    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-        cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return cudaErrorNotSupported;
-    }
+    if (cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev); e != cudaSuccess)
+      return failed(e);
+    if (cudaError_t e = cudaFuncGetAttributes(&attr, kernel); e != cudaSuccess) return failed(e);
     const int limit = static_cast<int>(std::min<int64_t>(optin - static_cast<int>(attr.sharedSizeBytes),
                                                          kMaxSlots * kChunkBytes) /
                                        kChunkBytes * kChunkBytes);
-    if (limit < 2 * kChunkBytes || cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return cudaErrorNotSupported;
-    }
+    if (limit < 2 * kChunkBytes) return cudaErrorNotSupported;  // a GPU with little shared memory
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+        e != cudaSuccess)
+      return failed(e);
     dynamic_limit[dev] = limit;
   }
   const int slots = static_cast<int>(dynamic_limit[dev] / kChunkBytes);
@@ -404,11 +407,11 @@ cudaError_t LaunchRingU(const Op& op, const T* x, T* y, int64_t rows, int64_t n,
     int& mc = max_clusters[dev][ch.cluster == 2 ? 1 : 2];
     if (mc == 0) {
       cfg.gridDim = dim3(static_cast<unsigned>(ch.cluster * 16));
-      if (cudaOccupancyMaxActiveClusters(&mc, kernel, &cfg) != cudaSuccess || mc < 1) {
-        (void)cudaGetLastError();
+      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&mc, kernel, &cfg); e != cudaSuccess) {
         mc = 0;
-        return cudaErrorNotSupported;
+        return failed(e);
       }
+      if (mc < 1) return cudaErrorNotSupported;  // no cluster of this size fits: the other tiers
     }
     ctas = int64_t{mc} * ch.cluster;
   }
