@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 #include "common/bulk_copy.cuh"
 #include "common/launch.h"
@@ -346,6 +347,19 @@ inline RingChoice ParseRing(const char* s, RingChoice fallback) {
   if (got >= 1 && std::strcmp(name, "ring") == 0 && (c == 1 || c == 2 || c == 4) && (u == 2 || u == 4) && l >= 1)
     return RingChoice{true, c, u, l};
   return fallback;
+}
+
+// A default-dispatch entry: rows of [min_n, max_n] elements of elem_bytes each take `choice`. The ops list
+// theirs (SoftmaxRingChoice, norm_long.cu's DefaultChoice), each entry backed by a measurement.
+struct RingRule {
+  int elem_bytes;
+  int64_t min_n, max_n;
+  RingChoice choice;
+};
+inline RingChoice RuleFor(std::initializer_list<RingRule> rules, int elem_bytes, int64_t n) {
+  for (const RingRule& r : rules)
+    if (r.elem_bytes == elem_bytes && n >= r.min_n && n <= r.max_n) return r.choice;
+  return RingChoice{};
 }
 
 template <typename T, typename Op, int U>

@@ -60,11 +60,12 @@ struct RingSoftmaxOp {
 };
 
 // The ring tier's choice for unmasked rows of n columns of T (lab knob JK_SOFTMAX_LONG = "off" or
-// "ring C U L", read at every launch: see long_rows::ParseRing).
+// "ring C U L", read at every launch: see long_rows::ParseRing). Default entries {sizeof(T), min n, max n,
+// {true, C, U, L}} come from bench/lab/softmax_long_lab.py on an H200; none yet: its one GPU run so far ran
+// out of memory before timing anything (the tests passed there: tests/test_softmax_long.py).
 template <typename T>
 long_rows::RingChoice SoftmaxRingChoice(int64_t n) {
-  long_rows::RingChoice def;  // off until measured
-  (void)n;
+  const long_rows::RingChoice def = long_rows::RuleFor({}, sizeof(T), n);
   return long_rows::ParseRing(std::getenv("JK_SOFTMAX_LONG"), def);
 }
 
