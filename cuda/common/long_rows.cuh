@@ -10,13 +10,14 @@
 // loads stay in flight through the reductions without a second read of the row.
 // A row part longer than the ring can hold keeps only its first `resident` elements there; the rest
 // (the tail) is read with ordinary loads in the statistics pass and again in the output pass, from L2
-// (a few hundred KB per SM in flight).
+// (one row's tail per SM between its two reads: ~17 MB on an H200 for float32 rows of 65536).
 //
 // The op (softmax, LayerNorm, RMSNorm) supplies the statistics and the element-wise output:
 //   Stats3 Init()                                   empty partial statistics
 //   void Add<N>(Stats3&, const float (&v)[N], int valid, float shift)   the first `valid` of v (x - shift)
 //   static Stats3 Merge(const Stats3&, const Stats3&)
-//   static Stats3 Rebase(const Stats3&, float delta)  the same statistics of data shifted by -delta more
+//   static Stats3 Rebase(const Stats3&, float delta)  the same statistics for data offset by +delta (the
+//                                                   partial of a CTA whose shift exceeds the row's by delta)
 //   Stats3 Finalize(const Stats3&, float shift, int64_t row, bool writer) const   per-row constants for
 //                                                   Apply (writer: the one thread that writes row outputs)
 //   ColumnParams Load(int64_t row, int64_t col) const     the per-column parameters of one pack (norm affine)

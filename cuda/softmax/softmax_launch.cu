@@ -16,6 +16,9 @@
 //                        statistics through distributed shared memory.
 //   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
 //                        (mostly from L2) that writes.
+//   kRingRows            (where SoftmaxRingChoice says; none by default yet) unmasked 16-byte rows read from
+//                        DRAM once through a shared-memory ring fed by bulk copies (softmax_long.cuh,
+//                        common/long_rows.cuh); lab knob JK_SOFTMAX_LONG = "ring C U L" / "off".
 // Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
