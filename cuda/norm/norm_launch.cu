@@ -35,6 +35,7 @@
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
+#include "norm/norm_long.h"
 #include "norm/norm_packed_block.h"
 #include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
@@ -424,6 +425,10 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     const int c = packs >= 2048 || half_rms || f32_layer_norm ? 8 : 4;
     const int64_t threads = CeilDiv(CeilDiv(packs, c), 32) * 32;
     if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), 1);
+  }
+  if (forced.tier == Forced::kNone) {  // long rows read once through a shared-memory ring (norm_long.cu)
+    const cudaError_t e = norm::LaunchLongRows<T, K>(p, stream);
+    if (e != cudaErrorNotSupported) return e;
   }
   return LaunchTwoReads<T, K, P>(p, stream, false);
 }

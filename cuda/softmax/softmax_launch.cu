@@ -16,6 +16,9 @@
 //                        statistics through distributed shared memory.
 //   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
 //                        (mostly from L2) that writes.
+//   kRingRows            (where SoftmaxRingChoice says; none by default yet) unmasked 16-byte rows read from
+//                        DRAM once through a shared-memory ring fed by bulk copies (softmax_long.cuh,
+//                        common/long_rows.cuh); lab knob JK_SOFTMAX_LONG = "ring C U L" / "off".
 // Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
@@ -43,6 +46,7 @@
 #include "common/launch.h"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
+#include "softmax/softmax_long.cuh"
 #include "softmax/softmax_stats_apply.cuh"
 
 namespace jk {
@@ -371,6 +375,15 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
+  if constexpr (kVec > 1 && !kMask) {
+    // Long rows read once through a shared-memory ring (softmax_long.cuh), where chosen.
+    const long_rows::RingChoice ring = softmax::SoftmaxRingChoice<T>(a.n);
+    if (ring.enabled && HasClusters()) {
+      const cudaError_t e =
+          long_rows::LaunchRing<T>(softmax::RingSoftmaxOp{a.log}, a.x, a.y, a.rows, a.n, ring, a.stream);
+      if (e != cudaErrorNotSupported) return e;
+    }
+  }
   const bool fits = a.n <= BlockRowsMax();
   if constexpr (sizeof(T) == 2 && kVec > 1) {
     const HalfBlock layout = HalfBlockLayout();

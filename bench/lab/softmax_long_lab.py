@@ -1,0 +1,198 @@
+"""Long rows (16384-65536 columns) at the bandwidth limit: the ring tier (cuda/common/long_rows.cuh) against the
+default dispatch and jnp, softmax / log_softmax and (with --norms) LayerNorm / RMSNorm, on the GPU.
+
+One process: every variant is a value of JK_SOFTMAX_LONG / JK_NORM_LONG ("off" = the other tiers, "ring C U L"
+= C CTAs per row, chunks of U * 8 KB, at least L ring slots for the next rows), which the launchers read at
+every launch (XLA command buffers off, so each call launches anew). Per case: ours under each variant and
+jnp (jax.nn / jax_kernels.reference) alternated, CUPTI kernel time (jax.experimental.mosaic.gpu.profiler),
+median of up to 20 calls per measurement (fewer where 20 outputs would not fit in half the free
+memory), the faster of two measurements; bytes = x read once + y written once; %copy of the 4274 GB/s H200 copy ceiling
+(bench/results/h200/results.md); every variant checked on sample rows against float64 NumPy (err = max
+|y - ref| / (tol + tol |ref|), <= 1 passes tests/conftest.py's tolerance).
+
+  python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+# The knobs are read at every launch: with XLA's command buffers a captured launch would replay the first one.
+if "command_buffer" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer=").strip()
+
+import numpy as np
+
+CEILING = 4274.0
+TOL = {"float32": 1e-5, "bfloat16": 1.6e-2, "float16": 2e-3}
+RING = {"r1u4": "ring 1 4 3", "r1u2": "ring 1 2 6", "r1u2l4": "ring 1 2 4", "r2u4": "ring 2 4 3",
+        "r4u4": "ring 4 4 3"}
+
+
+def rows_for(cols):
+    return 24576 if cols >= 65536 else 49152
+
+
+def variants(op, dname, cols):
+    """The ring variants worth timing at this shape (the default 'off' is always timed)."""
+    f32 = dname == "float32"
+    if cols == 65536 and f32:
+        return ["r1u4", "r1u2l4", "r2u4", "r4u4"]
+    if cols == 65536 or (cols == 32768 and f32):
+        return ["r1u4", "r1u2", "r2u4"]
+    return ["r1u4", "r1u2"]
+
+
+def cases(norms, softmax):
+    out = []
+    if norms:
+        out += [("rms_norm", "float32", 65536), ("layer_norm", "float32", 65536)]
+    if softmax:
+        out += [(op, "float32", 32768) for op in ("softmax", "log_softmax")]
+        out += [(op, d, 65536) for op in ("softmax", "log_softmax") for d in ("float32", "bfloat16", "float16")]
+    if norms:
+        out += [(op, d, 65536) for op in ("rms_norm", "layer_norm") for d in ("bfloat16", "float16")]
+        out += [(op, "float32", c) for op in ("rms_norm", "layer_norm") for c in (32768, 16384)]
+    if softmax:
+        out += [(op, d, 32768) for op in ("softmax", "log_softmax") for d in ("bfloat16", "float16")]
+        out += [(op, "float32", 16384) for op in ("softmax", "log_softmax")]
+    return out
+
+
+def ref64(op, x, scale, bias):
+    if op in ("softmax", "log_softmax"):
+        m = x.max(-1, keepdims=True)
+        t = x - m
+        s = np.exp(t).sum(-1, keepdims=True)
+        return t - np.log(s) if op == "log_softmax" else np.exp(t) / s
+    if op == "layer_norm":
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + 1e-5) * scale + bias
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * scale
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--norms", action="store_true")
+    ap.add_argument("--only-norms", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="few rows and calls (a smoke run)")
+    ap.add_argument("--dry", action="store_true", help="host timer instead of CUPTI (a CPU check of the script)")
+    ap.add_argument("--log", default=os.path.join(os.environ.get("OUT", "/tmp"), "long_lab.jsonl"))
+    ap.add_argument("--budget", type=float, default=1e9, help="seconds; stop starting cases after this")
+    a = ap.parse_args()
+
+    import jax
+    import jax.numpy as jnp
+    if a.dry:
+        def measure(f, iterations):
+            def run(*args):
+                ts = []
+                for _ in range(iterations):
+                    t = time.perf_counter()
+                    jax.block_until_ready(f(*args))
+                    ts.append((time.perf_counter() - t) * 1e3)
+                return None, ts
+            return run
+    else:
+        from jax.experimental.mosaic.gpu.profiler import measure
+
+    import jax_kernels as jk
+    from jax_kernels import reference
+
+    t0 = time.time()
+    iters = 3 if a.quick else 20
+    ours_fn = {"softmax": jk.softmax, "log_softmax": jk.log_softmax, "layer_norm": jk.layer_norm,
+               "rms_norm": jk.rms_norm}
+    ref_fn = {"softmax": reference.softmax, "log_softmax": reference.log_softmax,
+              "layer_norm": reference.layer_norm, "rms_norm": reference.rms_norm}
+    log = open(a.log, "a")
+    txt = open(a.log.rsplit(".", 1)[0] + ".txt", "a")
+    table = []
+    for op, dname, cols in cases(a.norms or a.only_norms, not a.only_norms):
+        if time.time() - t0 > a.budget:
+            print(f"budget: skipped {op} {dname} {cols}", flush=True)
+            continue
+        knob = "JK_NORM_LONG" if op.endswith("norm") else "JK_SOFTMAX_LONG"
+        rows = 64 if a.quick else rows_for(cols)
+        dtype = getattr(jnp, dname)
+        k = jax.random.split(jax.random.key(cols + len(op)), 3)
+        x = jax.random.normal(k[0], (rows, cols), dtype)
+        args = [x]
+        if op.endswith("norm"):
+            args.append(jax.random.normal(k[1], (cols,), dtype))
+        if op == "layer_norm":
+            args.append(jax.random.normal(k[2], (cols,), dtype))
+        nbytes = 2 * x.size * x.dtype.itemsize
+        ours = jax.jit(ours_fn[op])
+        ref = jax.jit(ref_fn[op])
+        pick = np.array([0, 1, rows // 2, rows - 1])
+        x64 = np.asarray(x[pick].astype(jnp.float32), np.float64)
+        sc = np.asarray(args[1].astype(jnp.float32), np.float64) if len(args) > 1 else None
+        bi = np.asarray(args[2].astype(jnp.float32), np.float64) if len(args) > 2 else None
+        want = ref64(op, x64, sc, bi)
+        tol = TOL[dname]
+
+        # measure() keeps every call's output alive until it returns (20 outputs of 6.4 GB did not fit the
+        # H200's 139 GB: the first GPU run of this lab ran out of memory), so the calls per measurement are
+        # bounded by half the free memory, as jax_kernels/_bench/timing.py does.
+        stats = jax.devices()[0].memory_stats() or {}
+        free = stats.get("bytes_limit", 0) - stats.get("bytes_in_use", 0)
+        calls = iters if free <= 0 else min(iters, max(3, int(0.5 * free // (nbytes // 2))))
+
+        def timed(f):
+            _, ts = measure(f, iterations=calls)(*args)
+            ts = [t for t in np.atleast_1d(ts) if t is not None]
+            return float(np.median(ts)) if ts else float("nan")
+
+        res = {}
+        names = ["off"] + variants(op, dname, cols)
+        for rep in range(2):  # alternate: jnp, variants, then the reverse order
+            order = ["jnp"] + names if rep == 0 else names[::-1] + ["jnp"]
+            for name in order:
+                if name == "jnp":
+                    res.setdefault(name, []).append(timed(ref))
+                    continue
+                os.environ[knob] = "off" if name == "off" else RING[name]
+                try:
+                    ms = timed(ours)
+                    if rep == 0:
+                        y = np.asarray(ours(*args)[pick].astype(jnp.float32), np.float64)
+                        err = float(np.max(np.abs(y - want) / (tol + tol * np.abs(want))))
+                        res.setdefault("err:" + name, []).append(err)
+                except Exception as e:  # a failing variant must not stop the others
+                    print(f"{op} {dname} {cols} {name}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+                    ms = float("nan")
+                res.setdefault(name, []).append(ms)
+        os.environ.pop(knob, None)
+        jnp_ms = float(np.nanmin(res["jnp"]))
+        for name in names:
+            ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")
+            gbs = nbytes / (ms * 1e-3) / 1e9
+            rec = dict(op=op, dtype=dname, cols=cols, rows=rows, variant=name, ms=ms, jnp_ms=jnp_ms,
+                       gbs=gbs, pct=100 * gbs / CEILING, ratio=jnp_ms / ms,
+                       err=res.get("err:" + name, [float("nan")])[0], all_ms=res[name], all_jnp=res["jnp"])
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            table.append(rec)
+            txt.write(f"{op:11s} {dname:8s} {rows}x{cols:<6d} {name:7s} {ms:7.4f} ms  jnp {jnp_ms:7.4f}  "
+                      f"{gbs:5.0f} GB/s {rec['pct']:4.0f}%  {rec['ratio']:.2f}x  err {rec['err']:.2g}\n")
+            txt.flush()
+        del x, args
+    print(f"\n== long rows lab: {time.time() - t0:.0f}s. Per case: jnp ms, then per variant ms/%copy/ratio(jnp/ours)"
+          f"/err (err <= 1: within tolerance); off = current default")
+    by = {}
+    for r in table:
+        by.setdefault((r["op"], r["dtype"], r["cols"]), []).append(r)
+    for key, rs in by.items():
+        cells = " | ".join(f"{r['variant']} {r['ms']:.3f} {r['pct']:.0f}% {r['ratio']:.2f}x e{r['err']:.1g}" for r in rs)
+        short = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}[key[1]]
+        print(f"{key[0][:7]} {short} {key[2]} jnp {rs[0]['jnp_ms']:.3f} | {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

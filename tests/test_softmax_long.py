@@ -1,0 +1,146 @@
+"""Long rows: the ring tier (cuda/common/long_rows.cuh; softmax_long.cuh, norm_long.cu) against float64 NumPy.
+
+On a GPU every test runs under the default dispatch and under each forced ring shape (JK_SOFTMAX_LONG /
+JK_NORM_LONG = "ring C U L", read at every launch): C CTAs per row (the part n / C must be whole 16-byte
+packs, else the other tiers), chunks of U * 512 packs (8192 float32 / 16384 16-bit elements at U = 4), at
+least L slots of the 7 (U = 4) or 14 (U = 2) kept for the next rows: rows of more than 4 (U = 4) chunks keep
+a tail outside the ring, read twice. Row lengths cross those limits: partial last chunks, a one-pack tail,
+parts not a whole number of packs (fallback), odd lengths (the scalar fallback), more rows than CTAs (the
+ring wraps), fewer rows than SMs. The ring tier takes unmasked rows only: masked rows go to the other tiers.
+On the CPU the knobs do nothing: one pass of each test.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jax_kernels as jk
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close, randn
+
+RINGS = ["default", "ring 1 4 3", "ring 1 2 6", "ring 2 4 3", "ring 4 4 3"] if ON_GPU else ["default"]
+
+# (rows, n): see the module docstring; 16-bit chunks are twice as long in elements, so the same lengths
+# land on other boundaries there (65536: 4 whole chunks; 131080: 4 chunks + a tail).
+ROWS = [(3, 1028), (5, 8196), (300, 4100), (2, 16384), (3, 16392), (2, 32768), (2, 32772), (3, 32770),
+        (2, 40000), (2, 65536), (3, 65544), (2, 131080)]
+if not ON_GPU:  # the CPU twin has no tiers here (test_softmax.py / test_norms.py cover it): a few lengths
+    ROWS = [(3, 1028), (3, 32770), (2, 65536)]
+
+
+def _ring(monkeypatch, ring, knob):
+    if ring != "default":
+        monkeypatch.setenv(knob, ring)
+
+
+def np_softmax(x, log=False):
+    m = x.max(-1, keepdims=True)
+    t = x - m
+    s = np.exp(t).sum(-1, keepdims=True)
+    return t - np.log(s) if log else np.exp(t) / s
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", ROWS)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_long_rows(monkeypatch, rng, ring, dtype, rows, n, log):
+    _ring(monkeypatch, ring, "JK_SOFTMAX_LONG")
+    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
+    fn = jk.log_softmax if log else jk.softmax
+    y = jax.jit(lambda v: fn(v))(x)
+    assert y.dtype == dtype and y.shape == (rows, n)
+    assert_close(y, np_softmax(xf, log), dtype)
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_softmax_long_special_rows(monkeypatch, ring):
+    """-inf, NaN and +inf rows are NaN everywhere (as jax.nn); huge magnitudes stay exact; rows apart."""
+    _ring(monkeypatch, ring, "JK_SOFTMAX_LONG")
+    n = 40000
+    r = np.random.default_rng(7)
+    x = r.standard_normal((6, n)).astype(np.float32)
+    x[0] = -np.inf
+    x[1, 123] = np.nan
+    x[2, 39999] = np.inf
+    x[3] *= 1e4
+    x[4] = x[4] * 0.1 - 3e38
+    for log in (False, True):
+        fn = jk.log_softmax if log else jk.softmax
+        y = np.asarray(jax.jit(lambda v: fn(v))(jnp.asarray(x)))
+        assert np.isnan(y[:3]).all()
+        assert_close(y[3:], np_softmax(x[3:].astype(np.float64), log), jnp.float32, scale=4.0)
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_softmax_long_masked_falls_back(monkeypatch, rng, ring, dtype):
+    _ring(monkeypatch, ring, "JK_SOFTMAX_LONG")
+    x, xf = randn(rng, (3, 40000), dtype)
+    where = rng.random((3, 40000)) < 0.7
+    y = jax.jit(lambda v, w: jk.softmax(v, where=w))(x, jnp.asarray(where))
+    want = np.where(where, np_softmax(np.where(where, xf, -np.inf)), 0.0)
+    assert_close(y, want, dtype)
+
+
+def np_layer_norm(x, s, b, eps=1e-5):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    rstd = 1 / np.sqrt(var + eps)
+    y = (x - mu) * rstd
+    if s is not None:
+        y = y * s
+    if b is not None:
+        y = y + b
+    return y, mu[..., 0], rstd[..., 0]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", ROWS)
+def test_layer_norm_long_rows(monkeypatch, rng, ring, dtype, rows, n):
+    _ring(monkeypatch, ring, "JK_NORM_LONG")
+    x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
+    s, sf = randn(rng, (n,), dtype)
+    b, bf = randn(rng, (n,), dtype)
+    y, mean, rstd = jax.jit(lambda v, s, b: jk.layer_norm(v, s, b, return_stats=True))(x, s, b)
+    ey, em, er = np_layer_norm(xf, sf, bf)
+    assert mean.shape == (rows,) and rstd.shape == (rows,)
+    assert_close(y, ey, dtype, scale=2.0)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(rstd, er, jnp.float32, scale=4.0)
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", ROWS)
+def test_rms_norm_long_rows(monkeypatch, rng, ring, dtype, rows, n):
+    _ring(monkeypatch, ring, "JK_NORM_LONG")
+    x, xf = randn(rng, (rows, n), dtype, scale=2.0)
+    s, sf = randn(rng, (n,), dtype)
+    y = jax.jit(lambda v, s: jk.rms_norm(v, s))(x, s)
+    assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf, dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_norm_long_no_params_large_mean(monkeypatch, rng, ring):
+    """No scale/bias; a mean large against the spread (the shifted statistics keep the variance)."""
+    _ring(monkeypatch, ring, "JK_NORM_LONG")
+    x, xf = randn(rng, (4, 65536), jnp.float32, scale=0.1, loc=1e4)
+    y, mean, rstd = jax.jit(lambda v: jk.layer_norm(v, return_stats=True))(x)
+    ey, em, er = np_layer_norm(xf, None, None)
+    assert_close(rstd, er, jnp.float32, rtol=1e-3, atol=1e-3)
+    assert_close(y, ey, jnp.float32, rtol=1e-2, atol=1e-2)
+    y = jax.jit(lambda v: jk.rms_norm(v))(x)
+    assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6), jnp.float32)
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_norm_long_grouped_scale(monkeypatch, rng, ring):
+    """vmap over scale: one parameter row per group of rows (the kernel's grouped-parameter contract)."""
+    _ring(monkeypatch, ring, "JK_NORM_LONG")
+    x, xf = randn(rng, (3, 2, 32768), jnp.float32)
+    s, sf = randn(rng, (3, 32768), jnp.float32)
+    y = jax.jit(jax.vmap(lambda v, s: jk.rms_norm(v, s)))(x, s)
+    assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf[:, None, :], jnp.float32)
