@@ -60,12 +60,22 @@ struct RingSoftmaxOp {
 };
 
 // The ring tier's choice for unmasked rows of n columns of T (lab knob JK_SOFTMAX_LONG = "off" or
-// "ring C U L", read at every launch: see long_rows::ParseRing). Default entries {sizeof(T), min n, max n,
-// {true, C, U, L}} come from bench/lab/softmax_long_lab.py on an H200; none yet: its one GPU run so far ran
-// out of memory before timing anything (the tests passed there: tests/test_softmax_long.py).
+// "ring C U L", read at every launch: see long_rows::ParseRing). Measured on an H200 (bench/lab/
+// softmax_long_lab.py, bench/lab/long_rows_h200.txt: 49152 rows, 24576 at 65536; CUPTI; one process with
+// jax.nn), softmax / log_softmax, ms and % of the copy ceiling:
+//   float32 32768     two-pass 4.08/4.04 (74-75%)  ring 1 2 6: 3.54/3.39 (85-89%)  ring 1 4 3: 3.78/3.64
+//   float32 65536     two-pass 4.62/4.58 (65-66%)  ring 2 4 3: 4.17/4.15 (72-73%)  ring 1 x (row > ring) and
+//                                                  ring 4 4 3 lost (4.77-5.41)
+//   bf16/f16 65536    two-pass 2.25-2.40 (63-69%)  ring 1 4 3: 2.01-2.17 (70-75%)
+// Where it lost, no entry: float32 16384 (the 32-element block tier, 96%: ring 72-74%) and 16-bit 32768
+// (64 packed elements per thread, 90-94%: ring 58-68%). Rows between the measured lengths take the entry
+// of the longer one (the row still fits the ring or the cluster's rings the same way).
 template <typename T>
 long_rows::RingChoice SoftmaxRingChoice(int64_t n) {
-  const long_rows::RingChoice def = long_rows::RuleFor({}, sizeof(T), n);
+  const long_rows::RingChoice def = long_rows::RuleFor({{4, 16385, 32768, {true, 1, 2, 6}},
+                                                        {4, 32769, 65536, {true, 2, 4, 3}},
+                                                        {2, 32769, 65536, {true, 1, 4, 3}}},
+                                                       sizeof(T), n);
   return long_rows::ParseRing(std::getenv("JK_SOFTMAX_LONG"), def);
 }
 
