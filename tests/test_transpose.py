@@ -162,6 +162,60 @@ def test_misaligned_slices_every_flavour(rng, dtype):
             np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[3:].reshape(shape), axes))
 
 
+# kTiledSmallCta (cuda/transpose/transpose_small_kernels.cuh), the small-problem tier: the default
+# dispatch, and every candidate geometry of the launcher's table forced by JK_TRANSPOSE_TIERS=w<i> (the
+# launcher re-reads it at every launch; "nosmall" is the session-3 small tier). On CPU the knob changes
+# nothing and the cases still check the plans. Shapes: ragged last tiles on multiples of every access
+# width, multiples of 4 bytes only, odd sizes (only accesses of one element fit), split groups with a batch
+# axis, and slices at element offsets that break 16-, 8- and 4-byte alignment.
+SMALL_CTA_CASES = [
+    ((2048, 512), (1, 0)),                  # issue 5's small case
+    ((48, 80), (1, 0)),                     # multiples of 16 elements, ragged 32- and 64-element tiles
+    ((36, 20), (1, 0)),                     # multiples of 4 elements only
+    ((33, 65), (1, 0)),                     # odd
+    ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # split A, one batch axis
+    ((5, 16, 33, 64, 2), (4, 0, 3, 1, 2)),  # split A, ragged B
+    ((40, 2, 3, 2, 36), (0, 4, 2, 3, 1)),   # split B
+]
+
+
+@pytest.mark.parametrize("knob", ["", "w0", "w1", "w2", "w3", "w4", "w5", "nosmall"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_small_cta_tier(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape, axes in SMALL_CTA_CASES:
+            x, xn = make(rng, shape, dtype)
+            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))  # a fresh executable per knob
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        for offset in (1, 2, 4):
+            x, xn = make(rng, (offset + 64 * 96,), dtype)
+            f = jax.jit(lambda t, o=offset: jk.transpose(t[o:].reshape(64, 96)))
+            np.testing.assert_array_equal(np.asarray(f(x)), xn[offset:].reshape(64, 96).T)
+
+
+# Row copies (last axis kept) under the launcher's row-copy knobs: "rowbulk" (runs of 16..256 bytes on the
+# bulk copy engine, sm_90; transpose_bulk_kernels.cuh), "rowp" (resident-size grid), "row2" (2 accesses in
+# flight). Runs of 16, 128 (the attention permute), 256 (the input-order limit) and 272 bytes, a run that is
+# not a multiple of 16 bytes, a ragged last chunk (runs not dividing the 8 KB chunk), and a misaligned slice.
+ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5, 33, 128), (1, 0, 2)),
+             ((4, 9, 136), (1, 0, 2)), ((3, 7, 5, 24), (2, 0, 1, 3)), ((7, 3, 96), (1, 0, 2))]
+
+
+@pytest.mark.parametrize("knob", ["", "rowbulk", "rowp", "row2"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape, axes in ROW_CASES:
+            x, xn = make(rng, shape, dtype)
+            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        x, xn = make(rng, (1 + 4 * 6 * 64,), dtype)
+        f = jax.jit(lambda t: jk.transpose(t[1:].reshape(4, 6, 64), (1, 0, 2)))
+        np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[1:].reshape(4, 6, 64), (1, 0, 2)))
+
+
 def test_ranks_0_to_6_all_small_permutations(rng):
     check(*make(rng, (), jnp.float32), None)
     check(*make(rng, (), jnp.float32), ())

@@ -1,12 +1,15 @@
 // Tier choice for the transpose plans (see transpose_kernels.cuh for the kernels).
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "common/launch.h"
 #include "transpose/transpose_kernels.cuh"
 #include "transpose/transpose_launch.h"
+#include "transpose/transpose_bulk_kernels.cuh"
+#include "transpose/transpose_small_kernels.cuh"
 
 namespace jk {
 namespace {
@@ -34,6 +37,7 @@ template <int kE>
 struct TiledConfig;
 template <>
 struct TiledConfig<1> {
+  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 256;
   static constexpr int kWideTile = 256, kWideThreads = 512;
   static constexpr int kSmallTile = 128, kSmallThreads = 256;
@@ -42,6 +46,7 @@ struct TiledConfig<1> {
 };
 template <>
 struct TiledConfig<2> {
+  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 512;
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 64, kSmallThreads = 256;
@@ -50,6 +55,7 @@ struct TiledConfig<2> {
 };
 template <>
 struct TiledConfig<4> {
+  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 64, kBigThreads = 256, kGeneralThreads = 256;
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 32, kSmallThreads = 128;
@@ -58,6 +64,7 @@ struct TiledConfig<4> {
 };
 template <>
 struct TiledConfig<8> {
+  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 32, kBigThreads = 128, kGeneralThreads = 128;
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 32, kSmallThreads = 128;
@@ -94,30 +101,45 @@ using Storage = std::conditional_t<kE == 1, uint8_t,
 // measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
 constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 
-// JK_TRANSPOSE_TIERS (lab knob, read once per process): comma-separated tokens. "old" forces the
-// session-1 dispatch (general flavour only); "s2" the session-2 one (no register blocks, 128-thread small
-// and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the compact flavour
-// at any size it allows; "reg" the register-block kernel wherever it applies, at any size.
-// bench/lab/transpose_variants.py times settings against the default in one run. Unset: the dispatch below.
+// JK_TRANSPOSE_TIERS (lab knob, re-read at every launch so one process can time every setting; with XLA
+// command buffers off, or a captured graph keeps the setting it was captured with): comma-separated tokens.
+// "old" forces the session-1 dispatch (general flavour only); "s2" the session-2 one (no register blocks,
+// 128-thread small and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the
+// compact flavour at any size it allows; "reg" the register-block kernel wherever it applies, at any size;
 // "r1" the session-3 round-1 dispatch (large 1-byte transposes on the 128x128 tile, no 256x256 tile).
+// Session 4: "w0".."w5" kTiledSmallCta candidate i of the element size's table (SmallCtaCandidates)
+// wherever the compact flavour and its access width allow; "nosmall" the session-3 small tier (no
+// kTiledSmallCta); "rowp" row copies on a resident-size grid (grid-stride); "row2" row copies with 2
+// accesses per thread in flight instead of 4; "rowbulk" short row copies on the bulk copy engine (sm_90,
+// transpose_bulk_kernels.cuh).
+// bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, s2 = false, compact = false, reg = false, r1 = false;
+  bool old = false, s2 = false, compact = false, reg = false, r1 = false, nosmall = false, rowp = false,
+       row2 = false, rowbulk = false;
+  int small = -1;  // kTiledSmallCta candidate forced by "w<i>"
 };
+TierKnobs ParseKnobs(const char* env) {
+  TierKnobs t;
+  for (const char* s = env; s != nullptr && *s != '\0';) {
+    const char* e = std::strchr(s, ',');
+    const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
+    auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
+    t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
+    t.r1 |= is("r1"), t.nosmall |= is("nosmall"), t.rowp |= is("rowp"), t.row2 |= is("row2");
+    t.rowbulk |= is("rowbulk");
+    if (n == 2 && s[0] == 'w' && s[1] >= '0' && s[1] <= '9') t.small = s[1] - '0';
+    s = e ? e + 1 : s + n;
+  }
+  return t;
+}
+// Per host thread (FFI handlers of several devices may run concurrently): re-parsed when the variable changes.
 const TierKnobs& Knobs() {
-  static const TierKnobs k = [] {
-    TierKnobs t;
-    const char* env = std::getenv("JK_TRANSPOSE_TIERS");
-    for (const char* s = env; s != nullptr && *s != '\0';) {
-      const char* e = std::strchr(s, ',');
-      const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
-      auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
-      t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
-      t.r1 |= is("r1");
-      s = e ? e + 1 : s + n;
-    }
-    return t;
-  }();
-  return k;
+  thread_local std::string last;
+  thread_local TierKnobs cached;
+  const char* env = std::getenv("JK_TRANSPOSE_TIERS");
+  const char* now = env ? env : "";
+  if (last != now) last = now, cached = ParseKnobs(now);
+  return cached;
 }
 
 template <int kTile>
@@ -237,6 +259,62 @@ cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t ba
   return LastLaunchError();
 }
 
+// ---- kTiledSmallCta (transpose_small_kernels.cuh): candidate geometries per element size ----
+// {tile side in elements, threads, access bytes}. Session 4 lab (bench/lab/transpose_s4.py) times each
+// against the default; TiledConfig<kE>::kSmallCta names the one the default takes for small problems.
+struct SmallCtaShape {
+  int tile, threads, vb;
+};
+template <int kE>
+struct SmallCtaCandidates;
+template <>
+struct SmallCtaCandidates<1> {  // XLA's int8 candidates: 64x64-byte tiles, 128 threads
+  static constexpr SmallCtaShape k[] = {{32, 32, 4}, {32, 32, 8}, {32, 32, 16}, {64, 64, 16}, {64, 128, 8}, {64, 128, 4}};
+};
+template <>
+struct SmallCtaCandidates<2> {  // XLA's bfloat16 2048x512: 32x32 tiles, 64 threads
+  static constexpr SmallCtaShape k[] = {{32, 64, 4}, {32, 32, 16}, {32, 64, 8}, {64, 128, 16}};
+};
+template <>
+struct SmallCtaCandidates<4> {  // XLA's float32 2048x512: 16x16 tiles, 32 threads, 8 elements each
+  static constexpr SmallCtaShape k[] = {{16, 32, 16}, {16, 32, 8}, {16, 32, 4}, {32, 64, 16}, {32, 32, 16}, {32, 128, 8}};
+};
+template <>
+struct SmallCtaCandidates<8> {
+  static constexpr SmallCtaShape k[] = {{16, 32, 16}, {16, 32, 8}, {32, 64, 16}, {32, 128, 16}};
+};
+template <int kE>
+constexpr int kNumSmallCta = static_cast<int>(sizeof(SmallCtaCandidates<kE>::k) / sizeof(SmallCtaShape));
+
+template <int kE, int kI>
+cudaError_t LaunchSmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  constexpr SmallCtaShape kS = SmallCtaCandidates<kE>::k[kI];
+  constexpr int kTile = kS.tile, kThreads = kS.threads, kVB = kS.vb;
+  const int blocks = CompactBlocks<kTile>(&c, batch);
+  if (split) {
+    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
+// Runs candidate i if its accesses fit the problem (both groups a multiple of the access, both buffers
+// aligned to it); returns false otherwise (the caller takes another tier).
+template <int kE, int kI = 0>
+bool TrySmallCta(int i, cudaStream_t stream, const TiledArgs32& c, uint32_t batch, bool split, cudaError_t* err) {
+  if constexpr (kI >= kNumSmallCta<kE>) {
+    return false;
+  } else {
+    if (i != kI) return TrySmallCta<kE, kI + 1>(i, stream, c, batch, split, err);
+    constexpr int kVB = SmallCtaCandidates<kE>::k[kI].vb, kV = kVB / kE;
+    auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % kVB == 0; };
+    if (c.na % kV != 0 || c.nb % kV != 0 || !aligned(c.x) || !aligned(c.y)) return false;
+    *err = LaunchSmallCta<kE, kI>(stream, c, batch, split);
+    return true;
+  }
+}
+
 template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   using C = TiledConfig<kE>;
@@ -251,6 +329,8 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
     return LaunchRegisterBlocks<kE>(stream, c, batch, split);
   }
   if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
+  cudaError_t err;
+  if (Knobs().small >= 0 && TrySmallCta<kE>(Knobs().small, stream, c, batch, split, &err)) return err;
   if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
   // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
@@ -258,6 +338,10 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   TiledArgs32 probe = c;
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
+  }
+  if (C::kSmallCta >= 0 && !Knobs().s2 && !Knobs().nosmall &&
+      TrySmallCta<kE>(C::kSmallCta, stream, c, batch, split, &err)) {
+    return err;
   }
   if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
     constexpr int kS2Threads = kE == 2 ? 128 : C::kSmallThreads;
@@ -267,15 +351,46 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
-template <typename V, bool kInputOrder = false>
-cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
-  constexpr int kThreads = 256, kUnroll = transpose::kRowCopyUnroll;
-  const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
+template <typename V, bool kInputOrder, int kUnroll>
+cudaError_t LaunchRowCopyUnrolled(cudaStream_t stream, RowArgs a) {
+  constexpr int kThreads = 256;
+  int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
+  // "rowp" (lab): a resident-size grid (8 blocks of 256 threads per SM), each block grid-striding.
+  if (Knobs().rowp) blocks = std::min<int64_t>(blocks, int64_t{8} * NumSMs());
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    transpose::RowCopy<V, uint32_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    transpose::RowCopy<V, uint32_t, kInputOrder, kUnroll><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   } else {
-    transpose::RowCopy<V, int64_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    transpose::RowCopy<V, int64_t, kInputOrder, kUnroll><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+  }
+  return LastLaunchError();
+}
+
+template <typename V, bool kInputOrder = false>
+cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
+  if constexpr (std::is_same_v<V, uint4>) {
+    if (Knobs().row2) return LaunchRowCopyUnrolled<V, kInputOrder, 2>(stream, a);
+  }
+  return LaunchRowCopyUnrolled<V, kInputOrder, transpose::kRowCopyUnroll>(stream, a);
+}
+
+int ComputeMajor() {
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return 0;
+  return major;
+}
+
+// kRowCopyBulk (lab): a persistent grid, 6 blocks of 33 KB shared memory per SM.
+cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
+  constexpr int kThreads = transpose::kBulkThreads;
+  const int64_t runs = a.total_vecs / a.row_vecs;
+  const int64_t chunks = CeilDiv(runs, transpose::kBulkChunkBytes / (a.row_vecs * 16));
+  const int blocks = static_cast<int>(std::min<int64_t>(chunks, int64_t{6} * NumSMs()));
+  if (runs < (int64_t{1} << 32)) {
+    transpose::RowCopyBulk<uint32_t><<<blocks, kThreads, 0, stream>>>(a);
+  } else {
+    transpose::RowCopyBulk<int64_t><<<blocks, kThreads, 0, stream>>>(a);
   }
   return LastLaunchError();
 }
@@ -297,6 +412,9 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
           std::swap(L.dim[j], L.dim[j - 1]), std::swap(L.in[j], L.in[j - 1]), std::swap(L.out[j], L.out[j - 1]);
         }
       for (int k = 0; k < L.n; ++k) L.in[k] *= plan.elem_bytes, L.out[k] *= plan.elem_bytes;
+      if (Knobs().rowbulk && row_bytes <= transpose::kBulkChunkBytes && ComputeMajor() >= 9) {
+        return LaunchRowCopyBulk(stream, a);
+      }
       return LaunchRowCopy<uint4, true>(stream, a);
     }
   }
