@@ -29,16 +29,18 @@ import transpose_cases as tc  # noqa: E402
 
 import jax_kernels as jk  # noqa: E402
 
-W = {"float32": 6, "int8": 6, "bfloat16": 4}  # kTiledSmallCta candidates per element size (launcher table)
+# Settings per case besides the default. The recorded run (bench/lab/transpose_s4_h200.md) timed the
+# tree of commit 92e9782, whose tokens w0..w5 were six kTiledSmallCta geometries per element size, "nosmall",
+# "rowp" and "row2"; the launcher keeps the fastest geometry per element size as "smallcta", "rowbulk", and
+# "s3" (the session-3 dispatch: int8 over 32 MiB in the general flavour, which the default no longer uses).
 SETTINGS = {
-    "2048x512@float32": ["w0", "w1", "w2", "w3", "w4", "w5", "nosmall"],
-    "2048x512@bfloat16": ["w0", "w1", "w2", "w3", "nosmall"],
-    "2048x512@int8": ["w0", "w1", "w2", "w3", "w4", "w5", "nosmall"],
-    "4097x1023@float32": ["w2"],  # the only candidate whose access (4 bytes) fits odd sizes
-    "8x16x32x64x2 (4,0,3,1,2)@float32": ["w0", "w1", "w2", "w3", "w4", "w5", "nosmall"],
-    "8192x8192@int8": ["compact", "r1"],
-    "16384x16384@int8": ["compact"],
-    "32x128x64x64 (0,2,1,3)@bfloat16": ["rowbulk", "rowp", "row2", "rowp,row2"],
+    "2048x512@float32": ["smallcta"],
+    "2048x512@bfloat16": ["smallcta"],
+    "2048x512@int8": ["smallcta"],
+    "8x16x32x64x2 (4,0,3,1,2)@float32": ["smallcta"],
+    "8192x8192@int8": ["s3"],
+    "16384x16384@int8": ["s3"],
+    "32x128x64x64 (0,2,1,3)@bfloat16": ["rowbulk"],
 }
 
 
@@ -106,8 +108,8 @@ def main():
         del x, ref
     g = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
     print(f"\nbest per case (copy ceiling {ceiling:.0f} GB/s):")
-    print(f"{'case':34s} {'jnp us':>7s} {'default':>8s} {'ratio':>6s} {'%copy':>6s}  {'best':10s} {'us':>8s} {'ratio':>6s} "
-          f"{'%copy':>6s} {'copy us':>8s}")
+    print(f"{'case':34s} {'jnp us':>7s} {'default':>8s} {'ratio':>6s} {'%copy':>6s}  {'best':10s} {'us':>8s} "
+          f"{'ratio':>6s} {'%copy':>6s} {'copy us':>8s}")
     for key, nbytes, j, d, (s, o), copy_us in summary:
         pc = lambda t: 100 * nbytes / (t * 1e-6) / 1e9 / ceiling  # noqa: E731
         print(f"{key:34s} {j:7.2f} {d:8.2f} {j / d:6.3f} {pc(d):5.1f}%  {s or 'default':10s} {o:8.2f} "

@@ -5,6 +5,9 @@
 // compute output offsets, no data passes through registers. Input order as RowCopy<.., kInputOrder>:
 // `rows` sorted by input stride, `out` strides in bytes, runs a multiple of 16 bytes, buffers 16-byte
 // aligned. The CPU emulator (no bulk copy engine) runs a plain per-run copy instead.
+// Measured on an H200 (bench/lab/transpose_s4_h200.md): (32, 128, 64, 64) bfloat16 (0, 2, 1, 3) 20.22 us
+// against 17.97 for the 16-byte row copy in input order: one bulk store per 128-byte run is too small a
+// transfer for the copy engine. Lab token `rowbulk` only.
 #pragma once
 #include <cuda_runtime.h>
 

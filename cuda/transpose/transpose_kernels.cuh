@@ -11,6 +11,8 @@
 //   kTiledRegisterBlocks no shared memory: each thread transposes a 16-byte x 16-byte block in
 //                        registers (compact flavour only); the small tier of 4-byte elements.
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
+// Lab-only tiers (JK_TRANSPOSE_TIERS tokens; measured slower): kTiledSmallCta (transpose_small_kernels.cuh)
+// and kRowCopyBulk (transpose_bulk_kernels.cuh).
 //
 // The two tiled kernels come in two index flavours sharing one tile body:
 //   general (TiledArgs)   64-bit offsets, groups of up to 4 axes, up to 16 batch axes, grid-stride loop;
@@ -20,7 +22,8 @@
 //                         0.6-4 us off problems of a few microseconds (2048x512 float32 3.5 -> 2.4 us);
 //                         which part (constant-cache lines touched before the first load, 64-bit
 //                         multiplies, the loop) matters most was not isolated. The launcher uses it for
-//                         problems up to 32 MiB only (transpose_launch.cu says why).
+//                         problems up to 32 MiB, and for larger 1-byte ones that do not take the
+//                         256x256 tile (transpose_launch.cu says why).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -508,8 +511,9 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
 inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
-template <typename V, typename I, bool kInputOrder = false, int kUnroll = kRowCopyUnroll>
+template <typename V, typename I, bool kInputOrder = false>
 __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
+  constexpr int kUnroll = kRowCopyUnroll;
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < total;

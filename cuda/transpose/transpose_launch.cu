@@ -37,7 +37,6 @@ template <int kE>
 struct TiledConfig;
 template <>
 struct TiledConfig<1> {
-  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 256;
   static constexpr int kWideTile = 256, kWideThreads = 512;
   static constexpr int kSmallTile = 128, kSmallThreads = 256;
@@ -46,7 +45,6 @@ struct TiledConfig<1> {
 };
 template <>
 struct TiledConfig<2> {
-  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 128, kBigThreads = 256, kGeneralThreads = 512;
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 64, kSmallThreads = 256;
@@ -55,7 +53,6 @@ struct TiledConfig<2> {
 };
 template <>
 struct TiledConfig<4> {
-  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 64, kBigThreads = 256, kGeneralThreads = 256;
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 32, kSmallThreads = 128;
@@ -64,7 +61,6 @@ struct TiledConfig<4> {
 };
 template <>
 struct TiledConfig<8> {
-  static constexpr int kSmallCta = -1;  // kTiledSmallCta candidate for small problems (-1: none)
   static constexpr int kBigTile = 32, kBigThreads = 128, kGeneralThreads = 128;
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 32, kSmallThreads = 128;
@@ -98,7 +94,8 @@ using Storage = std::conditional_t<kE == 1, uint8_t,
 // but loses 6-8% on large 2-byte ones (bfloat16 8192x8192 70.6 -> 75.0 us; probably occupancy: 40
 // registers instead of 64 let 6 blocks per SM in instead of 4, and the 128x128 tile was tuned at 4),
 // so large, bandwidth-bound problems keep the general kernels. Inputs between 17 and 67 MB were not
-// measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
+// measured; 32 MiB read is the issue's 64 MB "large" line (input + output). 1-byte elements are the
+// exception (LaunchTiled, compact_large).
 constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 
 // JK_TRANSPOSE_TIERS (lab knob, re-read at every launch so one process can time every setting; with XLA
@@ -107,16 +104,14 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // 128-thread small and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the
 // compact flavour at any size it allows; "reg" the register-block kernel wherever it applies, at any size;
 // "r1" the session-3 round-1 dispatch (large 1-byte transposes on the 128x128 tile, no 256x256 tile).
-// Session 4: "w0".."w5" kTiledSmallCta candidate i of the element size's table (SmallCtaCandidates)
-// wherever the compact flavour and its access width allow; "nosmall" the session-3 small tier (no
-// kTiledSmallCta); "rowp" row copies on a resident-size grid (grid-stride); "row2" row copies with 2
-// accesses per thread in flight instead of 4; "rowbulk" short row copies on the bulk copy engine (sm_90,
-// transpose_bulk_kernels.cuh).
+// Session 4 (bench/lab/transpose_s4_h200.md; both lost, lab tokens only): "smallcta" the kTiledSmallCta
+// tier wherever the compact flavour and its access width allow; "rowbulk" short row copies on the bulk
+// copy engine (sm_90, transpose_bulk_kernels.cuh). "s3" the session-3 dispatch (1-byte transposes over
+// 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, s2 = false, compact = false, reg = false, r1 = false, nosmall = false, rowp = false,
-       row2 = false, rowbulk = false;
-  int small = -1;  // kTiledSmallCta candidate forced by "w<i>"
+  bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
+       rowbulk = false;
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -125,9 +120,7 @@ TierKnobs ParseKnobs(const char* env) {
     const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
     auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
     t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
-    t.r1 |= is("r1"), t.nosmall |= is("nosmall"), t.rowp |= is("rowp"), t.row2 |= is("row2");
-    t.rowbulk |= is("rowbulk");
-    if (n == 2 && s[0] == 'w' && s[1] >= '0' && s[1] <= '9') t.small = s[1] - '0';
+    t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -165,6 +158,16 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
   return LastLaunchError();
 }
 
+// Whether LaunchTiledGeneral (16-byte accesses) would take the 256x256-byte tile.
+template <int kE>
+bool TakesWideTile(TiledArgs a) {
+  using C = TiledConfig<kE>;
+  if constexpr (C::kWideTile > 0) {
+    return !Knobs().old && !Knobs().s2 && !Knobs().r1 && CountTiles<C::kWideTile>(&a) >= kWideTileWaves * NumSMs();
+  }
+  return false;
+}
+
 template <int kE>
 cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   using C = TiledConfig<kE>;
@@ -173,10 +176,7 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
       if constexpr (C::kWideTile > 0) {
-        TiledArgs wide = a;
-        if (!Knobs().r1 && CountTiles<C::kWideTile>(&wide) >= kWideTileWaves * NumSMs()) {
-          return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
-        }
+        if (TakesWideTile<kE>(a)) return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
       }
       return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
     }
@@ -259,60 +259,37 @@ cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t ba
   return LastLaunchError();
 }
 
-// ---- kTiledSmallCta (transpose_small_kernels.cuh): candidate geometries per element size ----
-// {tile side in elements, threads, access bytes}. Session 4 lab (bench/lab/transpose_s4.py) times each
-// against the default; TiledConfig<kE>::kSmallCta names the one the default takes for small problems.
+// ---- kTiledSmallCta (transpose_small_kernels.cuh), lab only ----
+// {tile side in elements, threads, access bytes} per element size. Session 4 timed six geometries for
+// 4- and 1-byte elements and four for 2-byte ones on an H200 (bench/lab/transpose_s4_h200.md), from XLA's
+// one-warp 16x16 float32 tiles to 64x64 tiles of 128 threads; these are the fastest of each, and every
+// one lost to the default small tier (2048x512 float32 2.53 against 2.34 us, bfloat16 1.92 against 1.76,
+// int8 1.79 against 1.66; the one-warp 16x16 float32 tile took 4.0 us): fewer, larger blocks win here.
+// 8-byte elements were not timed.
 struct SmallCtaShape {
   int tile, threads, vb;
 };
 template <int kE>
-struct SmallCtaCandidates;
-template <>
-struct SmallCtaCandidates<1> {  // XLA's int8 candidates: 64x64-byte tiles, 128 threads
-  static constexpr SmallCtaShape k[] = {{32, 32, 4}, {32, 32, 8}, {32, 32, 16}, {64, 64, 16}, {64, 128, 8}, {64, 128, 4}};
-};
-template <>
-struct SmallCtaCandidates<2> {  // XLA's bfloat16 2048x512: 32x32 tiles, 64 threads
-  static constexpr SmallCtaShape k[] = {{32, 64, 4}, {32, 32, 16}, {32, 64, 8}, {64, 128, 16}};
-};
-template <>
-struct SmallCtaCandidates<4> {  // XLA's float32 2048x512: 16x16 tiles, 32 threads, 8 elements each
-  static constexpr SmallCtaShape k[] = {{16, 32, 16}, {16, 32, 8}, {16, 32, 4}, {32, 64, 16}, {32, 32, 16}, {32, 128, 8}};
-};
-template <>
-struct SmallCtaCandidates<8> {
-  static constexpr SmallCtaShape k[] = {{16, 32, 16}, {16, 32, 8}, {32, 64, 16}, {32, 128, 16}};
-};
-template <int kE>
-constexpr int kNumSmallCta = static_cast<int>(sizeof(SmallCtaCandidates<kE>::k) / sizeof(SmallCtaShape));
+constexpr SmallCtaShape kSmallCtaShape = kE == 1   ? SmallCtaShape{64, 128, 8}
+                                         : kE == 2 ? SmallCtaShape{64, 128, 16}
+                                                   : SmallCtaShape{32, 64, 16};
 
-template <int kE, int kI>
-cudaError_t LaunchSmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
-  constexpr SmallCtaShape kS = SmallCtaCandidates<kE>::k[kI];
-  constexpr int kTile = kS.tile, kThreads = kS.threads, kVB = kS.vb;
+// Runs kTiledSmallCta if its accesses fit the problem (both groups a multiple of the access, both buffers
+// aligned to it); returns false otherwise (the caller takes another tier).
+template <int kE>
+bool TrySmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split, cudaError_t* err) {
+  constexpr int kTile = kSmallCtaShape<kE>.tile, kThreads = kSmallCtaShape<kE>.threads;
+  constexpr int kVB = kSmallCtaShape<kE>.vb, kV = kVB / kE;
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % kVB == 0; };
+  if (c.na % kV != 0 || c.nb % kV != 0 || !aligned(c.x) || !aligned(c.y)) return false;
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
     transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true><<<blocks, kThreads, 0, stream>>>(c);
   } else {
     transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false><<<blocks, kThreads, 0, stream>>>(c);
   }
-  return LastLaunchError();
-}
-
-// Runs candidate i if its accesses fit the problem (both groups a multiple of the access, both buffers
-// aligned to it); returns false otherwise (the caller takes another tier).
-template <int kE, int kI = 0>
-bool TrySmallCta(int i, cudaStream_t stream, const TiledArgs32& c, uint32_t batch, bool split, cudaError_t* err) {
-  if constexpr (kI >= kNumSmallCta<kE>) {
-    return false;
-  } else {
-    if (i != kI) return TrySmallCta<kE, kI + 1>(i, stream, c, batch, split, err);
-    constexpr int kVB = SmallCtaCandidates<kE>::k[kI].vb, kV = kVB / kE;
-    auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % kVB == 0; };
-    if (c.na % kV != 0 || c.nb % kV != 0 || !aligned(c.x) || !aligned(c.y)) return false;
-    *err = LaunchSmallCta<kE, kI>(stream, c, batch, split);
-    return true;
-  }
+  *err = LastLaunchError();
+  return true;
 }
 
 template <int kE>
@@ -328,9 +305,18 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   if (vec && Knobs().reg && MakeCompact(a, kE, &c, &batch, &split, /*any_size=*/true)) {
     return LaunchRegisterBlocks<kE>(stream, c, batch, split);
   }
-  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
+  // 1-byte elements on 16-byte accesses keep the compact flavour past kCompactMaxBytes whenever the
+  // general flavour would not take its 256x256 tile: the same 128x128 tile and 256 threads, compact
+  // indexing. H200, int8 8192x8192, same process: 36.86 -> 36.51 us (session 4) and 36.72 -> 36.42
+  // (session 2); int8 16384x16384 on the 128x128 tile 145.55 -> 144.99 (session 2). Small (about 1%) but
+  // the same sign in three measurements; the 2-byte tiles lost 6-8% in the compact flavour (occupancy).
+  const bool compact_large = kE == 1 && vec && !Knobs().old && !Knobs().s2 && !Knobs().r1 && !Knobs().s3 &&
+                             !TakesWideTile<kE>(a);
+  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split, compact_large)) {
+    return LaunchTiledGeneral<kE>(stream, a, vec);
+  }
   cudaError_t err;
-  if (Knobs().small >= 0 && TrySmallCta<kE>(Knobs().small, stream, c, batch, split, &err)) return err;
+  if (Knobs().smallcta && TrySmallCta<kE>(stream, c, batch, split, &err)) return err;
   if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
   // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
@@ -338,10 +324,6 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   TiledArgs32 probe = c;
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
-  }
-  if (C::kSmallCta >= 0 && !Knobs().s2 && !Knobs().nosmall &&
-      TrySmallCta<kE>(C::kSmallCta, stream, c, batch, split, &err)) {
-    return err;
   }
   if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
     constexpr int kS2Threads = kE == 2 ? 128 : C::kSmallThreads;
@@ -351,27 +333,17 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
-template <typename V, bool kInputOrder, int kUnroll>
-cudaError_t LaunchRowCopyUnrolled(cudaStream_t stream, RowArgs a) {
-  constexpr int kThreads = 256;
-  int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
-  // "rowp" (lab): a resident-size grid (8 blocks of 256 threads per SM), each block grid-striding.
-  if (Knobs().rowp) blocks = std::min<int64_t>(blocks, int64_t{8} * NumSMs());
-  // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
-  if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    transpose::RowCopy<V, uint32_t, kInputOrder, kUnroll><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
-  } else {
-    transpose::RowCopy<V, int64_t, kInputOrder, kUnroll><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
-  }
-  return LastLaunchError();
-}
-
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
-  if constexpr (std::is_same_v<V, uint4>) {
-    if (Knobs().row2) return LaunchRowCopyUnrolled<V, kInputOrder, 2>(stream, a);
+  constexpr int kThreads = 256, kUnroll = transpose::kRowCopyUnroll;
+  const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
+  // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
+  if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
+    transpose::RowCopy<V, uint32_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+  } else {
+    transpose::RowCopy<V, int64_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   }
-  return LaunchRowCopyUnrolled<V, kInputOrder, transpose::kRowCopyUnroll>(stream, a);
+  return LastLaunchError();
 }
 
 int ComputeMajor() {

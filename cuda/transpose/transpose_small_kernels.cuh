@@ -1,12 +1,15 @@
-// kTiledSmallCta: the small-problem tier. Problems of a few MB (2048x512) finish in ~2 us, one wave, and
-// are bound by each block's latency chain (launch, global load, shared-memory round trip, store), not by
-// bandwidth. XLA's kernels for them (ncu, bench/lab/transpose_results_h200.md) use many one- or two-warp
-// blocks with 1-4 KB tiles (float32: 4096 blocks of 32 threads on 16x16 tiles); the 16-byte swizzled tile
-// (transpose_kernels.cuh) needs 128-byte tile rows and cannot be that small. This kernel can:
+// kTiledSmallCta (lab tier, JK_TRANSPOSE_TIERS=smallcta): XLA's small-problem geometry. Problems of a few
+// MB (2048x512) finish in ~2 us in one wave; session 3's ncu run read XLA's kernels for them as many one- or
+// two-warp blocks on 1-4 KB tiles (float32: 4096 blocks of 32 threads on 16x16 tiles), which the 16-byte
+// swizzled tile (transpose_kernels.cuh, 128-byte tile rows) cannot express. This kernel can:
 //
 //   tile kTile x kTile elements, kThreads threads (one warp and up), accesses of kVB bytes (4, 8 or 16)
 //   on both sides, a padded tile whose row pitch is chosen at compile time to minimise bank conflicts of
 //   the actual lane pattern (PickPitchWords), compact geometry (TiledArgs32) only.
+//
+// Measured on an H200 (bench/lab/transpose_s4_h200.md), 16 geometries all lost to the default small tier,
+// the more the smaller their blocks (float32 2048x512: 4.00 us on 16x16 one-warp tiles, 2.53 on 32x32 with
+// 64 threads, 2.34 for the default's 512 blocks of 128 threads): per-block cost dominates there.
 //
 // Requires na and nb multiples of kV = kVB / kE and both buffers kVB-aligned (the launcher checks), so each
 // access is wholly inside or outside the array.
