@@ -98,7 +98,8 @@ def test_permutations(rng, dtype, case):
 
 
 # The CUDA tiled tier has two index flavours (transpose_kernels.cuh): compact (32-bit, groups of 1-2
-# axes, at most one batch axis, input <= 32 MiB, one tile per block) and general (everything else). These
+# axes, at most one batch axis, input <= 32 MiB or 1-byte elements on 16-byte accesses below the 256x256
+# tile, one tile per block) and general (everything else). These
 # cases sit on both sides of each condition, in both kernels (16-byte vector and scalar padded) and for
 # every element size; the comments give the plan (groups A/B, batch axes) after merging.
 FLAVOUR_CASES = [
@@ -132,7 +133,8 @@ def test_tiled_flavours(rng, dtype, case):
 
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_compact_size_limit(rng, dtype):
-    # Inputs of exactly 32 MiB take the compact flavour, 4 rows more the general one (16-byte kernel);
+    # Inputs of exactly 32 MiB take the compact flavour, 4 rows more the general one (16-byte kernel;
+    # 1-byte elements stay compact, JK_TRANSPOSE_TIERS=s3 sends them to the general one: test below);
     # an odd width gives the scalar kernel on each side of the line. Random bits (NaN payloads
     # included, compared as unsigned bits); a full row or column of y crosses every tile along its
     # axis, so sampled rows and columns (the ragged last tiles included) check the index math cheaply.
@@ -150,6 +152,19 @@ def test_compact_size_limit(rng, dtype):
             np.testing.assert_array_equal(np.asarray(y[:, c]).view(bits), xn[c, :].T)
 
 
+@pytest.mark.parametrize("knob", ["", "s3"])
+def test_int8_past_32mib_both_flavours(rng, monkeypatch, knob):
+    # 1-byte 16-byte-access transposes over 32 MiB: compact flavour by default, general under "s3".
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    shape = ((32 << 20) // 4096 + 4, 4096)
+    xn = np.frombuffer(rng.bytes(shape[0] * shape[1]), np.int8).reshape(shape)
+    y = jax.jit(lambda t: jk.transpose(t))(jnp.asarray(xn))
+    r = np.array([0, 1, 77, shape[1] // 2, shape[1] - 2, shape[1] - 1])
+    c = np.array([0, 1, 333, shape[0] // 2, shape[0] - 2, shape[0] - 1])
+    np.testing.assert_array_equal(np.asarray(y[r, :]), xn[:, r].T)
+    np.testing.assert_array_equal(np.asarray(y[:, c]), xn[c, :].T)
+
+
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_misaligned_slices_every_flavour(rng, dtype):
     # Odd element offsets inside a jit: not 16-byte aligned, so the scalar kernels of both flavours.
@@ -160,6 +175,60 @@ def test_misaligned_slices_every_flavour(rng, dtype):
             x, xn = make(rng, (3 + n,), dtype)
             f = jax.jit(lambda t, s=shape, a=axes: jk.transpose(t[3:].reshape(s), a))
             np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[3:].reshape(shape), axes))
+
+
+# kTiledSmallCta (cuda/transpose/transpose_small_kernels.cuh), a lab tier forced by
+# JK_TRANSPOSE_TIERS=smallcta (the launcher re-reads it at every launch), next to the default dispatch on
+# the same cases. On CPU the knob changes nothing and the cases still check the plans. Shapes: ragged last
+# tiles on multiples of every access width, multiples of 4 bytes only, odd sizes (only accesses of one
+# element fit), split groups with a batch axis, and slices at element offsets that break 16-, 8- and 4-byte
+# alignment.
+SMALL_CTA_CASES = [
+    ((2048, 512), (1, 0)),                  # issue 5's small case
+    ((48, 80), (1, 0)),                     # multiples of 16 elements, ragged 32- and 64-element tiles
+    ((36, 20), (1, 0)),                     # multiples of 4 elements only
+    ((33, 65), (1, 0)),                     # odd
+    ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # split A, one batch axis
+    ((5, 16, 33, 64, 2), (4, 0, 3, 1, 2)),  # split A, ragged B
+    ((40, 2, 3, 2, 36), (0, 4, 2, 3, 1)),   # split B
+]
+
+
+@pytest.mark.parametrize("knob", ["", "smallcta"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_small_cta_tier(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape, axes in SMALL_CTA_CASES:
+            x, xn = make(rng, shape, dtype)
+            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))  # a fresh executable per knob
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        for offset in (1, 2, 4):
+            x, xn = make(rng, (offset + 64 * 96,), dtype)
+            f = jax.jit(lambda t, o=offset: jk.transpose(t[o:].reshape(64, 96)))
+            np.testing.assert_array_equal(np.asarray(f(x)), xn[offset:].reshape(64, 96).T)
+
+
+# Row copies (last axis kept), default and under the lab token "rowbulk" (runs of 16..256 bytes on the bulk
+# copy engine, sm_90; transpose_bulk_kernels.cuh). Runs of 16, 128 (the attention permute), 256 (the input-
+# order limit) and 272 bytes, a run that is not a multiple of 16 bytes, a ragged last chunk (runs not
+# dividing the 8 KB chunk), and a misaligned slice.
+ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5, 33, 128), (1, 0, 2)),
+             ((4, 9, 136), (1, 0, 2)), ((3, 7, 5, 24), (2, 0, 1, 3)), ((7, 3, 96), (1, 0, 2))]
+
+
+@pytest.mark.parametrize("knob", ["", "rowbulk"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape, axes in ROW_CASES:
+            x, xn = make(rng, shape, dtype)
+            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        x, xn = make(rng, (1 + 4 * 6 * 64,), dtype)
+        f = jax.jit(lambda t: jk.transpose(t[1:].reshape(4, 6, 64), (1, 0, 2)))
+        np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[1:].reshape(4, 6, 64), (1, 0, 2)))
 
 
 def test_ranks_0_to_6_all_small_permutations(rng):
@@ -378,9 +447,9 @@ def test_handler_accepts_valid_raw_call(rng):
 @pytest.mark.skipif(not ON_GPU, reason="GPU dispatch boundary (a CPU run would only repeat the 2D cases)")
 def test_int8_wide_tile_boundary(rng):
     # Large 1-byte transposes with >= 16 256x256 tiles per SM take the 256x256-byte tile (64 KB of dynamic
-    # shared memory), fewer keep 128x128 (transpose_launch.cu, kWideTileWaves): 8192^2 has 1024 tiles,
-    # (12304, 12320) 2401 with ragged last tiles on both sides (132-SM H200: the line is 2112). Sampled
-    # rows and columns of y cross every tile along their axis.
+    # shared memory), fewer keep 128x128 in the compact flavour (transpose_launch.cu, kWideTileWaves):
+    # 8192^2 has 1024 tiles, (12304, 12320) 2401 with ragged last tiles on both sides (132-SM H200: the
+    # line is 2112). Sampled rows and columns of y cross every tile along their axis.
     for shape in [(8192, 8192), (12304, 12320)]:
         xn = np.frombuffer(rng.bytes(shape[0] * shape[1]), np.int8).reshape(shape)
         y = jk.transpose(jnp.asarray(xn))

@@ -15,10 +15,11 @@ fi
 # UBSan (misaligned 16-byte accesses fault on a GPU, not on x86) and the kernels' bounds assertions.
 g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefined -fno-sanitize-recover=all -Icuda -I"$B" -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
 "$B/emu" 132 && "$B/emu" 2
-# The session-1 dispatch (general flavour only) and the compact flavour at every size; read once per process.
+# The session-1 dispatch (general flavour only) and the compact flavour at every size.
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
-# The session-2 dispatch, the register-block kernel everywhere and the round-1 dispatch (no 256x256
-# int8 tile); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play.
-for knob in ${EMU_KNOBS:-s2 reg r1}; do
+# The session-2 dispatch, the register-block kernel everywhere, the round-1 dispatch (no 256x256 int8
+# tile) and the session-4 lab tiers (smallcta, rowbulk: its plain-copy stand-in, the emulator has no bulk
+# copy engine); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play.
+for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk}; do
   for sms in 132 2; do JK_TRANSPOSE_TIERS=$knob "$B/emu" $sms | sed "s/^/$knob ($sms): /"; done
 done

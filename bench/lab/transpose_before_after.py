@@ -1,5 +1,6 @@
 """Before/after for issue 5's cases in one build: runs bench/lab/transpose_cases.py once per
-JK_TRANSPOSE_TIERS setting (the launcher reads the knob once per process) and prints one table.
+JK_TRANSPOSE_TIERS setting (one process each; since session 4 the launcher re-reads the knob at every
+launch and bench/lab/transpose_s4.py times every setting in one process) and prints one table.
 
   old      the session-1 dispatch: general 64-bit kernels only (the figures in results.md)
   ''       the current dispatch (compact 32-bit kernels up to 32 MiB where they apply)

@@ -16,7 +16,7 @@ Prints a compact table and the verdict against the targets: >= 0.95x jnp everywh
   JK_LAB_CASES="name@dtype;..." restricts the run to those cases (bench/lab/transpose_variants.py).
 Cases under 64 MB are also checked against NumPy (np.transpose of the input, bit-exact).
 Each case also prints one `ROW name|dtype|jk_us|jnp_us|ok` line for bench/lab/transpose_before_after.py,
-which runs this script once per JK_TRANSPOSE_TIERS setting (the knob is read once per process).
+which runs this script once per JK_TRANSPOSE_TIERS setting (one process per setting).
 """
 from __future__ import annotations
 

@@ -4,8 +4,8 @@
 // (bench/results/transpose_h200.md; copy kernel 3785 GB/s, cudaMemcpy 4099, XLA's x*c 4288):
 //
 //   0  copy       float4 copy kernel: the ceiling (plus cudaMemcpy D2D for reference)      3785 GB/s
-//   1  naive      one element per thread, coalesced reads, 32-way strided writes          (re-measure:
-//                 the run had an indexing bug, since fixed)
+//   1  naive      one element per thread, coalesced reads, 32-way strided writes           492 GB/s
+//                 (session 4, bench/lab/transpose_s4_h200.md; session 1's run had an indexing bug)
 //   2  smem       32x32 shared-memory tile, coalesced both ways, 32-way bank conflicts     1726 GB/s
 //                 on the column reads
 //   3  padded     the same tile padded to 32x33: conflict-free (the classic Harris kernel) 3468 GB/s
@@ -319,7 +319,8 @@ int main(int argc, char** argv) {
     a.tiles_a = (cols + t - 1) / t, a.tiles_b = (rows + t - 1) / t, a.tiles = a.tiles_a * a.tiles_b;
     report("3' kTiledScalarPadded", MedianMs([&] {
              TiledArgs s = a;
-             s.tiles_a = (cols + 31) / 32, s.tiles_b = (rows + 31) / 32, s.tiles = s.tiles_a * s.tiles_b;
+             constexpr int kT = PaddedTile<>::kTile;  // the kernel's tile (64), not 32: a grid of 32x32
+             s.tiles_a = (cols + kT - 1) / kT, s.tiles_b = (rows + kT - 1) / kT, s.tiles = s.tiles_a * s.tiles_b;
              TiledScalarPadded<uint32_t><<<int(s.tiles), PaddedTile<>::kThreads>>>(s);
            }),
            true, copy_ms);

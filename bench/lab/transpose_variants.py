@@ -1,7 +1,8 @@
 """Transpose dispatch settings against each other and jnp, in one device call.
 
-Runs bench/lab/transpose_cases.py once per JK_TRANSPOSE_TIERS setting (the launcher reads the knob once
-per process), each on the cases its knobs can change, and prints one table: per case the default and
+Runs bench/lab/transpose_cases.py once per JK_TRANSPOSE_TIERS setting (one process each, as when the
+launcher read the knob once per process; bench/lab/transpose_s4.py now does it in one), each on the cases
+its knobs can change, and prints one table: per case the default and
 every variant, ours vs jnp of the same process (ratio = jnp time / ours), GB/s and % of the copy
 ceiling measured by the default process. Method as transpose_cases.py: CUPTI kernel time, median of 20
 calls (fewer past 256 MB), better of two alternated rounds, equality with jnp (and NumPy under 64 MB).

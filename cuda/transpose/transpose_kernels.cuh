@@ -11,6 +11,8 @@
 //   kTiledRegisterBlocks no shared memory: each thread transposes a 16-byte x 16-byte block in
 //                        registers (compact flavour only); the small tier of 4-byte elements.
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
+// Lab-only tiers (JK_TRANSPOSE_TIERS tokens; measured slower): kTiledSmallCta (transpose_small_kernels.cuh)
+// and kRowCopyBulk (transpose_bulk_kernels.cuh).
 //
 // The two tiled kernels come in two index flavours sharing one tile body:
 //   general (TiledArgs)   64-bit offsets, groups of up to 4 axes, up to 16 batch axes, grid-stride loop;
@@ -20,7 +22,8 @@
 //                         0.6-4 us off problems of a few microseconds (2048x512 float32 3.5 -> 2.4 us);
 //                         which part (constant-cache lines touched before the first load, 64-bit
 //                         multiplies, the loop) matters most was not isolated. The launcher uses it for
-//                         problems up to 32 MiB only (transpose_launch.cu says why).
+//                         problems up to 32 MiB, and for larger 1-byte ones that do not take the
+//                         256x256 tile (transpose_launch.cu says why).
 #pragma once
 #include <cuda_runtime.h>
 

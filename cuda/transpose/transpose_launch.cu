@@ -1,12 +1,15 @@
 // Tier choice for the transpose plans (see transpose_kernels.cuh for the kernels).
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "common/launch.h"
 #include "transpose/transpose_kernels.cuh"
 #include "transpose/transpose_launch.h"
+#include "transpose/transpose_bulk_kernels.cuh"
+#include "transpose/transpose_small_kernels.cuh"
 
 namespace jk {
 namespace {
@@ -91,33 +94,45 @@ using Storage = std::conditional_t<kE == 1, uint8_t,
 // but loses 6-8% on large 2-byte ones (bfloat16 8192x8192 70.6 -> 75.0 us; probably occupancy: 40
 // registers instead of 64 let 6 blocks per SM in instead of 4, and the 128x128 tile was tuned at 4),
 // so large, bandwidth-bound problems keep the general kernels. Inputs between 17 and 67 MB were not
-// measured; 32 MiB read is the issue's 64 MB "large" line (input + output).
+// measured; 32 MiB read is the issue's 64 MB "large" line (input + output). 1-byte elements are the
+// exception (LaunchTiled, compact_large).
 constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 
-// JK_TRANSPOSE_TIERS (lab knob, read once per process): comma-separated tokens. "old" forces the
-// session-1 dispatch (general flavour only); "s2" the session-2 one (no register blocks, 128-thread small
-// and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the compact flavour
-// at any size it allows; "reg" the register-block kernel wherever it applies, at any size.
-// bench/lab/transpose_variants.py times settings against the default in one run. Unset: the dispatch below.
+// JK_TRANSPOSE_TIERS (lab knob, re-read at every launch so one process can time every setting; with XLA
+// command buffers off, or a captured graph keeps the setting it was captured with): comma-separated tokens.
+// "old" forces the session-1 dispatch (general flavour only); "s2" the session-2 one (no register blocks,
+// 128-thread small and 256-thread general 2-byte tiles, row copies in output order); "compact" takes the
+// compact flavour at any size it allows; "reg" the register-block kernel wherever it applies, at any size;
 // "r1" the session-3 round-1 dispatch (large 1-byte transposes on the 128x128 tile, no 256x256 tile).
+// Session 4 (bench/lab/transpose_s4_h200.md; both lost, lab tokens only): "smallcta" the kTiledSmallCta
+// tier wherever the compact flavour and its access width allow; "rowbulk" short row copies on the bulk
+// copy engine (sm_90, transpose_bulk_kernels.cuh). "s3" the session-3 dispatch (1-byte transposes over
+// 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one).
+// bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
-  bool old = false, s2 = false, compact = false, reg = false, r1 = false;
+  bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
+       rowbulk = false;
 };
+TierKnobs ParseKnobs(const char* env) {
+  TierKnobs t;
+  for (const char* s = env; s != nullptr && *s != '\0';) {
+    const char* e = std::strchr(s, ',');
+    const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
+    auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
+    t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
+    t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
+    s = e ? e + 1 : s + n;
+  }
+  return t;
+}
+// Per host thread (FFI handlers of several devices may run concurrently): re-parsed when the variable changes.
 const TierKnobs& Knobs() {
-  static const TierKnobs k = [] {
-    TierKnobs t;
-    const char* env = std::getenv("JK_TRANSPOSE_TIERS");
-    for (const char* s = env; s != nullptr && *s != '\0';) {
-      const char* e = std::strchr(s, ',');
-      const size_t n = e ? static_cast<size_t>(e - s) : std::strlen(s);
-      auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
-      t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
-      t.r1 |= is("r1");
-      s = e ? e + 1 : s + n;
-    }
-    return t;
-  }();
-  return k;
+  thread_local std::string last;
+  thread_local TierKnobs cached;
+  const char* env = std::getenv("JK_TRANSPOSE_TIERS");
+  const char* now = env ? env : "";
+  if (last != now) last = now, cached = ParseKnobs(now);
+  return cached;
 }
 
 template <int kTile>
@@ -143,6 +158,16 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
   return LastLaunchError();
 }
 
+// Whether LaunchTiledGeneral (16-byte accesses) would take the 256x256-byte tile.
+template <int kE>
+bool TakesWideTile(TiledArgs a) {
+  using C = TiledConfig<kE>;
+  if constexpr (C::kWideTile > 0) {
+    return !Knobs().old && !Knobs().s2 && !Knobs().r1 && CountTiles<C::kWideTile>(&a) >= kWideTileWaves * NumSMs();
+  }
+  return false;
+}
+
 template <int kE>
 cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   using C = TiledConfig<kE>;
@@ -151,10 +176,7 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
       if constexpr (C::kWideTile > 0) {
-        TiledArgs wide = a;
-        if (!Knobs().r1 && CountTiles<C::kWideTile>(&wide) >= kWideTileWaves * NumSMs()) {
-          return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
-        }
+        if (TakesWideTile<kE>(a)) return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
       }
       return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
     }
@@ -237,6 +259,39 @@ cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t ba
   return LastLaunchError();
 }
 
+// ---- kTiledSmallCta (transpose_small_kernels.cuh), lab only ----
+// {tile side in elements, threads, access bytes} per element size. Session 4 timed six geometries for
+// 4- and 1-byte elements and four for 2-byte ones on an H200 (bench/lab/transpose_s4_h200.md), from XLA's
+// one-warp 16x16 float32 tiles to 64x64 tiles of 128 threads; these are the fastest of each, and every
+// one lost to the default small tier (2048x512 float32 2.53 against 2.34 us, bfloat16 1.92 against 1.76,
+// int8 1.79 against 1.66; the one-warp 16x16 float32 tile took 4.0 us): fewer, larger blocks win here.
+// 8-byte elements were not timed.
+struct SmallCtaShape {
+  int tile, threads, vb;
+};
+template <int kE>
+constexpr SmallCtaShape kSmallCtaShape = kE == 1   ? SmallCtaShape{64, 128, 8}
+                                         : kE == 2 ? SmallCtaShape{64, 128, 16}
+                                                   : SmallCtaShape{32, 64, 16};
+
+// Runs kTiledSmallCta if its accesses fit the problem (both groups a multiple of the access, both buffers
+// aligned to it); returns false otherwise (the caller takes another tier).
+template <int kE>
+bool TrySmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split, cudaError_t* err) {
+  constexpr int kTile = kSmallCtaShape<kE>.tile, kThreads = kSmallCtaShape<kE>.threads;
+  constexpr int kVB = kSmallCtaShape<kE>.vb, kV = kVB / kE;
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % kVB == 0; };
+  if (c.na % kV != 0 || c.nb % kV != 0 || !aligned(c.x) || !aligned(c.y)) return false;
+  const int blocks = CompactBlocks<kTile>(&c, batch);
+  if (split) {
+    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true><<<blocks, kThreads, 0, stream>>>(c);
+  } else {
+    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false><<<blocks, kThreads, 0, stream>>>(c);
+  }
+  *err = LastLaunchError();
+  return true;
+}
+
 template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   using C = TiledConfig<kE>;
@@ -250,7 +305,18 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   if (vec && Knobs().reg && MakeCompact(a, kE, &c, &batch, &split, /*any_size=*/true)) {
     return LaunchRegisterBlocks<kE>(stream, c, batch, split);
   }
-  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split)) return LaunchTiledGeneral<kE>(stream, a, vec);
+  // 1-byte elements on 16-byte accesses keep the compact flavour past kCompactMaxBytes whenever the
+  // general flavour would not take its 256x256 tile: the same 128x128 tile and 256 threads, compact
+  // indexing. H200, int8 8192x8192, same process: 36.86 -> 36.51 us (session 4) and 36.72 -> 36.42
+  // (session 2); int8 16384x16384 on the 128x128 tile 145.55 -> 144.99 (session 2). Small (about 1%) but
+  // the same sign in three measurements; the 2-byte tiles lost 6-8% in the compact flavour (occupancy).
+  const bool compact_large = kE == 1 && vec && !Knobs().old && !Knobs().s2 && !Knobs().r1 && !Knobs().s3 &&
+                             !TakesWideTile<kE>(a);
+  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split, compact_large)) {
+    return LaunchTiledGeneral<kE>(stream, a, vec);
+  }
+  cudaError_t err;
+  if (Knobs().smallcta && TrySmallCta<kE>(stream, c, batch, split, &err)) return err;
   if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
   // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
@@ -280,6 +346,27 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
   return LastLaunchError();
 }
 
+int ComputeMajor() {
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return 0;
+  return major;
+}
+
+// kRowCopyBulk (lab): a persistent grid, 6 blocks of 33 KB shared memory per SM.
+cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
+  constexpr int kThreads = transpose::kBulkThreads;
+  const int64_t runs = a.total_vecs / a.row_vecs;
+  const int64_t chunks = CeilDiv(runs, transpose::kBulkChunkBytes / (a.row_vecs * 16));
+  const int blocks = static_cast<int>(std::min<int64_t>(chunks, int64_t{6} * NumSMs()));
+  if (runs < (int64_t{1} << 32)) {
+    transpose::RowCopyBulk<uint32_t><<<blocks, kThreads, 0, stream>>>(a);
+  } else {
+    transpose::RowCopyBulk<int64_t><<<blocks, kThreads, 0, stream>>>(a);
+  }
+  return LastLaunchError();
+}
+
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
   RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
             plan.elements * plan.elem_bytes, plan.rows};
@@ -297,6 +384,9 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
           std::swap(L.dim[j], L.dim[j - 1]), std::swap(L.in[j], L.in[j - 1]), std::swap(L.out[j], L.out[j - 1]);
         }
       for (int k = 0; k < L.n; ++k) L.in[k] *= plan.elem_bytes, L.out[k] *= plan.elem_bytes;
+      if (Knobs().rowbulk && row_bytes <= transpose::kBulkChunkBytes && ComputeMajor() >= 9) {
+        return LaunchRowCopyBulk(stream, a);
+      }
       return LaunchRowCopy<uint4, true>(stream, a);
     }
   }
