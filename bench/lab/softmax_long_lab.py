@@ -11,6 +11,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 |y - ref| / (tol + tol |ref|), <= 1 passes tests/conftest.py's tolerance).
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
+                                      [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
 """
 from __future__ import annotations
 
@@ -83,7 +84,15 @@ def main():
     ap.add_argument("--dry", action="store_true", help="host timer instead of CUPTI (a CPU check of the script)")
     ap.add_argument("--log", default=os.path.join(os.environ.get("OUT", "/tmp"), "long_lab.jsonl"))
     ap.add_argument("--budget", type=float, default=1e9, help="seconds; stop starting cases after this")
+    ap.add_argument("--case", action="append", default=[], metavar="OP:DTYPE:COLS",
+                    help="only these cases (repeatable), e.g. rms_norm:float32:65536")
+    ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
+                    help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
+    for spec in a.ring:
+        name, cul = spec.split("=")
+        RING[name] = "ring " + " ".join(cul.split(","))
+    chosen = [(op, d, int(c)) for op, d, c in (k.split(":") for k in a.case)]
 
     import jax
     import jax.numpy as jnp
@@ -112,7 +121,7 @@ def main():
     log = open(a.log, "a")
     txt = open(a.log.rsplit(".", 1)[0] + ".txt", "a")
     table = []
-    for op, dname, cols in cases(a.norms or a.only_norms, not a.only_norms):
+    for op, dname, cols in chosen or cases(a.norms or a.only_norms, not a.only_norms):
         if time.time() - t0 > a.budget:
             print(f"budget: skipped {op} {dname} {cols}", flush=True)
             continue
@@ -149,7 +158,7 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        names = ["off"] + variants(op, dname, cols)
+        names = ["off"] + ([spec.split("=")[0] for spec in a.ring] or variants(op, dname, cols))
         for rep in range(2):  # alternate: jnp, variants, then the reverse order
             order = ["jnp"] + names if rep == 0 else names[::-1] + ["jnp"]
             for name in order:
