@@ -1,7 +1,7 @@
-"""linear's fused epilogue on the tensor-core tiers: the gelu form (GeluErfc, cuda/matmul/matmul_epilogue.cuh)
-against float64 over its whole range including the tails, and the Hopper tier's two schedules for fused
-epilogues (cooperative 128x256 and ping-pong 128x128, JK_MATMUL_WGMMA_SCHED) with every activation, bias
-and residual shape and dtype. The launchers read the environment at every launch, so monkeypatch selects a
+"""linear's fused epilogue on the tensor-core tiers: the activations (GeluErfc, GeluTanh, Silu in
+cuda/matmul/matmul_epilogue.cuh) against float64 over their whole range including the tails, and the Hopper
+tier's schedules (cooperative 128x256 / ping-pong 128x128, JK_MATMUL_WGMMA_SCHED) and fused-epilogue paths
+(StoreRow8 / TMA stores, JK_MATMUL_WGMMA_EPI) with every activation, bias and residual shape and dtype. The launchers read the environment at every launch, so monkeypatch selects a
 variant; off an sm_90 GPU every variant runs the same code and only the default runs.
 """
 from __future__ import annotations
@@ -18,15 +18,25 @@ from conftest import ON_GPU, randn
 from test_matmul import _act64, assert_matmul_close
 
 ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
-# wgmma_coop / wgmma_pp: the Hopper tier forced on with each schedule; mma: the mma.sync tier (same
-# Activate, other code path).
-TIER_VARIANTS = ["default"] + (["wgmma_coop", "wgmma_pp", "mma"] if ON_GPU else [])
+# wgmma_<schedule>_<epilogue>: the Hopper tier forced on with the cooperative or ping-pong schedule
+# (JK_MATMUL_WGMMA_SCHED) and the fused epilogue through StoreRow8 or TMA stores (JK_MATMUL_WGMMA_EPI);
+# mma: the mma.sync tier (same activations, other code path).
+WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma"]
+TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
+
+
+def set_wgmma_fused(monkeypatch, variant):
+    """variant: "default" or "<schedule>_<epilogue>" from WGMMA_FUSED."""
+    if variant != "default":
+        sched, epi = variant.split("_")
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+        monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", epi)
 
 
 def set_variant(monkeypatch, variant):
-    if variant.startswith("wgmma"):
+    if variant.startswith("wgmma_"):
         monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
-        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", "coop" if variant == "wgmma_coop" else "pingpong")
+        set_wgmma_fused(monkeypatch, variant[len("wgmma_"):])
     elif variant == "mma":
         monkeypatch.setenv("JK_MATMUL_WGMMA", "0")
 
@@ -72,14 +82,13 @@ RES_SHAPES = {"full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lamb
               "scalar": lambda m, n: (), None: None}
 
 
-@pytest.mark.parametrize("sched", ["default"] + (["coop", "pingpong"] if ON_GPU else []))
+@pytest.mark.parametrize("variant", ["default"] + (WGMMA_FUSED if ON_GPU else []))
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 @pytest.mark.parametrize("res_shape", list(RES_SHAPES), ids=str)
 @pytest.mark.parametrize("with_bias", [True] + ([False] if ON_GPU else []))
-def test_linear_wgmma_schedules(rng, monkeypatch, sched, activation, res_shape, with_bias):
+def test_linear_wgmma_schedules(rng, monkeypatch, variant, activation, res_shape, with_bias):
     monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
-    if sched != "default":
-        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+    set_wgmma_fused(monkeypatch, variant)
     m, k, n = (300, 136, 392)
     x, x64 = randn(rng, (m, k), jnp.bfloat16)
     w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
@@ -92,12 +101,11 @@ def test_linear_wgmma_schedules(rng, monkeypatch, sched, activation, res_shape, 
 
 
 @pytest.mark.skipif(not ON_GPU, reason="many tiles: CUDA only")
-@pytest.mark.parametrize("sched", ["default", "coop", "pingpong"])
+@pytest.mark.parametrize("variant", ["default"] + WGMMA_FUSED)
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
 @pytest.mark.parametrize("k", [264, 1032])
-def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, sched, dtype, k):
-    if sched != "default":
-        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, variant, dtype, k):
+    set_wgmma_fused(monkeypatch, variant)
     m, n = 2176, 2056
     x, x64 = randn(rng, (m, k), dtype)
     w, w64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
@@ -108,12 +116,11 @@ def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, sched, dtype, k):
 
 
 # Batched x and residual (a batch of residual matrices, and one broadcast over the batch) on both schedules.
-@pytest.mark.parametrize("sched", ["default"] + (["coop", "pingpong"] if ON_GPU else []))
+@pytest.mark.parametrize("variant", ["default"] + (WGMMA_FUSED if ON_GPU else []))
 @pytest.mark.parametrize("res_shape", [(3, 130, 264), (130, 264), (3, 1, 264), (3, 130, 1)], ids=str)
-def test_linear_wgmma_batched_residual(rng, monkeypatch, sched, res_shape):
+def test_linear_wgmma_batched_residual(rng, monkeypatch, variant, res_shape):
     monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
-    if sched != "default":
-        monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+    set_wgmma_fused(monkeypatch, variant)
     x, x64 = randn(rng, (3, 130, 72), jnp.bfloat16)
     w, w64 = randn(rng, (72, 264), jnp.bfloat16, scale=1 / np.sqrt(72))
     bias, b64 = randn(rng, (264,), jnp.bfloat16)

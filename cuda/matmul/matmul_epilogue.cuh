@@ -9,51 +9,63 @@
 namespace jk::mm {
 
 // The activations, branch-free and without cancellation in the tails (measured against float64 by
-// tests/test_linear_epilogue.py and bench/lab/matmul_linear_lab.py).
-//
+// tests/test_linear_epilogue.py and bench/lab/matmul_linear_lab.py), on the approximate MUFU instructions
+// without their denormal guards (ftz: results below 2^-126 flush to zero, as the bf16/f16 outputs nearly do).
+__device__ __forceinline__ float Ex2Approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float RcpApprox(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // Exact gelu, v Phi(v) with Phi(v) = erfc(-v / sqrt 2) / 2: erfc(z) for z = |v| / sqrt 2 as
 // t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), P the degree-9 Chebyshev fit of Numerical Recipes' erfcc
-// (relative error < 1.2e-7 for every z >= 0), then Phi = 1 - erfc / 2 (v >= 0) or erfc / 2 (v < 0).
+// (relative error < 1.2e-7 for every z >= 0), then Phi = 1 - erfc / 2 (v >= 0) or erfc / 2 (v < 0). In
+// base 2 with the 1/2 folded in: erfc(z) / 2 = t 2^(Q(t) - z^2 log2 e), Q = P log2 e - 1.
 // Against float64 (bench/lab/matmul_linear_lab.py --cpu-gelu, float32 emulation): max relative error
-// 4e-7 for |v| < 1, 1.2e-6 for |v| < 3, 6e-6 down to v = -8 and 1.6e-5 down to the float32 underflow
-// (the float32 rounding of the exponent -z^2 + P), far below the bf16/f16 output rounding (2e-3 /
-// 5e-4); on the H200 every bf16 output of x over [-13, 13] is the correctly rounded float64 value
-// (bench/lab/matmul_linear_h200.md). The erff form 0.5 v (1 + erff(v / sqrt 2)) cancels for v << 0
-// (10% off at v = -5, 0 from v = -5.9 on: 41509 of those 131072 outputs off, the jnp composition 59598).
-// Both take ~32 SASS instructions per element (CUDA 13's erff selects its polynomial without branching).
+// 4e-7 for |v| < 1, 9e-7 for |v| < 3, 3e-6 down to v = -8 and 8e-6 down to the float32 underflow
+// (the float32 rounding of the exponent), far below the bf16/f16 output rounding (2e-3 / 5e-4); on the
+// H200 every bf16 output over [-13, 13] was the correctly rounded float64 value (the __expf/__fdividef
+// form before this one, bench/lab/matmul_linear_h200.md; this form is UNMEASURED on a GPU). The erff form
+// 0.5 v (1 + erff(v / sqrt 2)) cancels for v << 0 (10% off at v = -5, 0 from v = -5.9 on) and takes ~32
+// SASS instructions per element to these ~20 (2 on the MUFU pipe; the __expf form took ~32 with its
+// denormal guards).
 __device__ __forceinline__ float GeluErfc(float v) {
-  const float z = fabsf(v) * 0.70710678118654752f;
-  const float t = __fdividef(1.f, fmaf(0.5f, z, 1.f));  // 1 + z / 2 >= 1: the fast division is ~2 ulp
-  float p = 0.17087277f;
-  p = fmaf(p, t, -0.82215223f);
-  p = fmaf(p, t, 1.48851587f);
-  p = fmaf(p, t, -1.13520398f);
-  p = fmaf(p, t, 0.27886807f);
-  p = fmaf(p, t, -0.18628806f);
-  p = fmaf(p, t, 0.09678418f);
-  p = fmaf(p, t, 0.37409196f);
-  p = fmaf(p, t, 1.00002368f);
-  p = fmaf(p, t, -1.26551223f);
-  const float half_erfc = 0.5f * t * __expf(fmaf(-z, z, p));  // erfc(z) / 2 = Phi(-|v|)
-  return v * (v >= 0.f ? 1.f - half_erfc : half_erfc);       // NaN: v < 0 is false too, NaN * ... = NaN
+  constexpr float kLog2e = 1.4426950408889634f;
+  const float a = fabsf(v);
+  const float t = RcpApprox(fmaf(a, 0.35355339059327373f, 1.f));  // 1 / (1 + z / 2)
+  float q = 0.17087277f * kLog2e;
+  q = fmaf(q, t, -0.82215223f * kLog2e);
+  q = fmaf(q, t, 1.48851587f * kLog2e);
+  q = fmaf(q, t, -1.13520398f * kLog2e);
+  q = fmaf(q, t, 0.27886807f * kLog2e);
+  q = fmaf(q, t, -0.18628806f * kLog2e);
+  q = fmaf(q, t, 0.09678418f * kLog2e);
+  q = fmaf(q, t, 0.37409196f * kLog2e);
+  q = fmaf(q, t, 1.00002368f * kLog2e);
+  q = fmaf(q, t, -1.26551223f * kLog2e - 1.f);
+  const float half_erfc = t * Ex2Approx(fmaf(a * (-0.5f * kLog2e), a, q));  // Phi(-|v|)
+  return v * (v >= 0.f ? 1.f - half_erfc : half_erfc);  // NaN: v >= 0 is false, NaN * ... = NaN
 }
-// v sigmoid(s) with e = exp(-|s|) in (0, 1]: sigmoid(|s|) = 1 / (1 + e), sigmoid(-|s|) = e / (1 + e), so
-// neither tail cancels or overflows (1 + e in [1, 2]: the fast division is ~2 ulp). ~11 SASS instructions
-// for silu against ~20 for v / (1 + expf(-v)) (plus the IEEE division's slow-path check), ~15 for
-// tanh-gelu against ~25 with tanhf.
-__device__ __forceinline__ float TimesSigmoid(float v, float s) {
-  const float e = __expf(-fabsf(s));
-  const float r = __fdividef(1.f, 1.f + e);
-  return v * (s >= 0.f ? r : e * r);
+// v sigmoid(s) for s of v's sign, with e = exp(-|s|) in (0, 1]: sigmoid(|s|) = 1 / (1 + e),
+// sigmoid(-|s|) = e / (1 + e), so neither tail cancels or overflows. abs_s_log2e = |s| log2 e.
+__device__ __forceinline__ float TimesSigmoid(float v, float abs_s_log2e) {
+  const float e = Ex2Approx(-abs_s_log2e);
+  const float r = RcpApprox(1.f + e);
+  return v * (v >= 0.f ? r : e * r);
 }
-// tanh-gelu: 0.5 v (1 + tanh(u)) = v sigmoid(2u), u = sqrt(2 / pi) (v + 0.044715 v^3).
+// tanh-gelu: 0.5 v (1 + tanh(u)) = v sigmoid(2u), u = sqrt(2 / pi) (v + 0.044715 v^3) (u has v's sign).
 __device__ __forceinline__ float GeluTanh(float v) {
-  return TimesSigmoid(v, 1.5957691216057308f * fmaf(0.044715f * v, v * v, v));
+  return TimesSigmoid(v, fabsf(fmaf(0.044715f * v, v * v, v)) * (1.5957691216057308f * 1.4426950408889634f));
 }
-__device__ __forceinline__ float Silu(float v) { return TimesSigmoid(v, v); }
+__device__ __forceinline__ float Silu(float v) { return TimesSigmoid(v, fabsf(v) * 1.4426950408889634f); }
 
 // The libm forms (CUDA's erff, tanhf, expf and IEEE division; the session-3 code) for the lab's comparison
-// (JK_MATMUL_WGMMA_ACT=libm) and for float32 outputs. They cancel in the negative tails.
+// (JK_MATMUL_WGMMA_ACT=libm). They cancel in the negative tails.
 template <Activation A>
 __device__ __forceinline__ float ActivateLibm(float v) {
   if constexpr (A == Activation::kGelu) return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
@@ -74,8 +86,8 @@ __device__ __forceinline__ float Activate(Activation act, float v) {
   return v;
 }
 
-// float32 outputs keep the libm forms (main's float32 results unchanged): their ~1 ulp in the central
-// range is below GeluErfc's ~1e-6, which only 16-bit outputs can afford.
+// float32 outputs keep the libm forms: their ~1 ulp in the central range is below GeluErfc's ~1e-6, which
+// only 16-bit outputs can afford.
 template <typename T>
 __device__ __forceinline__ float ActivateFor(Activation act, float v) {
   if constexpr (std::is_same_v<T, float>) {
@@ -225,6 +237,32 @@ struct Epilogue {
     for (int q = 0; q < 8; ++q) memcpy(&e[q], p + q * stride, 2);
     return make_uint4(e[0] | (uint32_t{e[1]} << 16), e[2] | (uint32_t{e[3]} << 16), e[4] | (uint32_t{e[5]} << 16),
                       e[6] | (uint32_t{e[7]} << 16));
+  }
+  // Two adjacent columns' 16-bit bias / residual values (col even, n % 8 == 0) as packed bit patterns, for
+  // the fragment-layout epilogue; zeros outside the matrix or without the operand.
+  __device__ __forceinline__ uint32_t BiasPair(int64_t col) const {
+    return bias != nullptr && col < n ? Load2(bias + col, 1) : 0u;
+  }
+  __device__ __forceinline__ uint32_t ResPair(int64_t row, int64_t col) const {
+    return residual != nullptr && row < m && col < n
+               ? Load2(residual + row * res_row_stride + col * res_col_stride, res_col_stride)
+               : 0u;
+  }
+  // 2 elements from `p` on, `stride` apart, as packed 16-bit bit patterns.
+  static __device__ __forceinline__ uint32_t Load2(const T* p, int64_t stride) {
+    if (stride == 1 && IsAligned(p, 4)) return __ldg(reinterpret_cast<const unsigned int*>(p));
+    uint16_t lo, hi;
+    memcpy(&lo, p, 2);
+    memcpy(&hi, p + stride, 2);
+    return lo | (static_cast<uint32_t>(hi) << 16);
+  }
+  static __device__ __forceinline__ void AddPair(float& lo, float& hi, uint32_t bits) {
+    const uint16_t l = static_cast<uint16_t>(bits & 0xFFFFu), h = static_cast<uint16_t>(bits >> 16);
+    T lo_t, hi_t;
+    memcpy(&lo_t, &l, 2);
+    memcpy(&hi_t, &h, 2);
+    lo += ToFloat(lo_t);
+    hi += ToFloat(hi_t);
   }
   static __device__ __forceinline__ void AddRow8(float (&v)[8], const uint4& bits) {
     const uint32_t w[4] = {bits.x, bits.y, bits.z, bits.w};

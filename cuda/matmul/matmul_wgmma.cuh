@@ -334,6 +334,84 @@ __device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint3
   }
 }
 
+// Half k (of 4 kAcc) of a consumer warpgroup's accumulators: box k / 2 as StoreTileTma numbers the boxes
+// (block k / 4, fragment groups 8 (k / 2 % 2) .. + 7), its groups 4 (k % 2) .. + 3, i.e. registers
+// 16 (k % 4) .. + 15 of block k / 4. Picked at run time with every register index a constant, so the
+// accumulators stay in registers and the epilogue below exists once.
+template <int K, int kHalves, int kAcc>
+__device__ __forceinline__ void SelectHalfBox(int k, float (&v)[16], const float (&acc)[kAcc][64]) {
+  if (k == K) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) v[i] = acc[K / 4][16 * (K % 4) + i];
+  } else if constexpr (K + 1 < kHalves) {
+    SelectHalfBox<K + 1, kHalves, kAcc>(k, v, acc);
+  }
+}
+
+// The fused epilogue through TMA stores (JK_MATMUL_WGMMA_EPI=tma): StoreTileTma's boxes, with bias,
+// activation and residual applied in the fragment layout on the way (no float32 staging, no global stores
+// from the threads), half a box (16 values a thread) at a time to leave the accumulators their registers.
+// A thread owns rows 16 warp + g + {0, 8} x columns 8 qq + 2t + {0, 1} of each box; its bias and residual
+// pairs are loaded first, and the activation between the bias and the residual adds covers the residual's
+// latency. `ep` addresses bias and residual; `row0`/`col0` are the warpgroup's first output row and column
+// (kAlongM: ping-pong 128 x 128, else cooperative 64 x BN).
+template <typename T, int kAcc, bool kAlongM>
+__device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
+                                                  const Epilogue<T>& ep, int64_t col0, int64_t row0, int32_t z, int w,
+                                                  int tid, bool act_libm) {
+  uint32_t x;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
+  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
+  const auto box_row = [&](int h) { return row0 + (kAlongM ? 64 * (h / 2) : 0); };
+  const auto box_col = [&](int h) { return col0 + (kAlongM ? 64 * (h % 2) : 64 * h); };
+#pragma unroll 1
+  for (int h = 0; h < 2 * kAcc; ++h) {
+    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
+#pragma unroll 1
+    for (int hq = 0; hq < 2; ++hq) {
+      const int64_t r = box_row(h) + 16 * warp + g, c = box_col(h) + 32 * hq + 2 * t;
+      uint32_t res[8], bias[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        bias[j] = ep.BiasPair(c + 8 * j);
+        res[2 * j] = ep.ResPair(r, c + 8 * j);
+        res[2 * j + 1] = ep.ResPair(r + 8, c + 8 * j);
+      }
+      float v[16];
+      SelectHalfBox<0, 4 * kAcc, kAcc>(2 * h + hq, v, acc);
+      // v[4 j + 2 half + e]: row g + 8 half, column 8 (4 hq + j) + 2t + e of the box.
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) Epilogue<T>::AddPair(v[4 * j + 2 * half], v[4 * j + 2 * half + 1], bias[j]);
+      ActivateVecAs(ep.act, v, act_libm);
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+          Epilogue<T>::AddPair(v[4 * j + 2 * half], v[4 * j + 2 * half + 1], res[2 * j + half]);
+      if (hq == 0) {
+        if (tid == 0) BulkWaitRead<1>();  // the box's previous store (two boxes ago) has read it
+        NamedBarrier(1 + w, 128);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const uint32_t row = 16 * warp + g + 8 * half, qq = 4 * hq + j;
+          StoreShared32(box + row * 128 + ((qq ^ g) * 16) + 4 * t,
+                        PackPair<T>(v[4 * j + 2 * half], v[4 * j + 2 * half + 1]));
+        }
+    }
+    FenceProxyAsync();
+    NamedBarrier(1 + w, 128);
+    if (tid == 0) {
+      TmaStore3d(map, box, static_cast<int32_t>(box_col(h)), static_cast<int32_t>(box_row(h)), z);
+      BulkCommit();
+    }
+  }
+}
+
 #endif  // sm_90a
 
 // Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
@@ -380,7 +458,7 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
 // (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
 // phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
-template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong>
+template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                    const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p,
@@ -450,6 +528,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // Consumers: cooperative, warpgroup w owns rows [64 w, 64 w + 64) of every tile; ping-pong, all rows of
   // every other tile.
   static_assert(!kPingPong || BN == 128, "ping-pong: 128 x 128 tiles");
+  static_assert(!kFusedTma || kTmaStore, "the fused TMA-store epilogue stores through tma_out");
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int w = wg - 1;
   const auto [mtiles, ntiles, tiles, ktiles] = counts();
@@ -474,7 +553,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       }
       if (mine++ > 0) NamedBarrier(3 + w, 256);  // the other warpgroup has waited for its k-tiles
     }
-    if constexpr (!kTmaStore) {
+    if constexpr (!kTmaStore || kFusedTma) {
       if (epi_flags & kWgmmaPrefetchResidualL2) {
         const WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, BN);
 #pragma unroll
@@ -557,7 +636,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
     const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
-    if constexpr (kTmaStore) {
+    if constexpr (kFusedTma) {
+      StoreTileTmaFused<T, kAcc, kPingPong>(acc, epi + w * kWgmmaEpiGroup, &tma_out, Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)),
+                                            tc.n0, tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z), w,
+                                            tid, (epi_flags & kWgmmaActLibm) != 0);
+    } else if constexpr (kTmaStore) {
       StoreTileTma<T, kAcc, kPingPong>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
                                        static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
                                        static_cast<int32_t>(tc.z), w, tid);

@@ -90,6 +90,17 @@ bool UseTmaStore(const MatmulProblem& p) {
   return env == nullptr || std::strcmp(env, "row8") != 0;
 }
 
+// Fused epilogues through TMA stores (StoreTileTmaFused) instead of StoreRow8: JK_MATMUL_WGMMA_EPI=tma or
+// =row8 forces one (for the lab and tests). UNMEASURED default.
+constexpr bool kFusedTmaByDefault = false;
+bool UseFusedTma(const MatmulProblem& p) {
+  if (!IsFused(p)) return false;
+  const char* env = std::getenv("JK_MATMUL_WGMMA_EPI");
+  if (env != nullptr && std::strcmp(env, "tma") == 0) return true;
+  if (env != nullptr && std::strcmp(env, "row8") == 0) return false;
+  return kFusedTmaByDefault;
+}
+
 // Fused epilogues (bias, residual or activation) on the ping-pong schedule (128 x 128 tiles alternating
 // between the consumer warpgroups, so one's epilogue runs under the other's mainloop) where every CTA gets
 // at least two tiles, one per warpgroup. H200 (bench/lab/matmul_linear_h200.md), ping-pong against the
@@ -169,12 +180,19 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
       !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, 64))
     return cudaErrorNotSupported;
   // The output's batch matrices are contiguous (out + z * m * n); without a map the fused epilogue stores.
-  const bool tma_store = UseTmaStore(p) && EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
+  const bool fused_tma = UseFusedTma(p);
+  const bool tma_store = (UseTmaStore(p) || fused_tma) &&
+                         EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
   if (!tma_store) map_out = map_a;  // never read
-  auto kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true, false> : WgmmaTmaKernel<T, BN, STAGES, false, false>;
   const bool pingpong = BN == 128 && UsePingPong(p);
+  auto kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
+  if (tma_store) kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true> : WgmmaTmaKernel<T, BN, STAGES, true, false>;
   if constexpr (BN == 128) {
-    if (pingpong) kernel = tma_store ? WgmmaTmaKernel<T, BN, STAGES, true, true> : WgmmaTmaKernel<T, BN, STAGES, false, true>;
+    if (pingpong) {
+      kernel = WgmmaTmaKernel<T, BN, STAGES, false, true>;
+      if (tma_store)
+        kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, true, true> : WgmmaTmaKernel<T, BN, STAGES, true, true>;
+    }
   }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;

@@ -12,7 +12,8 @@ namespace jk::mm {
 // any other value turns it on for every eligible shape; unset, it runs where it was measured faster (K >=
 // 256 and at least 64 tiles of 128x128, or K >= 768 and 32-63 tiles with split-K; matmul_wgmma_launch.cu).
 // Lab knobs, read at every launch: JK_MATMUL_WGMMA=128|256 forces a tile width, JK_MATMUL_WGMMA_EPI=row8
-// sends plain matmuls through the fused epilogue instead of TMA stores, JK_MATMUL_WGMMA_SCHED=pingpong|coop
+// sends plain matmuls through the fused epilogue instead of TMA stores (=tma / =row8 pick the fused
+// epilogue's path: TMA stores from the fragment layout, or StoreRow8), JK_MATMUL_WGMMA_SCHED=pingpong|coop
 // forces the ping-pong or the cooperative schedule, JK_MATMUL_WGMMA_SPLITK=1|2 turns split-K off / on for
 // every shape, JK_MATMUL_WGMMA_PREFETCH=0..3 picks the fused epilogue's prefetches,
 // JK_MATMUL_WGMMA_ACT=libm computes gelu/tanh-gelu/silu in their libm forms (erff, tanhf, expf).
