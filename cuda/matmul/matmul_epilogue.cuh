@@ -9,11 +9,13 @@
 namespace jk::mm {
 
 // The activations, branch-free and without cancellation in the tails (measured against float64 by
-// tests/test_linear_epilogue.py and bench/lab/matmul_linear_lab.py), on the approximate MUFU instructions
-// without their denormal guards (ftz: results below 2^-126 flush to zero, as the bf16/f16 outputs nearly do).
+// tests/test_linear_epilogue.py and bench/lab/matmul_linear_lab.py), on the approximate MUFU instructions.
+// ex2 keeps subnormal results (no .ftz): v * 2^-127 is still a normal bf16 number (tanh-gelu at v = -10
+// gives -2.9e-38; flushed, it read 0). rcp only sees arguments >= 1 here: its ftz form flushes only
+// results below 2^-126 (gelu's t at |v| > 2^127), where the factor it multiplies is 0 anyway.
 __device__ __forceinline__ float Ex2Approx(float x) {
   float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
 __device__ __forceinline__ float RcpApprox(float x) {
