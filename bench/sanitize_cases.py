@@ -12,6 +12,7 @@ epilogues); misaligned views are left to memcheck over the test suite.
 from __future__ import annotations
 
 import importlib
+import math
 import sys
 
 import jax
@@ -73,6 +74,24 @@ def norms_and_softmax():
             check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
             check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x),
                   np.log(np_softmax(xf, -1)), TOL[dt] * 8)
+    # Session-4 tiers: 16-bit rows packed in registers (1024: 32 elements per thread; 32768: 64), the long-row
+    # ring (float32 32768: one CTA per row; 65536: float32 over a 2-CTA cluster, 16-bit one CTA) with more rows
+    # than ring CTAs, so every CTA's ring wraps.
+    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140)]:
+        for dt in dts:
+            x, xf = put((rows, n), dt)
+            s, sf = put((n,), dt, 0.1, 1.0)
+            b, bf = put((n,), dt, 0.1)
+            check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
+            check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
+            check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
+            check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x), np.log(np_softmax(xf, -1)), TOL[dt] * 8)
+    # A non-last axis with 16-byte packs of inner columns.
+    for dt in DTYPES:
+        x, xf = put((4, 512, 64), dt)
+        check(f"layer_norm axis=1 packs {dt.__name__}", jk.layer_norm(x, axis=1), np_layer_norm(xf, 1.0, 0.0, 1), TOL[dt] * 4)
+        check(f"rms_norm axis=1 packs {dt.__name__}", jk.rms_norm(x, axis=1), np_rms_norm(xf, 1.0, 1), TOL[dt] * 4)
+        check(f"softmax axis=1 packs {dt.__name__}", jk.softmax(x, axis=1), np_softmax(xf, 1), TOL[dt])
     # A non-last axis (the strided tiers), statistics-only and apply entry points, masks.
     for dt in DTYPES:
         x, xf = put((4, 1025, 33), dt)
@@ -107,6 +126,9 @@ def transposes():
     # The int8 256x256-byte tile: only from 16 of its tiles per SM (12288^2 = 2304 tiles >= 16 x 132 SMs).
     host = RNG.integers(-100, 100, (12288, 12288)).astype(np.int8)
     check("transpose int8 12288x12288 wide tile", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
+    # int8 past 32 MiB below the wide tile's threshold: the 128x128 tile's compact flavour.
+    host = RNG.integers(-100, 100, (6000, 6000)).astype(np.int8)
+    check("transpose int8 6000x6000 compact", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
 
 
 def matmuls():
@@ -120,7 +142,13 @@ def matmuls():
             check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
             if dt == jnp.float32:
                 check(f"matmul highest {m}x{k}x{n}", jk.matmul(a, b, precision="highest"), af @ bf, 1e-4)
-        for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024)]:  # the second: wgmma's epilogue
+        # SkinnyPipe (bf16/f16, 2 <= M <= 16): M = 16 and M = 2.
+        for m, k, n in [(16, 512, 1024), (2, 2048, 512)]:
+            a, af = put((m, k), dt)
+            b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
+            check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
+        # the second: wgmma's epilogue; the third: its ping-pong schedule (>= 2 x SMs tiles of 128x128)
+        for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024), ((2304,), 256, 2048)]:
             a, af = put(shape + (kk,), dt)
             w, wf = put((kk, nn), dt, 1.0 / np.sqrt(kk))
             bias, biasf = put((nn,), dt)
@@ -128,6 +156,11 @@ def matmuls():
             want = np.maximum(af @ wf + biasf, 0.0) + resf
             check(f"linear relu+residual {shape} {dt.__name__}",
                   jk.linear(a, w, bias, activation="relu", residual=res), want, TOL[dt] * 4)
+            z = (af @ wf + biasf).reshape(-1, nn)[:64]  # exact gelu, first 64 rows (math.erf per element)
+            gelu = z * 0.5 * (1.0 + np.vectorize(math.erf)(z / math.sqrt(2.0)))
+            got = jk.linear(a, w, bias, activation="gelu", residual=res)
+            check(f"linear gelu+residual {shape} {dt.__name__}", np.asarray(got, np.float64).reshape(-1, nn)[:64],
+                  gelu + resf.reshape(-1, nn)[:64], TOL[dt] * 4)
 
 
 def main() -> int:
