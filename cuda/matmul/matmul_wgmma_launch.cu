@@ -91,8 +91,12 @@ bool UseTmaStore(const MatmulProblem& p) {
 }
 
 // Fused epilogues through TMA stores (StoreTileTmaFused) instead of StoreRow8: JK_MATMUL_WGMMA_EPI=tma or
-// =row8 forces one (for the lab and tests). UNMEASURED default.
-constexpr bool kFusedTmaByDefault = false;
+// =row8 forces one (for the lab and tests). Measured on an H200 (bench/lab/matmul_linear_lab.py, bf16
+// 4096^3, CUPTI, one process with the jnp composition; bench/lab/matmul_linear_h200.md, run 2), us with
+// TMA stores against StoreRow8: ping-pong +bias gelu 203.5 vs 207.7 (jnp 220.4), +bias gelu +residual
+// 215.9 vs 226.4 (jnp 221.6), +bias gelu_tanh 198.3 vs 200.0 (jnp 195.0); cooperative 207.4 vs 211.4,
+// 217.9 vs 222.2, 203.2 vs 205.4. So TMA stores everywhere.
+constexpr bool kFusedTmaByDefault = true;
 bool UseFusedTma(const MatmulProblem& p) {
   if (!IsFused(p)) return false;
   const char* env = std::getenv("JK_MATMUL_WGMMA_EPI");
