@@ -16,7 +16,9 @@
 //                        statistics through distributed shared memory.
 //   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
 //                        (mostly from L2) that writes.
-// Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
+// Other axes (inner > 1): kColumnsTileRegisters (unmasked, 16-byte packs of inner columns, the column tile
+// held in registers or a cluster's, one read; softmax_columns.cuh) where it applies; else, and for
+// statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
 //
@@ -41,6 +43,7 @@
 #include <string_view>
 
 #include "common/launch.h"
+#include "softmax/softmax_columns.cuh"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
 #include "softmax/softmax_stats_apply.cuh"
@@ -340,6 +343,13 @@ template <typename T, ColumnsMode kMode>
 cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out, float* sum_out,
                           const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
                           const MaskIndex& mask, bool log) {
+  // Unmasked softmax: the column tile held in registers (softmax_columns.cuh) where it applies.
+  if constexpr (kMode == ColumnsMode::kSoftmax) {
+    if (mask.data == nullptr) {
+      const cudaError_t e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
+      if (e != cudaErrorNotSupported) return e;
+    }
+  }
   const int bx = static_cast<int>(std::min<int64_t>(32, NextPow2(inner)));
   const dim3 block(bx, softmax::kColumnsBlock / bx);
   const int64_t tiles = outer * CeilDiv(inner, bx);
