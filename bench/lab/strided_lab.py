@@ -41,7 +41,8 @@ TILES = ["2 4 1024", "2 8 1024", "2 16 512", "4 8 512", "4 16 512"]
 def variants(shape):
     out = ["default", "legacy"] + TILES
     if shape[1] <= 2048:
-        out += ["2 4 1024 2", "2 8 1024 2"]  # half a column per CTA: more CTAs per SM
+        # a half or a quarter of each column per CTA of a cluster: smaller CTAs, more of them per SM
+        out += ["2 4 1024 2", "2 8 1024 2", "2 8 1024 4", "2 16 512 2", "4 16 512 2"]
     return out
 
 

@@ -39,6 +39,14 @@ __device__ __forceinline__ void ClusterSync() {
 #endif
 }
 
+// Hides a 64-bit value from the optimiser (no instruction): offsets recomputed from it are not merged with
+// earlier ones (which would then stay live in registers across the reductions).
+__device__ __forceinline__ void HideOffset(int64_t& v) {
+#ifdef __CUDA_ARCH__
+  asm volatile("" : "+l"(v));
+#endif
+}
+
 // Shared memory of one CTA's reductions: per-warp partials, the CTA totals, and the cell the cluster reads.
 template <int W>
 struct Scratch {
@@ -61,7 +69,7 @@ __device__ __forceinline__ void ColumnAllReduce(float (&v)[V], Scratch<TX * V>& 
 #pragma unroll
   for (int m = 16; m >= TX; m /= 2) {
 #pragma unroll
-    for (int e = 0; e < V; ++e) v[e] = op(v[e], __shfl_xor_sync(0xffffffffu, v[e], m));
+    for (int e = 0; e < V; ++e) v[e] = op(v[e], __shfl_xor_sync(0xffffffffu, v[e], m, 32));
   }
   if (lane < TX) {
 #pragma unroll

@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p,
   const T* bias = BiasRow(p, o);
   T* yr = p.y + base + first * inner;
   int64_t out_step = step;
-  asm volatile("" : "+l"(out_step));  // recomputed offsets: the loads' would stay live through the passes
+  tile::HideOffset(out_step);  // recomputed offsets: the loads' would stay live through the passes
   const T* scale_r = scale != nullptr ? scale + first : nullptr;
   const T* bias_r = K == Kind::kLayerNorm && bias != nullptr ? bias + first : nullptr;
 #pragma unroll

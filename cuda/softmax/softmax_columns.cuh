@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
   T* yr = y + base + first * inner;
   int64_t out_step = step;
-  asm volatile("" : "+l"(out_step));  // recomputed offsets: the loads' would stay live through the passes
+  tile::HideOffset(out_step);  // recomputed offsets: the loads' would stay live through the passes
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (r < count) {
