@@ -62,11 +62,12 @@ def use(monkeypatch, config):
         monkeypatch.setenv("JK_STRIDED_TILE", config)
 
 
-# (outer, n, inner): inner a multiple of every pack (8) or not (3, 12 for 16-bit), n around the register
-# limits of the tiles (2048 = 4 x 8 x 256 / 4 x 16 x 128, 4096 = 2 x 8 x 512 / 2 x 16 x 256, beyond: a
-# cluster), size-1 dims, partial tiles (column packs not a multiple of TX).
-SHAPES = [(2, 7, 16), (1, 1, 8), (3, 1, 24), (1, 33, 8), (5, 64, 40), (2, 2047, 8), (1, 2048, 16),
-          (1, 2049, 16), (1, 4097, 8), (2, 300, 12), (2, 50, 3)]
+# (outer, n, inner): inner a multiple of every pack (8) or not (3, 12 for 16-bit), n around the rows one CTA
+# holds (R x max threads / TX: 1024 for "4 8 512", 2048 for "2 4 1024" / "4 16 512", 4096 for "2 8 1024" /
+# "2 16 512"; beyond: a cluster, or the scalar kernel), size-1 dims, partial tiles (column packs not a
+# multiple of TX).
+SHAPES = [(2, 7, 16), (1, 1, 8), (3, 1, 24), (1, 33, 8), (5, 64, 40), (1, 1024, 16), (1, 1025, 8),
+          (2, 2047, 8), (1, 2048, 16), (1, 2049, 16), (1, 4097, 8), (2, 300, 12), (2, 50, 3)]
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -134,10 +134,11 @@ void CheckStrided(jk::DType dt, bool layer, int64_t outer, int64_t n, int64_t in
 int main() {
   const char* tile = std::getenv("JK_STRIDED_TILE");
   // (outer, n, inner): size-1 dims, partial tiles (column packs not a multiple of TX), tiles that cross an
-  // outer index, n at and past a CTA's register rows (R * TY: 2048 for "4 8 512" / "2 4 1024" at 1024
-  // threads; 4096 for "2 8 1024" / "2 16 512"), inner not a multiple of the pack (the scalar kernel).
+  // outer index, n at and past the rows one CTA holds (1024 for "4 8 512", 2048 for "2 4 1024" / "4 16 512",
+  // 4096 for "2 8 1024" / "2 16 512"), inner not a multiple of the pack (the scalar kernel).
   const std::vector<std::array<int64_t, 3>> shapes = {
-      {3, 1, 16}, {1, 7, 8}, {2, 33, 24}, {3, 100, 40}, {2, 513, 16}, {1, 2048, 16}, {1, 2049, 8},
+      {3, 1, 16}, {1, 7, 8}, {2, 33, 24}, {3, 100, 40}, {2, 513, 16}, {1, 1024, 8}, {1, 1025, 8}, {1, 2048, 16},
+      {1, 2049, 8},
       {1, 4096, 8}, {1, 4100, 8}, {2, 64, 12}, {2, 50, 3}};
   for (auto [outer, n, inner] : shapes) {
     for (int layer = 0; layer < 2; ++layer) {

@@ -3,8 +3,11 @@
 //
 // A tile is TX 16-byte packs of consecutive inner positions (TX * P columns; P elements per pack) times the
 // n elements of the axis. Thread (tx, ty) of a CTA of blockDim = (TX, TY) holds R packs of rows
-// ty, ty + TY, ... in registers, so the tile is read ONCE (the two-read kernels re-read it, and a tile of
-// 2048 x 32 bf16 columns is 128 KB: with a dozen CTAs per SM the re-read missed L2). A warp covers 32 / TX
+// ty, ty + TY, ... in registers, so the tile is read ONCE. The scalar two-read kernels re-read it: at the
+// benchmark's (64, 2048, 1024) bf16 they keep ~12 CTAs of 2048 x 32 columns (128 KB each) per SM in flight,
+// ~200 MB against a 50 MB L2, so the re-read most likely comes from DRAM (an estimate: the H200 figures,
+// 19-24% of the copy ceiling, were not profiled). One element per lane also made each warp request 64 B
+// (bf16); here each lane moves 16 bytes. A warp covers 32 / TX
 // consecutive rows of TX * 16 bytes each: whole 32-byte sectors. Tiles whose column is too long for one
 // CTA's registers spread over a thread-block cluster (sm_90+): each CTA holds a contiguous range of rows
 // and the per-column partials are exchanged through distributed shared memory.
@@ -44,6 +47,20 @@ __device__ __forceinline__ void ClusterSync() {
 __device__ __forceinline__ void HideOffset(int64_t& v) {
 #ifdef __CUDA_ARCH__
   asm volatile("" : "+l"(v));
+#endif
+}
+
+// A 16-byte store spelled in PTX: through a Pack of 16-bit values nvcc split the store into four 4-byte
+// STG.E (the norm tile's bf16 output, sm_90a SASS), as it did for the softmax block tiers (StoreRaw there).
+template <typename PackT>
+__device__ __forceinline__ void Store16(void* p, const PackT& v) {
+  static_assert(sizeof(PackT) == 16, "16-byte packs");
+  uint4 u;
+  memcpy(&u, &v, 16);
+#ifdef __CUDA_ARCH__
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+#else
+  memcpy(p, &u, 16);
 #endif
 }
 

@@ -16,9 +16,9 @@
 //                        statistics through distributed shared memory.
 //   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
 //                        (mostly from L2) that writes.
-// Other axes (inner > 1): kColumnsTileRegisters (unmasked, 16-byte packs of inner columns, the column tile
-// held in registers or a cluster's, one read; softmax_columns.cuh) where it applies; else, and for
-// statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
+// Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
+// Opt-in (JK_STRIDED_TILE, not measured on a GPU yet): kColumnsTileRegisters for unmasked calls (16-byte
+// packs of inner columns, the column tile held in registers or a cluster's, one read; softmax_columns.cuh).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
 //
@@ -343,7 +343,8 @@ template <typename T, ColumnsMode kMode>
 cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out, float* sum_out,
                           const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
                           const MaskIndex& mask, bool log) {
-  // Unmasked softmax: the column tile held in registers (softmax_columns.cuh) where it applies.
+  // Unmasked softmax: the column tile held in registers (softmax_columns.cuh) where its configuration
+  // applies (opt-in until measured: DefaultColumnsTileConfig).
   if constexpr (kMode == ColumnsMode::kSoftmax) {
     if (mask.data == nullptr) {
       const cudaError_t e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
