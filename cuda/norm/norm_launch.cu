@@ -21,6 +21,9 @@
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2)
 //   kStridedTwoReads       a non-last axis (inner > 1)
+//   kStridedTileRegisters  opt-in (JK_STRIDED_TILE, not measured on a GPU yet): a non-last axis in
+//                          16-byte packs of inner columns, the column tile held in registers (or a
+//                          cluster's), x read once (norm_strided.cuh)
 // BlockPerRowRegisters can also spread a row over a thread-block cluster (DSMEM reductions); every
 // measured cluster configuration (2-8 CTAs, 2048-65536 columns) was slower than one CTA per row or the
 // two-read kernel, so only the JK_NORM_TIER lab hook launches clusters.
@@ -39,6 +42,7 @@
 #include "norm/norm_packed_block.h"
 #include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
+#include "norm/norm_strided.cuh"
 
 namespace jk {
 namespace {
@@ -300,6 +304,12 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
 
 template <typename T, Kind K>
 cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only) {
+  // The column tile held in registers (norm_strided.cuh) where its configuration applies (opt-in until
+  // measured: DefaultTileConfig); else the scalar two-read kernel.
+  if (!stats_only) {
+    const cudaError_t e = norm::LaunchStridedTile<T, K>(p, stream, DeviceAttribute(kComputeMajor) >= 9);
+    if (e != cudaErrorNotSupported) return e;
+  }
   const int64_t tiles = CeilDiv(p.outer * p.inner, 32);
   // Slices of n per column: enough threads for ~2048 per SM, at least 8 elements per slice.
   const int64_t want = CeilDiv(int64_t{NumSMs()} * 64, tiles);

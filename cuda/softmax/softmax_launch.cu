@@ -20,6 +20,8 @@
 //                        DRAM once through a shared-memory ring fed by bulk copies (softmax_long.cuh,
 //                        common/long_rows.cuh); lab knob JK_SOFTMAX_LONG = "ring C U L" / "off".
 // Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
+// Opt-in (JK_STRIDED_TILE, not measured on a GPU yet): kColumnsTileRegisters for unmasked calls (16-byte
+// packs of inner columns, the column tile held in registers or a cluster's, one read; softmax_columns.cuh).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
 //
@@ -44,6 +46,7 @@
 #include <string_view>
 
 #include "common/launch.h"
+#include "softmax/softmax_columns.cuh"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
 #include "softmax/softmax_long.cuh"
@@ -344,6 +347,14 @@ template <typename T, ColumnsMode kMode>
 cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out, float* sum_out,
                           const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
                           const MaskIndex& mask, bool log) {
+  // Unmasked softmax: the column tile held in registers (softmax_columns.cuh) where its configuration
+  // applies (opt-in until measured: DefaultColumnsTileConfig).
+  if constexpr (kMode == ColumnsMode::kSoftmax) {
+    if (mask.data == nullptr) {
+      const cudaError_t e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
+      if (e != cudaErrorNotSupported) return e;
+    }
+  }
   const int bx = static_cast<int>(std::min<int64_t>(32, NextPow2(inner)));
   const dim3 block(bx, softmax::kColumnsBlock / bx);
   const int64_t tiles = outer * CeilDiv(inner, bx);

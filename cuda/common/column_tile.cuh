@@ -1,0 +1,214 @@
+// Column tiles for reductions over a non-last axis (x viewed as (outer, n, inner), inner > 1), shared by the
+// strided norm tier (norm/norm_strided.cuh) and the softmax columns tier (softmax/softmax_columns.cuh).
+//
+// A tile is TX 16-byte packs of consecutive inner positions (TX * P columns; P elements per pack) times the
+// n elements of the axis. Thread (tx, ty) of a CTA of blockDim = (TX, TY) holds R packs of rows
+// ty, ty + TY, ... in registers, so the tile is read ONCE. The scalar two-read kernels re-read it: at the
+// benchmark's (64, 2048, 1024) bf16 they keep ~12 CTAs of 2048 x 32 columns (128 KB each) per SM in flight,
+// ~200 MB against a 50 MB L2, so the re-read most likely comes from DRAM (an estimate: the H200 figures,
+// 19-24% of the copy ceiling, were not profiled). One element per lane also made each warp request 64 B
+// (bf16); here each lane moves 16 bytes. A warp covers 32 / TX
+// consecutive rows of TX * 16 bytes each: whole 32-byte sectors. Tiles whose column is too long for one
+// CTA's registers spread over a thread-block cluster (sm_90+): each CTA holds a contiguous range of rows
+// and the per-column partials are exchanged through distributed shared memory.
+// Device code plus a small host-side configuration parser (the lab knob JK_STRIDED_TILE).
+#pragma once
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#include "common/device.cuh"
+
+namespace jk::tile {
+
+constexpr int kMaxWarps = 32;
+constexpr int kMaxCluster = 8;  // the portable cluster size limit
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define JK_TILE_HAS_CLUSTERS 1
+#endif
+
+__device__ __forceinline__ void ClusterSync() {
+#ifdef JK_TILE_HAS_CLUSTERS
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  __trap();  // the launcher never asks for clusters below sm_90
+#endif
+}
+
+// Hides a 64-bit value from the optimiser (no instruction): offsets recomputed from it are not merged with
+// earlier ones (which would then stay live in registers across the reductions).
+__device__ __forceinline__ void HideOffset(int64_t& v) {
+#ifdef __CUDA_ARCH__
+  asm volatile("" : "+l"(v));
+#endif
+}
+
+// A 16-byte store spelled in PTX: through a Pack of 16-bit values nvcc split the store into four 4-byte
+// STG.E (the norm tile's bf16 output, sm_90a SASS), as it did for the softmax block tiers (StoreRaw there).
+template <typename PackT>
+__device__ __forceinline__ void Store16(void* p, const PackT& v) {
+  static_assert(sizeof(PackT) == 16, "16-byte packs");
+  uint4 u;
+  memcpy(&u, &v, 16);
+#ifdef __CUDA_ARCH__
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+#else
+  memcpy(p, &u, 16);
+#endif
+}
+
+// Shared memory of one CTA's reductions: per-warp partials, the CTA totals, and the cell the cluster reads.
+template <int W>
+struct Scratch {
+  float warp[kMaxWarps][W];
+  float total[W];
+  float slot[W];
+};
+
+// All-reduce of each column over the slices of the tile (and over the CTAs of the cluster): thread (tx, ty)
+// passes its V partials of columns tx * V + e; every thread gets the totals of its columns, and every CTA
+// of a cluster gets bitwise the same totals (the ranks are combined in rank order everywhere). blockDim.x
+// must be TX (a power of two <= 32) and blockDim.x * blockDim.y a multiple of 32.
+template <int TX, int V, typename Op>
+__device__ __forceinline__ void ColumnAllReduce(float (&v)[V], Scratch<TX * V>& sm, int cluster, float identity,
+                                                Op op) {
+  constexpr int W = TX * V;
+  const int tid = threadIdx.y * TX + threadIdx.x;
+  const int lane = tid & 31, warp = tid >> 5, warps = (blockDim.x * blockDim.y) >> 5;
+  // Lanes of one column differ in the bits above log2(TX): a butterfly over those bits.
+#pragma unroll
+  for (int m = 16; m >= TX; m /= 2) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] = op(v[e], __shfl_xor_sync(0xffffffffu, v[e], m, 32));
+  }
+  if (lane < TX) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) sm.warp[warp][lane * V + e] = v[e];
+  }
+  __syncthreads();
+  // One warp per column: lane w reads warp w's partial (the loop bound is warp-uniform).
+  for (int col = warp; col < W; col += warps) {
+    float r = lane < warps ? sm.warp[lane][col] : identity;
+    r = WarpAllReduce<32>(r, op);
+    if (lane == 0) sm.total[col] = r;
+  }
+  __syncthreads();
+  if (cluster == 1) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] = sm.total[threadIdx.x * V + e];
+    return;
+  }
+  if (tid < W) sm.slot[tid] = sm.total[tid];
+  ClusterSync();
+#ifdef JK_TILE_HAS_CLUSTERS
+  cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    const int col = threadIdx.x * V + e;
+    float r = *cl.map_shared_rank(&sm.slot[col], 0);
+    for (int q = 1; q < cluster; ++q) r = op(r, *cl.map_shared_rank(&sm.slot[col], q));
+    v[e] = r;
+  }
+#endif
+  ClusterSync();  // no CTA rewrites its slot (or exits) while another still reads it
+}
+
+// ---- host side: the launch geometry -----------------------------------------------------------------
+// One configuration: TX packs across, R packs per thread, at most kMaxThreads threads (all compile-time in
+// the kernels' instantiations), a cluster of `cluster` CTAs along the axis (0: the fewest that fit).
+struct Config {
+  int tx = 0, r = 0, max_threads = 0, cluster = 0;
+  bool legacy = false;  // the scalar two-read kernel (the previous default)
+};
+
+// The geometry of a launch for a given configuration, or ok = false when the column does not fit.
+struct Geometry {
+  bool ok = false;
+  int ty = 0, cluster = 1;
+  int64_t tiles = 0;
+};
+
+inline int64_t NextPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// rows_fit: the rows one CTA can hold (R * max_threads / TX). Clusters only where `clusters_ok` (sm_90+).
+inline Geometry PlanTiles(const Config& c, int64_t outer, int64_t n, int64_t inner, int pack, bool clusters_ok) {
+  Geometry g;
+  if (c.tx <= 0 || c.r <= 0 || c.max_threads <= 0 || inner % pack != 0) return g;
+  const int max_ty = c.max_threads / c.tx;
+  const int64_t column_packs = outer * (inner / pack);
+  g.tiles = (column_packs + c.tx - 1) / c.tx;
+  int cl = c.cluster > 0 ? c.cluster : 1;
+  if (c.cluster == 0) {
+    while (cl < kMaxCluster && (n + cl - 1) / cl > int64_t{c.r} * max_ty) cl *= 2;
+  }
+  if (cl > 1 && !clusters_ok) return g;
+  if (cl != 1 && cl != 2 && cl != 4 && cl != 8) return g;
+  const int64_t rows = (n + cl - 1) / cl;
+  const int64_t ty = std::max<int64_t>(NextPow2((rows + c.r - 1) / c.r), 32 / c.tx);
+  if (ty > max_ty || g.tiles * cl > int64_t{0x7fffffff}) return g;  // one tile per CTA: gridDim.x < 2^31
+  g.ok = true;
+  g.ty = static_cast<int>(ty);
+  g.cluster = cl;
+  return g;
+}
+
+// The compiled configurations (TX, R, max threads), shared by the norm and softmax tiers. ptxas (sm_90a,
+// norm): R = 4 at 1024 threads fits 64 registers (no spill); R = 8 at 1024 spills 32-128 bytes per thread
+// (bf16/f32 LayerNorm); R = 8 at 512 with TX = 4: 107 registers; R = 16 at 512: 128, no spill.
+template <typename Fn>
+cudaError_t WithTileConfig(const Config& c, Fn&& fn) {
+  using std::integral_constant;
+  using I = int;
+  if (c.tx == 2 && c.r == 4 && c.max_threads == 1024)
+    return fn(integral_constant<I, 2>{}, integral_constant<I, 4>{}, integral_constant<I, 1024>{});
+  if (c.tx == 2 && c.r == 8 && c.max_threads == 1024)
+    return fn(integral_constant<I, 2>{}, integral_constant<I, 8>{}, integral_constant<I, 1024>{});
+  if (c.tx == 2 && c.r == 16 && c.max_threads == 512)
+    return fn(integral_constant<I, 2>{}, integral_constant<I, 16>{}, integral_constant<I, 512>{});
+  if (c.tx == 4 && c.r == 8 && c.max_threads == 512)
+    return fn(integral_constant<I, 4>{}, integral_constant<I, 8>{}, integral_constant<I, 512>{});
+  if (c.tx == 4 && c.r == 16 && c.max_threads == 512)
+    return fn(integral_constant<I, 4>{}, integral_constant<I, 16>{}, integral_constant<I, 512>{});
+  return cudaErrorNotSupported;
+}
+
+// JK_STRIDED_TILE (lab knob, unset in normal use): "legacy" forces the scalar two-read kernels, "TX R THREADS
+// [CLUSTER]" a tile configuration (CLUSTER 0 or absent: the fewest CTAs that hold the column). Read once per
+// process, or at every launch with JK_STRIDED_TILE_DYNAMIC=1 (with XLA's command buffers off), so one
+// process times every variant.
+inline bool ParseConfig(Config& c) {
+  const char* s = std::getenv("JK_STRIDED_TILE");
+  if (s == nullptr || *s == '\0') return false;
+  if (std::strncmp(s, "legacy", 6) == 0) {
+    c = Config{};
+    c.legacy = true;
+    return true;
+  }
+  Config v;
+  if (std::sscanf(s, "%d %d %d %d", &v.tx, &v.r, &v.max_threads, &v.cluster) < 3) return false;
+  c = v;
+  return true;
+}
+
+// The forced configuration, if any.
+inline bool ForcedConfig(Config& c) {
+  static Config once;
+  static const bool forced_once = ParseConfig(once);
+  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
+  if (dynamic) return ParseConfig(c);
+  if (forced_once) c = once;
+  return forced_once;
+}
+
+}  // namespace jk::tile

@@ -1,0 +1,191 @@
+// LayerNorm / RMSNorm over a non-last axis (inner > 1) with the column tile held in registers
+// (common/column_tile.cuh): 16-byte packs of TX * P consecutive inner columns, R packs per thread, x read
+// once. The statistics are exact two-pass float32 sums over the held tile (the mean of x - shift, then the
+// squared deviations from it; RMSNorm: the sum of squares), shifted by each column's first element as in
+// every other tier (see RowShift). The scalar two-read kernel (StridedTwoReads) stays for misaligned x/y,
+// inner % P != 0, columns too long for a cluster's registers, and the statistics-only entry point.
+// Included by norm_launch.cu only (the launch helpers below are host code in an anonymous-namespace-free
+// header: one translation unit).
+#pragma once
+#include <algorithm>
+#include <type_traits>
+
+#include "common/column_tile.cuh"
+#include "common/launch.h"
+#include "norm/norm_kernels.cuh"
+
+namespace jk::norm {
+
+template <typename T, Kind K, int TX, int R, int kMaxThreads>
+__global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p, int cluster) {
+  constexpr int P = kVec16<T>;
+  __shared__ tile::Scratch<TX * P> sm;
+  const int64_t n = p.n, inner = p.inner, ipacks = inner / P;
+  const int64_t column_packs = p.outer * ipacks;
+  const int ty = threadIdx.y, slices = blockDim.y;
+  const int rank = cluster > 1 ? static_cast<int>(blockIdx.x % cluster) : 0;
+  const int64_t rows_per_cta = (n + cluster - 1) / cluster;
+  const int64_t j_begin = rank * rows_per_cta, j_end = std::min<int64_t>(n, j_begin + rows_per_cta);
+  const float inv_n = 1.f / static_cast<float>(n);
+  // One tile per CTA (per cluster), no grid-stride loop: loop-invariant 64-bit values would hold registers
+  // the tile needs (ptxas spilled); the parameters stay in the constant bank.
+  const int64_t cp = static_cast<int64_t>(blockIdx.x / cluster) * TX + threadIdx.x;
+  const bool live = cp < column_packs;
+  const int64_t o = live ? cp / ipacks : 0;
+  const int64_t base = o * n * inner + (live ? cp - o * ipacks : 0) * P;  // element (o, 0, i)
+  const T* x = p.x + base;
+  // Rows j_begin + ty + r * slices for r < count: one 32-bit compare per pack instead of 64-bit row math.
+  const int64_t first = j_begin + ty;
+  const int count =
+      live && first < j_end ? static_cast<int>(std::min<int64_t>(R, (j_end - first + slices - 1) / slices)) : 0;
+  const T* xr = x + first * inner;
+  const int64_t step = int64_t{slices} * inner;
+  Pack<T, P> v[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) v[r] = LoadPack<T, P>(xr + r * step);
+  }
+  // LayerNorm: each column's first element (see RowShift), held as a pack and converted where used.
+  // Every CTA of a cluster reads the same row 0, so they agree on the shift.
+  Pack<T, P> head;
+#pragma unroll
+  for (int e = 0; e < P; ++e) head.v[e] = FromFloat<T>(0.f);
+  if (K == Kind::kLayerNorm && live) head = LoadPack<T, P>(x);
+  float s[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) s[e] = 0.f;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float d = ToFloat(v[r].v[e]) - ToFloat(head.v[e]);
+        s[e] += K == Kind::kLayerNorm ? d : d * d;
+      }
+    }
+  }
+  tile::ColumnAllReduce<TX, P>(s, sm, cluster, 0.f, SumOp());
+  // Each pass converts the held packs again: float32 copies of the whole tile would not fit.
+#pragma unroll
+  for (int r = 0; r < R; ++r) Opaque<T, P>(v[r]);
+  Opaque<T, P>(head);
+  float mean[P], rstd[P];
+  if constexpr (K == Kind::kLayerNorm) {
+    float q[P];
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      mean[e] = s[e] * inv_n;  // of x - shift
+      q[e] = 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (r < count) {
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          const float d = (ToFloat(v[r].v[e]) - ToFloat(head.v[e])) - mean[e];
+          q[e] += d * d;
+        }
+      }
+    }
+    tile::ColumnAllReduce<TX, P>(q, sm, cluster, 0.f, SumOp());
+#pragma unroll
+    for (int r = 0; r < R; ++r) Opaque<T, P>(v[r]);
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      rstd[e] = RstdFrom(q[e] * inv_n, p.epsilon);
+      mean[e] += ToFloat(head.v[e]);
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      mean[e] = 0.f;
+      rstd[e] = RstdFrom(s[e] * inv_n, p.epsilon);
+    }
+  }
+  if (!live) return;
+  if (K == Kind::kLayerNorm && p.mean != nullptr && ty == 0 && rank == 0) {
+    const int64_t stat = o * inner + (base - o * n * inner);  // o * inner + i
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      p.mean[stat + e] = mean[e];
+      p.rstd[stat + e] = rstd[e];
+    }
+  }
+  const T* scale = ScaleRow(p, o);
+  const T* bias = BiasRow(p, o);
+  T* yr = p.y + base + first * inner;
+  int64_t out_step = step;
+  tile::HideOffset(out_step);  // recomputed offsets: the loads' would stay live through the passes
+  const T* scale_r = scale != nullptr ? scale + first : nullptr;
+  const T* bias_r = K == Kind::kLayerNorm && bias != nullptr ? bias + first : nullptr;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) {
+      const float g = scale_r != nullptr ? ToFloat(scale_r[r * slices]) : 1.f;
+      const float b = bias_r != nullptr ? ToFloat(bias_r[r * slices]) : 0.f;
+      Pack<T, P> out;
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        // The order of Normalize: (x - mean) * rstd, then * scale, then + bias.
+        float z = (K == Kind::kLayerNorm ? ToFloat(v[r].v[e]) - mean[e] : ToFloat(v[r].v[e])) * rstd[e];
+        if (scale_r != nullptr) z *= g;
+        if (bias_r != nullptr) z += b;
+        out.v[e] = FromFloat<T>(z);
+      }
+      tile::Store16(yr + r * out_step, out);
+    }
+  }
+}
+
+// ---- host side --------------------------------------------------------------------------------------
+
+template <typename T, Kind K, int TX, int R, int kMaxThreads>
+cudaError_t LaunchTileRegisters(const Params<T>& p, cudaStream_t stream, const tile::Geometry& g) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(g.tiles * g.cluster));  // PlanTiles: < 2^31
+  cfg.blockDim = dim3(TX, g.ty);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (g.cluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = g.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  const cudaError_t e = cudaLaunchKernelEx(&cfg, StridedTileRegisters<T, K, TX, R, kMaxThreads>, p, g.cluster);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // consumed here, returned once
+    return e;
+  }
+  return LastLaunchError();
+}
+
+// The default configuration for a shape (legacy: the scalar two-read kernel).
+template <typename T, Kind K>
+tile::Config DefaultTileConfig(const Params<T>&) {
+  tile::Config c;
+  // Not measured on a GPU yet (no device time in the session that wrote the tier): the scalar kernel stays
+  // the default. bench/lab/strided_gpu.sh times every configuration against it and jnp in one process;
+  // return the winner here, gated by dtype and n where it wins (e.g. {2, 8, 1024, 0} for n <= 4096).
+  c.legacy = true;
+  return c;
+}
+
+// The register tile tier for a full normalisation over a non-last axis; cudaErrorNotSupported where it does
+// not apply (the caller then launches StridedTwoReads).
+template <typename T, Kind K>
+cudaError_t LaunchStridedTile(const Params<T>& p, cudaStream_t stream, bool clusters_ok) {
+  constexpr int P = kVec16<T>;
+  tile::Config c;
+  if (!tile::ForcedConfig(c)) c = DefaultTileConfig<T, K>(p);
+  if (c.legacy || p.inner % P != 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16)) return cudaErrorNotSupported;
+  const tile::Geometry g = tile::PlanTiles(c, p.outer, p.n, p.inner, P, clusters_ok);
+  if (!g.ok) return cudaErrorNotSupported;
+  return tile::WithTileConfig(c, [&](auto TX, auto R, auto M) {
+    return LaunchTileRegisters<T, K, decltype(TX)::value, decltype(R)::value, decltype(M)::value>(p, stream, g);
+  });
+}
+
+}  // namespace jk::norm

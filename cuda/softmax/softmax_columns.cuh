@@ -1,0 +1,167 @@
+// Softmax / log-softmax over a non-last axis (inner > 1) with the column tile held in registers
+// (common/column_tile.cuh): 16-byte packs of TX * P consecutive inner columns, R packs per thread, x read
+// once: the column max, then the sum of exp(x - max) over the held values (masked-as -inf entries skipped,
+// a NaN poisons the sum, as OnlineAdd), then the outputs with the numerics of every other tier (see the
+// top of softmax_kernels.cuh). Unmasked only: masked calls, misaligned x/y, inner % P != 0 and columns
+// too long for a cluster's registers keep ColumnsKernel (online pass + write pass).
+// Included by softmax_launch.cu only.
+#pragma once
+#include <math_constants.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "common/column_tile.cuh"
+#include "common/launch.h"
+#include "softmax/softmax_kernels.cuh"
+
+namespace jk::softmax {
+
+// Hides a pack's value from the optimiser (no instruction), so its float32 conversion is redone in each
+// pass instead of hoisted (float32 copies of a held bf16 tile take twice its registers).
+template <typename T, int P>
+__device__ __forceinline__ void HidePack(Pack<T, P>& v) {
+  static_assert(sizeof(Pack<T, P>) == 16, "16-byte packs");
+  uint4 u;
+  memcpy(&u, &v, 16);
+  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
+  memcpy(&v, &u, 16);
+}
+
+template <typename T, int TX, int R, int kMaxThreads>
+__global__ void __launch_bounds__(kMaxThreads)
+    ColumnsTileRegisters(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, int64_t inner,
+                         bool log, int cluster) {
+  constexpr int P = kVec16<T>;
+  __shared__ tile::Scratch<TX * P> sm;
+  const int64_t ipacks = inner / P;
+  const int ty = threadIdx.y, slices = blockDim.y;
+  const int rank = cluster > 1 ? static_cast<int>(blockIdx.x % cluster) : 0;
+  const int64_t rows_per_cta = (n + cluster - 1) / cluster;
+  const int64_t j_begin = rank * rows_per_cta, j_end = std::min<int64_t>(n, j_begin + rows_per_cta);
+  // One tile per CTA (per cluster), no grid-stride loop: loop-invariant 64-bit values would hold registers
+  // the tile needs; the parameters stay in the constant bank.
+  const int64_t cp = static_cast<int64_t>(blockIdx.x / cluster) * TX + threadIdx.x;
+  const bool live = cp < outer * ipacks;
+  const int64_t o = live ? cp / ipacks : 0;
+  const int64_t base = o * n * inner + (live ? cp - o * ipacks : 0) * P;  // element (o, 0, i)
+  // Rows j_begin + ty + r * slices for r < count.
+  const int64_t first = j_begin + ty;
+  const int count =
+      live && first < j_end ? static_cast<int>(std::min<int64_t>(R, (j_end - first + slices - 1) / slices)) : 0;
+  const T* xr = x + base + first * inner;
+  const int64_t step = int64_t{slices} * inner;
+  Pack<T, P> v[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) v[r] = *reinterpret_cast<const Pack<T, P>*>(xr + r * step);
+  }
+  float m[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) m[e] = -CUDART_INF_F;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) m[e] = fmaxf(m[e], ToFloat(v[r].v[e]));  // fmaxf skips NaN: s catches it
+    }
+  }
+  tile::ColumnAllReduce<TX, P>(m, sm, cluster, -CUDART_INF_F, MaxOp());
+  // Each pass converts the held packs again: float32 copies of the whole tile would not fit.
+#pragma unroll
+  for (int r = 0; r < R; ++r) HidePack(v[r]);
+  float s[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) s[e] = 0.f;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float xv = ToFloat(v[r].v[e]);
+        s[e] += xv == -CUDART_INF_F ? 0.f : ExpShifted(xv, m[e]);  // -inf - -inf would be NaN
+      }
+    }
+  }
+  tile::ColumnAllReduce<TX, P>(s, sm, cluster, 0.f, SumOp());
+  if (!live) return;
+#pragma unroll
+  for (int r = 0; r < R; ++r) HidePack(v[r]);
+  float a[P];
+  bool degenerate[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    degenerate[e] = Degenerate(m[e], s[e]);
+    a[e] = log ? logf(s[e]) : 1.f / s[e];
+  }
+  T* yr = y + base + first * inner;
+  int64_t out_step = step;
+  tile::HideOffset(out_step);  // recomputed offsets: the loads' would stay live through the passes
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) {
+      float out[P];
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float t = ToFloat(v[r].v[e]) - m[e];
+        out[e] = degenerate[e] ? CUDART_NAN_F : log ? t - a[e] : Exp2(t * kLog2e) * a[e];
+      }
+      StorePack<T, P>(yr + r * out_step, out);
+    }
+  }
+}
+
+// ---- host side --------------------------------------------------------------------------------------
+template <typename T, int TX, int R, int kMaxThreads>
+cudaError_t LaunchColumnsTileRegisters(cudaStream_t stream, const T* x, T* y, int64_t outer, int64_t n,
+                                       int64_t inner, bool log, const tile::Geometry& g) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(g.tiles * g.cluster));  // PlanTiles: < 2^31
+  cfg.blockDim = dim3(TX, g.ty);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (g.cluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = g.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  const cudaError_t e = cudaLaunchKernelEx(&cfg, ColumnsTileRegisters<T, TX, R, kMaxThreads>, x, y, outer, n,
+                                           inner, log, g.cluster);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // consumed here, returned once
+    return e;
+  }
+  return LastLaunchError();
+}
+
+template <typename T>
+tile::Config DefaultColumnsTileConfig(int64_t, int64_t, int64_t) {
+  tile::Config c;
+  // Not measured on a GPU yet (no device time in the session that wrote the tier): the scalar kernel stays
+  // the default. bench/lab/strided_gpu.sh times every configuration against it and jnp in one process;
+  // return the winner here, gated by dtype and n where it wins (e.g. {2, 8, 1024, 0} for n <= 4096).
+  c.legacy = true;
+  return c;
+}
+
+// The register tile tier for an unmasked softmax over a non-last axis; cudaErrorNotSupported where it does
+// not apply (the caller then launches ColumnsKernel).
+template <typename T>
+cudaError_t LaunchColumnsTile(cudaStream_t stream, const T* x, T* y, int64_t outer, int64_t n, int64_t inner,
+                              bool log, bool clusters_ok) {
+  constexpr int P = kVec16<T>;
+  tile::Config c;
+  if (!tile::ForcedConfig(c)) c = DefaultColumnsTileConfig<T>(outer, n, inner);
+  if (c.legacy || inner % P != 0 || !IsAligned(x, 16) || !IsAligned(y, 16)) return cudaErrorNotSupported;
+  const tile::Geometry g = tile::PlanTiles(c, outer, n, inner, P, clusters_ok);
+  if (!g.ok) return cudaErrorNotSupported;
+  return tile::WithTileConfig(c, [&](auto TX, auto R, auto M) {
+    return LaunchColumnsTileRegisters<T, decltype(TX)::value, decltype(R)::value, decltype(M)::value>(
+        stream, x, y, outer, n, inner, log, g);
+  });
+}
+
+}  // namespace jk::softmax

@@ -1,0 +1,161 @@
+"""LayerNorm / RMSNorm over a non-last axis: the register column-tile tier (cuda/norm/norm_strided.cuh) and its
+boundaries against float64 NumPy, in every compiled configuration (JK_STRIDED_TILE, re-read at every launch
+here) and the default dispatch. On CPU the same cases run through the CPU handlers (the knob is ignored)."""
+from __future__ import annotations
+
+import os
+
+# Read at every launch (before any test of this process launches a kernel: pytest imports every module
+# first), so each test picks its configuration with monkeypatch.
+os.environ.setdefault("JK_STRIDED_TILE_DYNAMIC", "1")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import jax_kernels as jk  # noqa: E402
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close  # noqa: E402
+
+# default, the previous scalar kernel, the four compiled tiles, forced clusters
+# (on CPU the knob means nothing: the default only, to keep the file fast)
+CONFIGS = [None, "legacy", "2 4 1024", "2 8 1024", "2 16 512", "4 8 512", "4 16 512", "2 8 1024 2",
+           "4 16 512 4"]
+if not ON_GPU:
+    CONFIGS = [None]
+
+
+def randn(rng, shape, dtype, loc=0.0, sd=1.0):
+    x = (loc + sd * rng.standard_normal(shape)).astype(np.float32)
+    xj = jnp.asarray(x).astype(dtype)
+    return xj, np.asarray(xj.astype(jnp.float32), dtype=np.float64)
+
+
+def ref_layer_norm(x, axis, eps, scale=None, bias=None):
+    mean = x.mean(axis=axis, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + eps)
+    y = (x - mean) * rstd
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    if scale is not None:
+        y = y * scale.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y, np.squeeze(mean, axis), np.squeeze(rstd, axis)
+
+
+def ref_rms_norm(x, axis, eps, scale=None):
+    ms = (x * x).mean(axis=axis, keepdims=True)
+    y = x / np.sqrt(ms + eps)
+    if scale is not None:
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        y = y * scale.reshape(shape)
+    return y
+
+
+def use(monkeypatch, config):
+    if config is None:
+        monkeypatch.delenv("JK_STRIDED_TILE", raising=False)
+    else:
+        monkeypatch.setenv("JK_STRIDED_TILE", config)
+
+
+# (outer, n, inner): inner a multiple of every pack (8) or not (3, 12 for 16-bit), n around the rows one CTA
+# holds (R x max threads / TX: 1024 for "4 8 512", 2048 for "2 4 1024" / "4 16 512", 4096 for "2 8 1024" /
+# "2 16 512"; beyond: a cluster, or the scalar kernel), size-1 dims, partial tiles (column packs not a
+# multiple of TX).
+SHAPES = [(2, 7, 16), (1, 1, 8), (3, 1, 24), (1, 33, 8), (5, 64, 40), (1, 1024, 16), (1, 1025, 8),
+          (2, 2047, 8), (1, 2048, 16), (1, 2049, 16), (1, 4097, 8), (2, 300, 12), (2, 50, 3)]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_layer_norm_axis1(monkeypatch, rng, config, dtype, shape):
+    use(monkeypatch, config)
+    x, x64 = randn(rng, shape, dtype)
+    s, s64 = randn(rng, (shape[1],), dtype, 1.0, 0.2)
+    b, b64 = randn(rng, (shape[1],), dtype, 0.0, 0.2)
+    y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, axis=1, return_stats=True))(x, s, b)
+    ry, rmean, rrstd = ref_layer_norm(x64, 1, 1e-5, s64, b64)
+    assert y.shape == shape and y.dtype == dtype
+    assert_close(y, ry, dtype, scale=2.0)
+    np.testing.assert_allclose(np.asarray(mean), rmean, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(rstd), rrstd, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_rms_norm_axis1(monkeypatch, rng, config, dtype, shape):
+    use(monkeypatch, config)
+    x, x64 = randn(rng, shape, dtype)
+    s, s64 = randn(rng, (shape[1],), dtype, 1.0, 0.2)
+    y = jax.jit(lambda x, s: jk.rms_norm(x, s, axis=1))(x, s)
+    assert_close(y, ref_rms_norm(x64, 1, 1e-6, s64), dtype, scale=2.0)
+    y = jax.jit(lambda x: jk.rms_norm(x, axis=1))(x)  # no scale
+    assert_close(y, ref_rms_norm(x64, 1, 1e-6), dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024", "4 16 512 2"] if ON_GPU else [None])
+def test_layer_norm_shifted_columns(monkeypatch, rng, config):
+    # Columns of mean 1e4 and std 0.1: the case the shift by each column's first element exists for.
+    use(monkeypatch, config)
+    x, x64 = randn(rng, (3, 1500, 32), jnp.float32, 1e4, 0.1)
+    y = jax.jit(lambda x: jk.layer_norm(x, axis=1))(x)
+    assert_close(y, ref_layer_norm(x64, 1, 1e-5)[0], jnp.float32, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024", "4 8 512"] if ON_GPU else [None])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_vmap_grouped_parameters(monkeypatch, rng, config, dtype):
+    # vmap over x and scale/bias: one call with (G, n) parameters; the normalised axis is not the last.
+    use(monkeypatch, config)
+    x, x64 = randn(rng, (3, 4, 96, 16), dtype)
+    s, s64 = randn(rng, (3, 96), dtype, 1.0, 0.2)
+    b, b64 = randn(rng, (3, 96), dtype, 0.0, 0.2)
+    f = jax.jit(jax.vmap(lambda x, s, b: jk.layer_norm(x, s, b, axis=1)))
+    y = f(x, s, b)
+    for k in range(3):
+        assert_close(y[k], ref_layer_norm(x64[k], 1, 1e-5, s64[k], b64[k])[0], dtype, scale=2.0)
+    g = jax.jit(jax.vmap(lambda x, s: jk.rms_norm(x, s, axis=1), in_axes=(1, 0), out_axes=1))
+    xt = jnp.moveaxis(x, 0, 1)
+    y = g(xt, s)
+    for k in range(3):
+        assert_close(y[:, k], ref_rms_norm(x64[k], 1, 1e-6, s64[k]), dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024", "4 16 512"] if ON_GPU else [None])
+def test_nan_column_poisons_only_its_column(monkeypatch, rng, config):
+    use(monkeypatch, config)
+    x, _ = randn(rng, (2, 100, 16), jnp.float32)
+    x = x.at[1, 37, 5].set(jnp.nan)
+    y = np.asarray(jax.jit(lambda x: jk.layer_norm(x, axis=1))(x))
+    assert np.isnan(y[1, :, 5]).all()
+    mask = np.ones(y.shape, bool)
+    mask[1, :, 5] = False
+    assert np.isfinite(y[mask]).all()
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024"] if ON_GPU else [None])
+def test_axis0_and_middle_axes(monkeypatch, rng, config):
+    use(monkeypatch, config)
+    for shape, axis in [((64, 8, 8), 0), ((2, 3, 40, 8), 2), ((6, 128, 4, 4), 1)]:
+        x, x64 = randn(rng, shape, jnp.bfloat16)
+        y = jax.jit(lambda x: jk.layer_norm(x, axis=axis))(x)
+        assert_close(y, ref_layer_norm(x64, axis, 1e-5)[0], jnp.bfloat16, scale=2.0)
+        y = jax.jit(lambda x: jk.rms_norm(x, axis=axis))(x)
+        assert_close(y, ref_rms_norm(x64, axis, 1e-6), jnp.bfloat16, scale=2.0)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024 8"] if ON_GPU else [None])
+def test_long_columns_cluster(monkeypatch, rng, config):
+    # 32768 rows: 8 CTAs of a cluster hold 4096 each (sm_90+); the scalar kernel otherwise.
+    use(monkeypatch, config)
+    x, x64 = randn(rng, (2, 32768, 16), jnp.bfloat16)
+    y = jax.jit(lambda x: jk.layer_norm(x, axis=1))(x)
+    assert_close(y, ref_layer_norm(x64, 1, 1e-5)[0], jnp.bfloat16, scale=2.0)
+    y = jax.jit(lambda x: jk.rms_norm(x, axis=1))(x)
+    assert_close(y, ref_rms_norm(x64, 1, 1e-6), jnp.bfloat16, scale=2.0)

@@ -1,0 +1,120 @@
+"""Softmax / log-softmax over a non-last axis: the register column-tile tier
+(cuda/softmax/softmax_columns.cuh) and its boundaries against float64 NumPy, in every compiled configuration
+(JK_STRIDED_TILE, re-read at every launch here) and the default dispatch; masks (where=) along the axis keep
+the ColumnsKernel path. On CPU the default only (the knob means nothing there)."""
+from __future__ import annotations
+
+import os
+
+# Read at every launch (pytest imports every module before any test launches a kernel).
+os.environ.setdefault("JK_STRIDED_TILE_DYNAMIC", "1")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import jax_kernels as jk  # noqa: E402
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close  # noqa: E402
+
+CONFIGS = [None, "legacy", "2 4 1024", "2 8 1024", "2 16 512", "4 8 512", "4 16 512", "2 8 1024 2",
+           "4 16 512 4"]
+if not ON_GPU:
+    CONFIGS = [None]
+FNS = {"softmax": (jk.softmax, False), "log_softmax": (jk.log_softmax, True)}
+
+
+def ref(x64, axis, mask=None, log=False):
+    live = np.ones(x64.shape, bool) if mask is None else np.broadcast_to(np.asarray(mask), x64.shape)
+    xs = np.where(live, x64, -np.inf)
+    with np.errstate(all="ignore"):
+        m = np.max(xs, axis=axis, keepdims=True, initial=-np.inf)
+        t = xs - m
+        e = np.exp(t)
+        s = np.sum(np.where(live, e, 0.0), axis=axis, keepdims=True)
+        out = t - np.log(s) if log else e / s
+    return np.where(live, out, -np.inf if log else 0.0)
+
+
+def randn(rng, shape, dtype, sd=1.0):
+    xj = jnp.asarray((sd * rng.standard_normal(shape)).astype(np.float32)).astype(dtype)
+    return xj, np.asarray(xj.astype(jnp.float32), dtype=np.float64)
+
+
+def use(monkeypatch, config):
+    if config is None:
+        monkeypatch.delenv("JK_STRIDED_TILE", raising=False)
+    else:
+        monkeypatch.setenv("JK_STRIDED_TILE", config)
+
+
+SHAPES = [(2, 7, 16), (1, 1, 8), (3, 1, 24), (1, 33, 8), (5, 64, 40), (1, 1024, 16), (1, 1025, 8),
+          (2, 2047, 8), (1, 2048, 16), (1, 2049, 16), (1, 4097, 8), (2, 300, 12), (2, 50, 3)]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("op", FNS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_axis1(monkeypatch, rng, config, op, dtype, shape):
+    use(monkeypatch, config)
+    fn, log = FNS[op]
+    x, x64 = randn(rng, shape, dtype, 3.0)
+    y = jax.jit(lambda x: fn(x, axis=1))(x)
+    assert y.shape == shape and y.dtype == dtype
+    assert_close(y, ref(x64, 1, log=log), dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024", "4 16 512 2"] if ON_GPU else [None])
+@pytest.mark.parametrize("op", FNS)
+def test_special_values(monkeypatch, rng, config, op):
+    # A column of -inf (no live entry: NaN, as jax.nn), a column with a NaN, a +inf, huge magnitudes.
+    use(monkeypatch, config)
+    fn, log = FNS[op]
+    x, _ = randn(rng, (2, 600, 16), jnp.float32)
+    x = x.at[0, :, 3].set(-jnp.inf).at[1, 17, 4].set(jnp.nan).at[0, 5, 6].set(jnp.inf)
+    x = x.at[1, :, 7].multiply(1e4).at[1, 9, 8].set(-3e38).at[0, :300, 9].set(-jnp.inf)
+    y = np.asarray(jax.jit(lambda x: fn(x, axis=1))(x))
+    r = ref(np.asarray(x, np.float64), 1, log=log)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(r))
+    ok = ~np.isnan(r)
+    np.testing.assert_allclose(y[ok], r[ok], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024"] if ON_GPU else [None])
+@pytest.mark.parametrize("op", FNS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_masked_axis1_falls_back(monkeypatch, rng, config, op, dtype):
+    use(monkeypatch, config)
+    fn, log = FNS[op]
+    x, x64 = randn(rng, (3, 200, 16), dtype)
+    mask = rng.random((200, 16)) < 0.7
+    mask[:, 2] = False  # a fully masked column
+    y = jax.jit(lambda x, m: fn(x, axis=1, where=m))(x, jnp.asarray(mask))
+    r = ref(x64, 1, mask, log)
+    ok = ~np.isnan(r)
+    assert np.isnan(np.asarray(y, np.float64)[~ok]).all()
+    assert_close(np.asarray(y, np.float64)[ok], r[ok], dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024", "4 8 512"] if ON_GPU else [None])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_vmap_and_axis0(monkeypatch, rng, config, dtype):
+    use(monkeypatch, config)
+    x, x64 = randn(rng, (3, 4, 96, 16), dtype)
+    y = jax.jit(jax.vmap(lambda x: jk.softmax(x, axis=1)))(x)
+    assert_close(y, ref(x64, 2), dtype, scale=2.0)
+    y = jax.jit(jax.vmap(lambda x: jk.log_softmax(x, axis=1), in_axes=3, out_axes=3))(x)
+    assert_close(y, ref(x64, 1, log=True), dtype, scale=2.0)
+    x, x64 = randn(rng, (128, 8, 8), dtype)
+    assert_close(jax.jit(lambda x: jk.softmax(x, axis=0))(x), ref(x64, 0), dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("config", [None, "2 8 1024 8"] if ON_GPU else [None])
+def test_long_columns_cluster(monkeypatch, rng, config):
+    use(monkeypatch, config)
+    x, x64 = randn(rng, (2, 32768, 16), jnp.bfloat16, 3.0)
+    y = jax.jit(lambda x: jk.softmax(x, axis=1))(x)
+    assert_close(y, ref(x64, 1), jnp.bfloat16, scale=2.0)
+    y = jax.jit(lambda x: jk.log_softmax(x, axis=1))(x)
+    assert_close(y, ref(x64, 1, log=True), jnp.bfloat16, scale=2.0)
