@@ -290,7 +290,7 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
 }
 
 // Exact float32 with fewer than one wave of 64x64 tiles: split K over a cluster of `split` CTAs
-// (SimtRegisterBlockedKernel<..., kSplitK>), `wide` picks 64x64 tiles (default) instead of 32x64.
+// (SimtRegisterBlockedSplitKernel), `wide` picks 64x64 tiles (default) instead of 32x64.
 // JK_MATMUL_SIMT_SPLIT (1, 2, 4, 8) forces the split, JK_MATMUL_SIMT_TILE=32|64 the tile (the lab).
 // By default: the largest split keeping the grid within kSimtSplitCtasPerSm x SMs CTAs and every rank
 // with at least kSimtSplitMinKTiles k-tiles; no split leaves the 32x64 kernel of before. H200
@@ -433,9 +433,9 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       } else if (const SimtSplit split = regs ? ChooseSimtSplit(p, tiles(32, 64), tiles(64, 64)) : SimtSplit{};
                  split.split > 1) {
         if (split.wide)
-          return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0, true>, 64, 64,
+          return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 2>, 64, 64,
                                  split.split);
-        return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0, true>, 32, 64,
+        return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedSplitKernel<32, 64, 2, 4, 32, 2>, 32, 64,
                                split.split);
       } else {
         if (regs) mm::SimtRegisterBlockedKernel<32, 64, 2, 4, 32, 2, 0><<<Grid(p, 32, 64), block, 0, stream>>>(p);

@@ -116,8 +116,11 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // shared memory in rank order (deterministic, no scratch buffer, no atomics) and rank r stores its share of
 // the tile's rows. For small problems whose few tiles leave most SMs with one CTA and a chain of global
 // latencies (512x512x256: 128 CTAs of 8 k-tiles).
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK = false>
-__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p, int cluster = 1) {
+// The body is shared by two kernels so the unsplit one (SimtRegisterBlockedKernel) keeps the signature it
+// had before split-K existed; its SASS is the one measured then (cuobjdump, sm_90a; see ActivateFor in
+// matmul_epilogue.cuh for the change that had altered it).
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK>
+__device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, int cluster) {
   constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
   static_assert(kStages == 0 || kStages >= 2, "register double buffering or a cp.async ring");
@@ -288,6 +291,15 @@ __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedK
       }
     }
   }
+}
+
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages>
+__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
+  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, kStages, false>(p, 1);
+}
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks>
+__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedSplitKernel(MatmulProblem p, int cluster) {
+  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, 0, true>(p, cluster);
 }
 
 // ---- SkinnyM: M <= kSkinnyMaxM, N % 8 == 0, 16-byte aligned b -----------------------------------------
