@@ -1,82 +1,32 @@
 // Hopper tier launches: tensor maps (cuTensorMapEncodeTiled through the runtime's driver entry point, so
 // nothing links against libcuda) and the tile configuration by problem size.
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "common/launch.h"
 #include "matmul/matmul_wgmma.cuh"
+#include "matmul/matmul_tma_host.h"
 #include "matmul/matmul_wgmma_launch.h"
 
 namespace jk::mm {
 namespace {
 
-using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
+using tma::MatrixCount;
 
-EncodeTiledFn EncodeTiled() {
-  static const EncodeTiledFn fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();  // leave no sticky error for the next launch check
-      return EncodeTiledFn{nullptr};
-    }
-    return reinterpret_cast<EncodeTiledFn>(f);
-  }();
-  return fn;
-}
-
-// A 3-d tensor map over `count` contiguous (rows, cols) matrices of 16-bit elements, box (box_rows,
-// box_cols) with the 128-byte swizzle; out-of-bounds elements read as zero.
+// A tensor map over `count` contiguous (rows, cols) matrices of 16-bit elements (tma::EncodeMatrices3d).
 bool EncodeMatrices(CUtensorMap* map, DType dt, const void* base, int64_t rows, int64_t cols, int64_t count,
                     uint32_t box_rows, uint32_t box_cols) {
-  EncodeTiledFn encode = EncodeTiled();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(count)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 2, static_cast<cuuint64_t>(rows * cols) * 2};
-  const cuuint32_t box[3] = {box_cols, box_rows, 1};
-  const cuuint32_t elem_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type =
       dt == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  return encode(map, type, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-// Matrices an operand's buffer holds: 1 + the largest batch offset in whole matrices (0 when a batch
-// stride is not a whole number of matrices: the tier does not apply).
-int64_t MatrixCount(const MatmulProblem& p, const int64_t* stride, int64_t matrix) {
-  int64_t last = 0;
-  for (int d = 0; d < p.batch_rank; ++d) {
-    if (stride[d] % matrix != 0) return 0;
-    last += (p.batch_dims[d] - 1) * (stride[d] / matrix);
-  }
-  return last + 1;
+  return tma::EncodeMatrices3d(map, type, 2, base, rows, cols, count, box_rows, box_cols);
 }
 
 // The sm_90a kernels are in this build and the current device is sm_90 (per device, queried once).
 bool DeviceRunsWgmma() {
-  constexpr int kMaxDevices = 64;
-  static signed char cache[kMaxDevices] = {0};  // 0 unknown, 1 yes, -1 no; benign race (same value)
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
-  if (cache[dev] == 0) {
-    int major = 0;
-    cudaFuncAttributes attr{};
-    // ptxVersion 90 means the kernel came from the compute_90a pass, not a JIT of older PTX whose body
-    // compiled to nothing.
-    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                    major == 9 &&
-                    cudaFuncGetAttributes(&attr, WgmmaTmaKernel<__nv_bfloat16, 256, 4, true, false>) == cudaSuccess &&
-                    attr.ptxVersion >= 90;
-    cudaGetLastError();
-    cache[dev] = ok ? 1 : -1;
-  }
-  return cache[dev] == 1;
+  static signed char cache[64] = {0};
+  return tma::DeviceRunsSm90a(reinterpret_cast<const void*>(WgmmaTmaKernel<__nv_bfloat16, 256, 4, true, false>),
+                              cache);
 }
 
 // The TMA-store epilogue serves plain matmuls (no bias, residual or activation) unless

@@ -1,11 +1,10 @@
 // Hopper TF32 tier launch: tensor maps over float32 matrices and the persistent grid.
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "common/launch.h"
+#include "matmul/matmul_tma_host.h"
 #include "matmul/matmul_wgmma_tf32.cuh"
 #include "matmul/matmul_wgmma_tf32.h"
 
@@ -18,65 +17,17 @@ constexpr bool kTall256Only = true;
 // Stages per tile height: as many as fit beside the 32 KiB of epilogue boxes (48 or 32 KiB a stage).
 constexpr int kStagesBM256 = 4, kStagesBM128 = 6;
 
-using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
+using tma::MatrixCount;
 
-// The driver's tensor-map encoder through the runtime (nothing links against libcuda). A twin of the one
-// in matmul_wgmma_launch.cu, which keeps its own in an anonymous namespace.
-EncodeTiledFn EncodeTiled() {
-  static const EncodeTiledFn fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      return EncodeTiledFn{nullptr};
-    }
-    return reinterpret_cast<EncodeTiledFn>(f);
-  }();
-  return fn;
-}
-
-// A 3-d tensor map over `count` contiguous (rows, cols) float32 matrices, box (box_rows, 32 columns = 128
-// bytes) with the 128-byte swizzle; out-of-bounds elements read as zero and are not written.
+// A tensor map over `count` contiguous (rows, cols) float32 matrices, box (box_rows, 32 columns = 128 bytes).
 bool EncodeF32(CUtensorMap* map, const void* base, int64_t rows, int64_t cols, int64_t count, uint32_t box_rows) {
-  EncodeTiledFn encode = EncodeTiled();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(count)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 4, static_cast<cuuint64_t>(rows * cols) * 4};
-  const cuuint32_t box[3] = {32, box_rows, 1};
-  const cuuint32_t elem_strides[3] = {1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-// Matrices an operand's buffer holds (0 when a batch stride is not a whole number of matrices).
-int64_t MatrixCount(const MatmulProblem& p, const int64_t* stride, int64_t matrix) {
-  int64_t last = 0;
-  for (int d = 0; d < p.batch_rank; ++d) {
-    if (stride[d] % matrix != 0) return 0;
-    last += (p.batch_dims[d] - 1) * (stride[d] / matrix);
-  }
-  return last + 1;
+  return tma::EncodeMatrices3d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, rows, cols, count, box_rows, 32);
 }
 
 // An sm_90 device and the kernel came from the compute_90a pass (per device, queried once).
 bool DeviceRunsWgmmaTf32() {
-  constexpr int kMaxDevices = 64;
-  static signed char cache[kMaxDevices] = {0};  // 0 unknown, 1 yes, -1 no; benign race (same value)
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
-  if (cache[dev] == 0) {
-    int major = 0;
-    cudaFuncAttributes attr{};
-    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                    major == 9 && cudaFuncGetAttributes(&attr, WgmmaTf32Kernel<256, kStagesBM256, true>) == cudaSuccess &&
-                    attr.ptxVersion >= 90;
-    cudaGetLastError();
-    cache[dev] = ok ? 1 : -1;
-  }
-  return cache[dev] == 1;
+  static signed char cache[64] = {0};
+  return tma::DeviceRunsSm90a(reinterpret_cast<const void*>(WgmmaTf32Kernel<256, kStagesBM256, true>), cache);
 }
 
 enum class Tf32Choice { kAuto, kMma, kWgmma };

@@ -1,0 +1,76 @@
+// Host helpers of the Hopper (TMA + wgmma) tiers, shared by matmul_wgmma_launch.cu and
+// matmul_wgmma_tf32.cu: the driver's tensor-map encoder, 3-d tensor maps over a batch of matrices, the
+// batch count an operand's buffer holds, and whether the current device runs a compute_90a kernel.
+// Host code only (included by .cu files).
+#pragma once
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+
+#include <cstdint>
+
+#include "matmul/matmul_problem.h"
+
+namespace jk::mm::tma {
+
+using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
+
+// The driver's tensor-map encoder through the runtime (nothing links against libcuda); null if absent.
+inline EncodeTiledFn EncodeTiled() {
+  static const EncodeTiledFn fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();  // leave no sticky error for the next launch check
+      return EncodeTiledFn{nullptr};
+    }
+    return reinterpret_cast<EncodeTiledFn>(f);
+  }();
+  return fn;
+}
+
+// A 3-d tensor map over `count` contiguous (rows, cols) matrices of `elem_bytes`-byte elements, box
+// (box_rows, box_cols) with the 128-byte swizzle; out-of-bounds elements read as zero and are not written.
+inline bool EncodeMatrices3d(CUtensorMap* map, CUtensorMapDataType type, int elem_bytes, const void* base,
+                             int64_t rows, int64_t cols, int64_t count, uint32_t box_rows, uint32_t box_cols) {
+  EncodeTiledFn encode = EncodeTiled();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(count)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * elem_bytes,
+                                 static_cast<cuuint64_t>(rows * cols) * elem_bytes};
+  const cuuint32_t box[3] = {box_cols, box_rows, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  return encode(map, type, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Matrices an operand's buffer holds: 1 + the largest batch offset in whole matrices (0 when a batch
+// stride is not a whole number of matrices: the tiers do not apply).
+inline int64_t MatrixCount(const MatmulProblem& p, const int64_t* stride, int64_t matrix) {
+  int64_t last = 0;
+  for (int d = 0; d < p.batch_rank; ++d) {
+    if (stride[d] % matrix != 0) return 0;
+    last += (p.batch_dims[d] - 1) * (stride[d] / matrix);
+  }
+  return last + 1;
+}
+
+// Whether the current device is sm_90 and `kernel` came from the compute_90a pass (ptxVersion 90), not a
+// JIT of older PTX whose body compiled to nothing. `cache` is the caller's, per device (0 unknown, 1 yes,
+// -1 no; a benign race: every writer stores the same value).
+inline bool DeviceRunsSm90a(const void* kernel, signed char (&cache)[64]) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+  if (cache[dev] == 0) {
+    int major = 0;
+    cudaFuncAttributes attr{};
+    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    major == 9 && cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90;
+    cudaGetLastError();
+    cache[dev] = ok ? 1 : -1;
+  }
+  return cache[dev] == 1;
+}
+
+}  // namespace jk::mm::tma
