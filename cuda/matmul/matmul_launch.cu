@@ -62,6 +62,26 @@ dim3 Grid(const MatmulProblem& p, int64_t bm, int64_t bn) {
               static_cast<unsigned>(std::min(p.batch_count, kMaxGridYZ)));
 }
 
+// A launch configuration with clusters of `cluster` CTAs along x (no cluster attribute when 1). Not copyable:
+// cfg points at its own attribute.
+struct ClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  ClusterLaunch(dim3 grid, dim3 block, cudaStream_t stream, int cluster) {
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = cluster > 1 ? 1 : 0;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 template <typename F32, typename BF16, typename F16, typename Fn>
 cudaError_t Dispatch(DType t, Fn&& fn) {
   return DispatchFloat<F32, BF16, F16>(t, cudaErrorInvalidValue, fn);
@@ -170,17 +190,9 @@ cudaError_t LaunchSkinny(cudaStream_t stream, const MatmulProblem& p, bool ring)
   const int64_t slices = int64_t{cluster} * mm::kSkinnyMmaWarps;
   const int64_t k_slice = CeilDiv(CeilDiv(p.k, slices), 16) * 16;
   const bool shallow = EnvInt("JK_MATMUL_SKINNY_STAGES", 4, 4, 0) == 4;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches));
-  cfg.blockDim = dim3(mm::kSkinnyMmaThreads);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  ClusterLaunch launch_cfg(dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches)),
+                           dim3(mm::kSkinnyMmaThreads), stream, cluster);
+  cudaLaunchConfig_t& cfg = launch_cfg.cfg;
   return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>) {
@@ -249,17 +261,9 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   if (forced == 1 || forced == 2 || forced == 4 || forced == 8) cluster = forced;
   const int64_t k_rank = CeilDiv(CeilDiv(p.k, cluster), ks) * ks;
   const bool deep = width == 128 && EnvInt("JK_MATMUL_PIPE_STAGES", 8, 8, 0) == 8;  // an 8-deep ring (lab)
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches));
-  cfg.blockDim = dim3(mm::kPipeThreads);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  ClusterLaunch launch_cfg(dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches)),
+                           dim3(mm::kPipeThreads), stream, cluster);
+  cudaLaunchConfig_t& cfg = launch_cfg.cfg;
   return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>) {
@@ -323,19 +327,10 @@ SimtSplit ChooseSimtSplit(const MatmulProblem& p, int64_t tiles_32x64, int64_t t
 template <typename Kernel>
 cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel kernel, int64_t bm, int64_t bn,
                             int cluster) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = Grid(p, bm, bn);
-  cfg.gridDim.x *= static_cast<unsigned>(cluster);
-  cfg.blockDim = dim3(mm::kSimtThreads);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 1 ? 1 : 0;
-  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster);
+  dim3 grid = Grid(p, bm, bn);
+  grid.x *= static_cast<unsigned>(cluster);
+  ClusterLaunch launch_cfg(grid, dim3(mm::kSimtThreads), stream, cluster);
+  cudaError_t e = cudaLaunchKernelEx(&launch_cfg.cfg, kernel, p, cluster);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
