@@ -22,6 +22,21 @@ inline int NumSMs() {
   return v;
 }
 
+// Compute capability major of the current device, queried once per device (0 if the query fails): sm_90
+// features (clusters, bulk copies, wgmma) are chosen from it.
+inline int ComputeMajor() {
+  constexpr int kMaxDevices = 64;
+  static int cache[kMaxDevices] = {0};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  int v = cache[dev];  // benign race: every writer stores the same value
+  if (v == 0) {
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return 0;
+    cache[dev] = v;
+  }
+  return v;
+}
+
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by

@@ -11,18 +11,7 @@
 namespace jk::norm {
 
 namespace {
-bool Sm90() {
-  constexpr int kMaxDevices = 64;
-  static int cache[kMaxDevices] = {0};  // 0 unknown, 1 no, 2 yes
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
-  if (cache[dev] == 0) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) major = 0;
-    cache[dev] = major >= 9 ? 2 : 1;
-  }
-  return cache[dev] == 2;
-}
+bool Sm90() { return ComputeMajor() >= 9; }
 
 // Default entries {sizeof(T), min n, max n, {true, C, U, L}} per norm. Measured on an H200 (bench/lab/
 // softmax_long_lab.py --norms, bench/lab/long_rows_h200.txt; 49152 rows, 24576 at 65536; CUPTI; one process

@@ -135,20 +135,8 @@ HalfBlock HalfBlockLayout() {
   return v;
 }
 
-// Thread-block clusters need sm_90; queried once per device (thread-safe enough: every writer stores the
-// same value).
-bool HasClusters() {
-  constexpr int kMaxDevices = 64;
-  static int cache[kMaxDevices] = {0};  // 0 unknown, 1 no, 2 yes
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
-  if (cache[dev] == 0) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) major = 0;
-    cache[dev] = major >= 9 ? 2 : 1;
-  }
-  return cache[dev] == 2;
-}
+// Thread-block clusters need sm_90.
+bool HasClusters() { return ComputeMajor() >= 9; }
 
 // 64-bit: the columns tier passes `inner`, which can exceed 2^30 (softmax over axis 0 of a (2, 24576, 65536)
 // array); an int doubling past 2^30 overflowed to 0 and this loop never ended (a host-side hang).

@@ -346,13 +346,6 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
   return LastLaunchError();
 }
 
-int ComputeMajor() {
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return 0;
-  return major;
-}
-
 // kRowCopyBulk (lab): a persistent grid, 6 blocks of 33 KB shared memory per SM.
 cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
   constexpr int kThreads = transpose::kBulkThreads;
