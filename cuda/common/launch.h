@@ -37,6 +37,12 @@ inline int ComputeMajor() {
   return v;
 }
 
+// Whether the current device runs this build's sm_90 code (bulk copies, mbarriers, clusters): a compute
+// capability 9.x device that picked binaries built for compute_90 or later (common/sm90.cu). A device
+// running a JIT of the compute_80 PTX instead (a newer GPU than the sm_90a binaries serve, or a build
+// without them) gets that code compiled to nothing, so the tiers that need it must not launch there.
+bool RunsSm90Code();
+
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by

@@ -98,6 +98,21 @@ __device__ __forceinline__ void ClusterWait(uint64_t* bar, uint32_t parity) {
 #endif
 }
 
+// The CTA's rank in its cluster and a whole-cluster barrier; the kernel runs only as sm_90 code (the host
+// checks RunsSm90Code), the sm_80 pass compiles them to nothing.
+__device__ __forceinline__ int ClusterRank() {
+#ifdef JK_HAS_BULK_COPY
+  return static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#else
+  return 0;
+#endif
+}
+__device__ __forceinline__ void ClusterSyncAll() {
+#ifdef JK_HAS_BULK_COPY
+  cooperative_groups::this_cluster().sync();
+#endif
+}
+
 __device__ __forceinline__ void StoreU4(void* p, uint4 r) {
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w)
                : "memory");
@@ -159,8 +174,7 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
   __shared__ float partials[2][4][4];  // [row parity][rank][a, b, c, shift]
   T* ring = reinterpret_cast<T*>(ring_bytes);
 
-  namespace cg = cooperative_groups;
-  const int rank = g.cluster > 1 ? static_cast<int>(cg::this_cluster().block_rank()) : 0;
+  const int rank = g.cluster > 1 ? ClusterRank() : 0;
   const int64_t cid = blockIdx.x / g.cluster, nclusters = gridDim.x / g.cluster;
   const int64_t my_rows = cid < g.rows ? (g.rows - 1 - cid) / nclusters + 1 : 0;
   const int64_t cpr = (g.resident + kChunkElems - 1) / kChunkElems;  // ring chunks per row
@@ -178,7 +192,7 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
     BarrierInitFence();
   }
   __syncthreads();
-  if (g.cluster > 1) cg::this_cluster().sync();  // remote barriers initialised before any remote arrival
+  if (g.cluster > 1) ClusterSyncAll();  // remote barriers initialised before any remote arrival
 
   if (threadIdx.x >= kConsumers) {  // the producer warp: one lane issues every copy
     if (threadIdx.x != kConsumers) return;

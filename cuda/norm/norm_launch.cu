@@ -143,19 +143,16 @@ Forced TheForcedTier() {
   return dynamic ? ForcedTier() : forced;
 }
 
-// Per-device attributes, queried once per device (benign race, as in NumSMs).
-enum Attribute { kComputeMajor, kSmemPerBlockOptin, kNumAttributes };
-int DeviceAttribute(Attribute a) {
+// The per-block shared-memory opt-in limit, queried once per device (benign race, as in NumSMs).
+int SmemPerBlockOptin() {
   constexpr int kMaxDevices = 64;
-  static int cache[kNumAttributes][kMaxDevices] = {};
+  static int cache[kMaxDevices] = {};
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
-  int v = cache[a][dev];
+  int v = cache[dev];
   if (v == 0) {
-    const cudaDeviceAttr attr = a == kComputeMajor ? cudaDevAttrComputeCapabilityMajor
-                                                   : cudaDevAttrMaxSharedMemoryPerBlockOptin;
-    if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess) return 0;
-    cache[a][dev] = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) return 0;
+    cache[dev] = v;
   }
   return v;
 }
@@ -246,7 +243,7 @@ constexpr int kBulkDefaultThreads = 128;  // the default dispatch: as fast or fa
 
 template <typename T, int P>
 bool BulkSmemFits(const Params<T>& p) {
-  return DeviceAttribute(kComputeMajor) >= 9 && p.n * int64_t{sizeof(T)} <= kBulkMaxRowBytes &&
+  return RunsSm90Code() && p.n * int64_t{sizeof(T)} <= kBulkMaxRowBytes &&
          p.n / P <= int64_t{8} * norm::kBulkMaxThreads;
 }
 
@@ -260,7 +257,7 @@ cudaError_t LaunchBulkSmem(const Params<T>& p, cudaStream_t stream, int stages, 
   threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);  // no warp without work
   if (stages == 0) stages = static_cast<int>(std::clamp<int64_t>(kBulkStageBytes / row_bytes, 2, norm::kBulkMaxStages));
   const int64_t smem = stages * row_bytes;
-  const int optin = DeviceAttribute(kSmemPerBlockOptin);
+  const int optin = SmemPerBlockOptin();
   if (smem > optin) return cudaErrorInvalidValue;
   return WithConstant<1, 2, 4, 8>(c, [&](auto C) {
     constexpr int kC = decltype(C)::value;
@@ -307,7 +304,7 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
   // The column tile held in registers (norm_strided.cuh) where its configuration applies (opt-in until
   // measured: DefaultTileConfig); else the scalar two-read kernel.
   if (!stats_only) {
-    const cudaError_t e = norm::LaunchStridedTile<T, K>(p, stream, DeviceAttribute(kComputeMajor) >= 9);
+    const cudaError_t e = norm::LaunchStridedTile<T, K>(p, stream, RunsSm90Code());
     if (e != cudaErrorNotSupported) return e;
   }
   const int64_t tiles = CeilDiv(p.outer * p.inner, 32);

@@ -11,7 +11,7 @@
 namespace jk::norm {
 
 namespace {
-bool Sm90() { return ComputeMajor() >= 9; }
+bool Sm90() { return RunsSm90Code(); }
 
 // Default entries {sizeof(T), min n, max n, {true, C, U, L}} per norm. Measured on an H200 (bench/lab/
 // softmax_long_lab.py --norms, bench/lab/long_rows_h200.txt; 49152 rows, 24576 at 65536; CUPTI; one process

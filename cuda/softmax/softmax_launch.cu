@@ -135,8 +135,8 @@ HalfBlock HalfBlockLayout() {
   return v;
 }
 
-// Thread-block clusters need sm_90.
-bool HasClusters() { return ComputeMajor() >= 9; }
+// Thread-block clusters (and bulk copies) need sm_90 code: see RunsSm90Code.
+bool HasClusters() { return RunsSm90Code(); }
 
 // 64-bit: the columns tier passes `inner`, which can exceed 2^30 (softmax over axis 0 of a (2, 24576, 65536)
 // array); an int doubling past 2^30 overflowed to 0 and this loop never ended (a host-side hang).

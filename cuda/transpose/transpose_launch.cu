@@ -377,7 +377,7 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
           std::swap(L.dim[j], L.dim[j - 1]), std::swap(L.in[j], L.in[j - 1]), std::swap(L.out[j], L.out[j - 1]);
         }
       for (int k = 0; k < L.n; ++k) L.in[k] *= plan.elem_bytes, L.out[k] *= plan.elem_bytes;
-      if (Knobs().rowbulk && row_bytes <= transpose::kBulkChunkBytes && ComputeMajor() >= 9) {
+      if (Knobs().rowbulk && row_bytes <= transpose::kBulkChunkBytes && RunsSm90Code()) {
         return LaunchRowCopyBulk(stream, a);
       }
       return LaunchRowCopy<uint4, true>(stream, a);
