@@ -33,15 +33,6 @@ constexpr int kMaxCluster = 8;  // the portable cluster size limit
 #define JK_TILE_HAS_CLUSTERS 1
 #endif
 
-__device__ __forceinline__ void ClusterSync() {
-#ifdef JK_TILE_HAS_CLUSTERS
-  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#else
-  __trap();  // the launcher never asks for clusters below sm_90
-#endif
-}
-
 // Hides a 64-bit value from the optimiser (no instruction): offsets recomputed from it are not merged with
 // earlier ones (which would then stay live in registers across the reductions).
 __device__ __forceinline__ void HideOffset(int64_t& v) {
@@ -106,7 +97,7 @@ __device__ __forceinline__ void ColumnAllReduce(float (&v)[V], Scratch<TX * V>& 
     return;
   }
   if (tid < W) sm.slot[tid] = sm.total[tid];
-  ClusterSync();
+  ClusterBarrier();
 #ifdef JK_TILE_HAS_CLUSTERS
   cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
 #pragma unroll
@@ -117,7 +108,7 @@ __device__ __forceinline__ void ColumnAllReduce(float (&v)[V], Scratch<TX * V>& 
     v[e] = r;
   }
 #endif
-  ClusterSync();  // no CTA rewrites its slot (or exits) while another still reads it
+  ClusterBarrier();  // no CTA rewrites its slot (or exits) while another still reads it
 }
 
 // ---- host side: the launch geometry -----------------------------------------------------------------

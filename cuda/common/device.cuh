@@ -126,6 +126,17 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
   return r;
 }
 
+// A whole-cluster barrier, release/acquire: the shared-memory writes of every CTA before it are visible to
+// every CTA of the cluster after it. Clusters exist from sm_90 on; the launchers never ask for one below,
+// so the sm_80 pass traps rather than skip the barrier.
+__device__ __forceinline__ void ClusterBarrier() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#elif defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
+
 }  // namespace jk
 
 // Bounds assertions, compiled in only with -DJK_DEBUG_BOUNDS=ON (used by the compute-sanitizer run). Not

@@ -98,18 +98,13 @@ __device__ __forceinline__ void ClusterWait(uint64_t* bar, uint32_t parity) {
 #endif
 }
 
-// The CTA's rank in its cluster and a whole-cluster barrier; the kernel runs only as sm_90 code (the host
-// checks RunsSm90Code), the sm_80 pass compiles them to nothing.
+// The CTA's rank in its cluster; the kernel runs only as sm_90 code (the host checks RunsSm90Code), the
+// sm_80 pass compiles it to 0.
 __device__ __forceinline__ int ClusterRank() {
 #ifdef JK_HAS_BULK_COPY
   return static_cast<int>(cooperative_groups::this_cluster().block_rank());
 #else
   return 0;
-#endif
-}
-__device__ __forceinline__ void ClusterSyncAll() {
-#ifdef JK_HAS_BULK_COPY
-  cooperative_groups::this_cluster().sync();
 #endif
 }
 
@@ -192,7 +187,7 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
     BarrierInitFence();
   }
   __syncthreads();
-  if (g.cluster > 1) ClusterSyncAll();  // remote barriers initialised before any remote arrival
+  if (g.cluster > 1) ClusterBarrier();  // remote barriers initialised before any remote arrival
 
   if (threadIdx.x >= kConsumers) {  // the producer warp: one lane issues every copy
     if (threadIdx.x != kConsumers) return;

@@ -22,7 +22,7 @@
 
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
-#include "matmul/matmul_skinny_mma.cuh"  // ClusterSync, LoadClusterShared, SkinnyMmaOp
+#include "matmul/matmul_skinny_mma.cuh"  // LoadClusterShared, SkinnyMmaOp
 
 namespace jk::mm {
 
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kPipeThreads)
       for (int w = 0; w < S::kKGroups; ++w) s += part[w * 8 * MG * CW + e];
       red[e] = s;
     }
-    if (cluster > 1) ClusterSync();  // every rank's red[] is complete
+    if (cluster > 1) ClusterBarrier();  // every rank's red[] is complete
     else __syncthreads();
     const Epilogue<T> ep(p, z, o);
     const int rows = p.m < 8 * MG ? static_cast<int>(p.m) : 8 * MG;
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(kPipeThreads)
       ep.Store(e / CW, n0 + e % CW, s);
     }
     // red[] stays alive until every rank has read it, and the next batch index's ring overwrites it.
-    if (cluster > 1) ClusterSync();
+    if (cluster > 1) ClusterBarrier();
     else __syncthreads();
   }
 }

@@ -9,7 +9,7 @@
 #pragma once
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
-#include "matmul/matmul_skinny_mma.cuh"  // ClusterSync, LoadClusterShared
+#include "matmul/matmul_skinny_mma.cuh"  // LoadClusterShared
 
 namespace jk::mm {
 
@@ -269,7 +269,7 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
 #pragma unroll
           for (int j = 0; j < TN; ++j) red[row * BN + tx * VN + (j / VN) * (BN / 2) + j % VN] = acc[i][j];
         }
-        if (cluster > 1) ClusterSync();  // every rank's partial tile is complete
+        if (cluster > 1) ClusterBarrier();  // every rank's partial tile is complete
         else __syncthreads();
         const int share = (BM * BN + cluster - 1) / cluster;
         const int e1 = (rank + 1) * share < BM * BN ? (rank + 1) * share : BM * BN;
@@ -279,7 +279,7 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
           ep.Store(m0 + e / BN, n0 + e % BN, s);
         }
         // red[] stays alive until every rank has read it; the next tile rewrites it.
-        if (cluster > 1) ClusterSync();
+        if (cluster > 1) ClusterBarrier();
         else __syncthreads();
       } else {
 #pragma unroll

@@ -73,12 +73,6 @@ __device__ __forceinline__ void SkinnyMmaStep(float (&acc)[4][4], const uint4 (&
   }
 }
 
-__device__ __forceinline__ void ClusterSync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#endif
-}
-
 // Cluster rank r's copy of the shared-memory float at `p` (sm_90; the launcher uses clusters only there).
 __device__ __forceinline__ float LoadClusterShared(const float* p, uint32_t rank) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -118,7 +112,7 @@ __device__ __forceinline__ void SkinnyReduceStore(const float (&acc)[4][4], floa
     for (int w = 0; w < kSkinnyMmaWarps; ++w) s += part[w * 8 * kSkinnyMmaCols + e];
     red[e] = s;
   }
-  if (cluster > 1) ClusterSync();  // every rank's red[] is complete
+  if (cluster > 1) ClusterBarrier();  // every rank's red[] is complete
   else __syncthreads();
   const Epilogue<T> ep(p, z, o);
   const int share = 8 * kSkinnyMmaCols / cluster;
@@ -185,7 +179,7 @@ __global__ void __launch_bounds__(kSkinnyMmaThreads, 2)
     SkinnyReduceStore<T>(acc, &part[0][0][0], red, p, z, o, cluster, rank, col_block);
     // red[] and part[] are read (by other ranks too) before the next batch index overwrites them, and
     // stay alive until every rank has read them.
-    if (cluster > 1) ClusterSync();
+    if (cluster > 1) ClusterBarrier();
     else __syncthreads();
   }
 }

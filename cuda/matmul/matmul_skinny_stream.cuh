@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kSkinnyMmaThreads, 2)
     __syncthreads();   // every warp has read its ring
     SkinnyReduceStore<T>(acc, reinterpret_cast<float*>(skinny_smem), red, p, z, o, cluster, rank, col_block);
     // The partial sums and red[] are read (by other ranks too) before the next batch index overwrites them.
-    if (cluster > 1) ClusterSync();
+    if (cluster > 1) ClusterBarrier();
     else __syncthreads();
   }
 }

@@ -276,14 +276,6 @@ __global__ void __launch_bounds__(128, 8) GroupPerRowRegistersEarlyParams(Params
 #define JK_HAS_CLUSTERS 1
 #endif
 
-__device__ __forceinline__ void ClusterArriveWait() {
-#ifdef JK_HAS_CLUSTERS
-  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
 
 // Sum over the block and then over the cluster; every thread gets the same, deterministically ordered,
 // result. `slot` is this CTA's shared-memory cell for the exchange (one per reduction of a row).
@@ -291,7 +283,7 @@ __device__ __forceinline__ float RowAllReduceSum(float v, float* scratch, float*
   v = BlockAllReduce(v, SumOp(), scratch);
   if (cluster == 1) return v;
   if (threadIdx.x == 0) *slot = v;
-  ClusterArriveWait();
+  ClusterBarrier();
   float total = 0.f;
 #ifdef JK_HAS_CLUSTERS
   namespace cg = cooperative_groups;
@@ -382,7 +374,7 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
       p.rstd[row] = rstd;
     }
     // No CTA may reuse its slots (next row) or exit while a peer still reads them.
-    if (cluster > 1) ClusterArriveWait();
+    if (cluster > 1) ClusterBarrier();
   }
 }
 
