@@ -56,6 +56,20 @@ inline int64_t MatrixCount(const MatmulProblem& p, const int64_t* stride, int64_
   return last + 1;
 }
 
+// The shape and layout constraints every TMA tier shares: coordinates within signed 32 bits (a tile's last box
+// starts up to 255 past the edge), 16-byte global strides (K and N multiples of `vec` elements), 16-byte
+// aligned a, b and out (TMA rows, and the epilogues' vector stores), and batch strides of whole matrices.
+inline bool ProblemFits(const MatmulProblem& p, int64_t vec) {
+  constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
+  if (p.k % vec != 0 || p.n % vec != 0) return false;
+  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
+    return false;
+  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
+  return a_count > 0 && b_count > 0 && a_count < kMaxCoord && b_count < kMaxCoord && p.batch_count < kMaxCoord;
+}
+
 // Whether the current device is sm_90 and `kernel` came from the compute_90a pass (ptxVersion 90), not a
 // JIT of older PTX whose body compiled to nothing. `cache` is the caller's, per device (0 unknown, 1 yes,
 // -1 no; a benign race: every writer stores the same value).

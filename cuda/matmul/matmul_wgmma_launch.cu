@@ -193,18 +193,7 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   if (p.dtype != DType::kBF16 && p.dtype != DType::kF16) return false;
   const char* env = std::getenv("JK_MATMUL_WGMMA");
   if (env != nullptr ? std::strcmp(env, "0") == 0 : !(kWgmmaByDefault && WgmmaPaysOff(p))) return false;
-  // TMA coordinates are signed 32-bit, and a tile's last box starts up to 255 past the edge.
-  constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
-  if (p.k % 8 != 0 || p.n % 8 != 0) return false;  // 16-byte global strides
-  // 16-byte a and b rows for TMA; 16-byte output rows for the epilogue's vector stores (n % 8 == 0).
-  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
-    return false;
-  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord || p.batch_count >= kMaxCoord)
-    return false;
-  return DeviceRunsWgmma();
+  return tma::ProblemFits(p, 8) && DeviceRunsWgmma();
 }
 
 // Tile by problem size: 128x256 (4 stages, 193 KiB) when it still gives every SM a tile, else 128x128

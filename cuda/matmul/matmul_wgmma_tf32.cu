@@ -83,17 +83,7 @@ bool WgmmaTf32Eligible(const MatmulProblem& p) {
   if (p.dtype != DType::kF32 || p.precision == MatmulPrecision::kHighest) return false;
   const Tf32Choice choice = Tf32Override();
   if (choice == Tf32Choice::kMma || (choice == Tf32Choice::kAuto && !WgmmaTf32PaysOff(p))) return false;
-  // TMA coordinates are signed 32-bit, and a tile's last box starts up to 255 past the edge.
-  constexpr int64_t kMaxCoord = (int64_t{1} << 31) - 1024;
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m >= kMaxCoord || p.n >= kMaxCoord || p.k >= kMaxCoord) return false;
-  if (p.k % 4 != 0 || p.n % 4 != 0) return false;  // 16-byte global strides
-  if (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
-    return false;
-  const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  if (a_count <= 0 || b_count <= 0 || a_count >= kMaxCoord || b_count >= kMaxCoord || p.batch_count >= kMaxCoord)
-    return false;
-  return DeviceRunsWgmmaTf32();
+  return tma::ProblemFits(p, 4) && DeviceRunsWgmmaTf32();
 }
 
 // 256-row tiles, or 128-row ones where 256-row tiles would leave most SMs idle (JK_MATMUL_TF32_BM=128|256,
