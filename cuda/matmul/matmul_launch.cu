@@ -87,27 +87,12 @@ cudaError_t Dispatch(DType t, Fn&& fn) {
   return DispatchFloat<F32, BF16, F16>(t, cudaErrorInvalidValue, fn);
 }
 
-// Compute capability major of the current device, and whether SkinnyMmaKernel came from a compute_90+
-// pass (its cluster reduction compiles to nothing in older PTX); queried once per device.
+// Whether the current device runs the tensor-core decode kernels (sm_80+) and their cluster reductions
+// (this build's sm_90 code, RunsSm90Code: in older PTX the reduction compiles to nothing).
 struct SkinnyMmaDevice {
   bool runs = false, clusters = false;
 };
-SkinnyMmaDevice SkinnyMmaSupport() {
-  constexpr int kMaxDevices = 64;
-  static signed char cache[kMaxDevices] = {0};  // 0 unknown, else 1 + runs + 2 * clusters; benign race
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return {};
-  if (cache[dev] == 0) {
-    int major = 0;
-    cudaFuncAttributes attr{};
-    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                    cudaFuncGetAttributes(&attr, mm::SkinnyMmaKernel<__nv_bfloat16>) == cudaSuccess;
-    cudaGetLastError();
-    const bool runs = ok && major >= 8, clusters = runs && major >= 9 && attr.ptxVersion >= 90;
-    cache[dev] = static_cast<signed char>(1 + runs + 2 * clusters);
-  }
-  return {((cache[dev] - 1) & 1) != 0, ((cache[dev] - 1) & 2) != 0};
-}
+SkinnyMmaDevice SkinnyMmaSupport() { return {ComputeMajor() >= 8, RunsSm90Code()}; }
 
 // Which decode tier takes 16-bit M <= 8 problems. By default SkinnyMma from M = 4 (bf16) or 5 (f16) (H200,
 // bench/lab/matmul_small_h200.md and matmul_s3_h200.md: the tensor-core tier costs the same at any M <= 8,

@@ -1,12 +1,13 @@
 // Host helpers of the Hopper (TMA + wgmma) tiers, shared by matmul_wgmma_launch.cu and
 // matmul_wgmma_tf32.cu: the driver's tensor-map encoder, 3-d tensor maps over a batch of matrices, the
-// batch count an operand's buffer holds, and whether the current device runs a compute_90a kernel.
+// batch count an operand's buffer holds, the shared shape checks, and whether the device runs wgmma code.
 // Host code only (included by .cu files).
 #pragma once
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <cstdint>
 
+#include "common/launch.h"
 #include "matmul/matmul_problem.h"
 
 namespace jk::mm::tma {
@@ -70,21 +71,8 @@ inline bool ProblemFits(const MatmulProblem& p, int64_t vec) {
   return a_count > 0 && b_count > 0 && a_count < kMaxCoord && b_count < kMaxCoord && p.batch_count < kMaxCoord;
 }
 
-// Whether the current device is sm_90 and `kernel` came from the compute_90a pass (ptxVersion 90), not a
-// JIT of older PTX whose body compiled to nothing. `cache` is the caller's, per device (0 unknown, 1 yes,
-// -1 no; a benign race: every writer stores the same value).
-inline bool DeviceRunsSm90a(const void* kernel, signed char (&cache)[64]) {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  if (cache[dev] == 0) {
-    int major = 0;
-    cudaFuncAttributes attr{};
-    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                    major == 9 && cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90;
-    cudaGetLastError();
-    cache[dev] = ok ? 1 : -1;
-  }
-  return cache[dev] == 1;
-}
+// Whether the current device runs this build's wgmma kernels: sm_90 (wgmma exists on 9.x alone) running the
+// binaries built for compute_90a, not a JIT of older PTX whose body compiled to nothing (RunsSm90Code).
+inline bool DeviceRunsWgmma() { return ComputeMajor() == 9 && RunsSm90Code(); }
 
 }  // namespace jk::mm::tma

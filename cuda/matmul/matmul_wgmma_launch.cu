@@ -22,13 +22,6 @@ bool EncodeMatrices(CUtensorMap* map, DType dt, const void* base, int64_t rows, 
   return tma::EncodeMatrices3d(map, type, 2, base, rows, cols, count, box_rows, box_cols);
 }
 
-// The sm_90a kernels are in this build and the current device is sm_90 (per device, queried once).
-bool DeviceRunsWgmma() {
-  static signed char cache[64] = {0};
-  return tma::DeviceRunsSm90a(reinterpret_cast<const void*>(WgmmaTmaKernel<__nv_bfloat16, 256, 4, true, false>),
-                              cache);
-}
-
 // The TMA-store epilogue serves plain matmuls (no bias, residual or activation) unless
 // JK_MATMUL_WGMMA_EPI=row8 (the lab times the fused epilogue on them that way).
 bool IsFused(const MatmulProblem& p) {
@@ -193,7 +186,7 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   if (p.dtype != DType::kBF16 && p.dtype != DType::kF16) return false;
   const char* env = std::getenv("JK_MATMUL_WGMMA");
   if (env != nullptr ? std::strcmp(env, "0") == 0 : !(kWgmmaByDefault && WgmmaPaysOff(p))) return false;
-  return tma::ProblemFits(p, 8) && DeviceRunsWgmma();
+  return tma::ProblemFits(p, 8) && tma::DeviceRunsWgmma();
 }
 
 // Tile by problem size: 128x256 (4 stages, 193 KiB) when it still gives every SM a tile, else 128x128

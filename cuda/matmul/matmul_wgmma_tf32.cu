@@ -24,12 +24,6 @@ bool EncodeF32(CUtensorMap* map, const void* base, int64_t rows, int64_t cols, i
   return tma::EncodeMatrices3d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, rows, cols, count, box_rows, 32);
 }
 
-// An sm_90 device and the kernel came from the compute_90a pass (per device, queried once).
-bool DeviceRunsWgmmaTf32() {
-  static signed char cache[64] = {0};
-  return tma::DeviceRunsSm90a(reinterpret_cast<const void*>(WgmmaTf32Kernel<256, kStagesBM256, true>), cache);
-}
-
 enum class Tf32Choice { kAuto, kMma, kWgmma };
 Tf32Choice Tf32Override() {
   const char* env = std::getenv("JK_MATMUL_TF32");
@@ -83,7 +77,7 @@ bool WgmmaTf32Eligible(const MatmulProblem& p) {
   if (p.dtype != DType::kF32 || p.precision == MatmulPrecision::kHighest) return false;
   const Tf32Choice choice = Tf32Override();
   if (choice == Tf32Choice::kMma || (choice == Tf32Choice::kAuto && !WgmmaTf32PaysOff(p))) return false;
-  return tma::ProblemFits(p, 4) && DeviceRunsWgmmaTf32();
+  return tma::ProblemFits(p, 4) && tma::DeviceRunsWgmma();
 }
 
 // 256-row tiles, or 128-row ones where 256-row tiles would leave most SMs idle (JK_MATMUL_TF32_BM=128|256,
