@@ -43,6 +43,26 @@ inline int ComputeMajor() {
 // without them) gets that code compiled to nothing, so the tiers that need it must not launch there.
 bool RunsSm90Code();
 
+// A launch configuration with clusters of `cluster` CTAs along x (no cluster attribute when 1). Not copyable:
+// cfg points at its own attribute.
+struct ClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  ClusterLaunch(dim3 grid, dim3 block, cudaStream_t stream, int cluster) {
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = cluster > 1 ? 1 : 0;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by

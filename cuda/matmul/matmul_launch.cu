@@ -62,26 +62,6 @@ dim3 Grid(const MatmulProblem& p, int64_t bm, int64_t bn) {
               static_cast<unsigned>(std::min(p.batch_count, kMaxGridYZ)));
 }
 
-// A launch configuration with clusters of `cluster` CTAs along x (no cluster attribute when 1). Not copyable:
-// cfg points at its own attribute.
-struct ClusterLaunch {
-  cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1];
-  ClusterLaunch(dim3 grid, dim3 block, cudaStream_t stream, int cluster) {
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.stream = stream;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = cluster > 1 ? 1 : 0;
-  }
-  ClusterLaunch(const ClusterLaunch&) = delete;
-  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
-};
-
 template <typename F32, typename BF16, typename F16, typename Fn>
 cudaError_t Dispatch(DType t, Fn&& fn) {
   return DispatchFloat<F32, BF16, F16>(t, cudaErrorInvalidValue, fn);

@@ -204,19 +204,8 @@ cudaError_t LaunchBlockPerRow(const Params<T>& p, cudaStream_t stream, int c, in
   const int64_t rows = std::min(p.outer, kMaxBlocks);
   return WithConstant<2, 4, 8>(c, [&](auto C) {
     constexpr int kC = decltype(C)::value;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(rows * cluster));
-    cfg.blockDim = dim3(threads);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    if (cluster > 1) {
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = cluster;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-    }
+    ClusterLaunch launch(dim3(static_cast<unsigned>(rows * cluster)), dim3(threads), stream, cluster);
+    const cudaLaunchConfig_t& cfg = launch.cfg;
     // JK_NORM_TIER=block-lean (and proposed): the variant whose output pass ptxas allocates in fewer
     // registers.
     const bool lean = TheForcedTier().tier == Forced::kBlockLean || TheForcedTier().tier == Forced::kProposed;

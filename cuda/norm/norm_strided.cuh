@@ -141,20 +141,9 @@ __global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p,
 
 template <typename T, Kind K, int TX, int R, int kMaxThreads>
 cudaError_t LaunchTileRegisters(const Params<T>& p, cudaStream_t stream, const tile::Geometry& g) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(g.tiles * g.cluster));  // PlanTiles: < 2^31
-  cfg.blockDim = dim3(TX, g.ty);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  if (g.cluster > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = g.cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, StridedTileRegisters<T, K, TX, R, kMaxThreads>, p, g.cluster);
+  ClusterLaunch launch(dim3(static_cast<unsigned>(g.tiles * g.cluster)), dim3(TX, g.ty), stream,  // PlanTiles: < 2^31
+                       g.cluster);
+  const cudaError_t e = cudaLaunchKernelEx(&launch.cfg, StridedTileRegisters<T, K, TX, R, kMaxThreads>, p, g.cluster);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // consumed here, returned once
     return e;

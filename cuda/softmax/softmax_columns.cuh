@@ -115,20 +115,9 @@ __global__ void __launch_bounds__(kMaxThreads)
 template <typename T, int TX, int R, int kMaxThreads>
 cudaError_t LaunchColumnsTileRegisters(cudaStream_t stream, const T* x, T* y, int64_t outer, int64_t n,
                                        int64_t inner, bool log, const tile::Geometry& g) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(g.tiles * g.cluster));  // PlanTiles: < 2^31
-  cfg.blockDim = dim3(TX, g.ty);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  if (g.cluster > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = g.cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, ColumnsTileRegisters<T, TX, R, kMaxThreads>, x, y, outer, n,
+  ClusterLaunch launch(dim3(static_cast<unsigned>(g.tiles * g.cluster)), dim3(TX, g.ty), stream,  // PlanTiles: < 2^31
+                       g.cluster);
+  const cudaError_t e = cudaLaunchKernelEx(&launch.cfg, ColumnsTileRegisters<T, TX, R, kMaxThreads>, x, y, outer, n,
                                            inner, log, g.cluster);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // consumed here, returned once

@@ -272,18 +272,8 @@ template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
   auto kernel = softmax::BlockRowsKernel<T, kVec, kElems / kVec, kMask>;
   const int64_t clusters = std::min<int64_t>(a.rows, int64_t(1) << 24);
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(clusters * shape.ctas));
-  cfg.blockDim = dim3(shape.threads);
-  cfg.stream = a.stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = shape.ctas;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = shape.ctas > 1 ? 1 : 0;
-  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(shape.threads), a.stream, shape.ctas);
+  cudaError_t e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
