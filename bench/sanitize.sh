@@ -12,8 +12,10 @@
 # initcheck does not see writes made by the TMA unit (cp.async.bulk.tensor shared -> global): every output
 # of the wgmma tier's TMA-store epilogue then reads as uninitialised when copied to the host (found on the
 # H200: the flagged bytes were exactly the TMA-stored bf16/f16 outputs, 16-byte chunks, values right). So
-# initcheck runs with JK_MATMUL_WGMMA_EPI=row8, the same tier storing through registers; the TMA-store
-# epilogue is covered by memcheck, racecheck and synccheck, which run the default dispatch.
+# initcheck runs with JK_MATMUL_WGMMA_EPI=row8, the same tier storing through registers, and with
+# JK_MATMUL_TF32=mma (the TF32 wgmma tier stores only through TMA: its 768^3 output read as uninitialised,
+# H200, session 5); the TMA-store epilogues are covered by memcheck, racecheck and synccheck, which run the
+# default dispatch.
 # Prints one summary line per tool; exit status non-zero if any tool reported an error or did not finish.
 # Usage (GPU machine): bash bench/sanitize.sh       logs: $JK_SANITIZE_LOGS/sanitize_<tool>.log (/tmp)
 set -uo pipefail
@@ -32,10 +34,15 @@ sanitizer() {  # LOG TOOL COMMAND...: $LOGS/sanitize_<LOG>.log
   timeout "${JK_SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --kernel-name kns=_ZN2jk \
     --target-processes all --report-api-errors no --error-exitcode 86 "$@" >"$LOGS/sanitize_$log.log" 2>&1
 }
-for tool in memcheck racecheck synccheck; do
-  sanitizer $tool $tool $PY "$REPO/bench/sanitize_cases.py" &
+# JK_SANITIZE_TOOLS narrows the tools, JK_SANITIZE_PARTS (sanitize_cases.py) the cases: a quick re-check.
+tools=${JK_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
+for tool in $tools; do
+  case $tool in
+    initcheck) JK_MATMUL_WGMMA_EPI=row8 JK_MATMUL_TF32=mma \
+               sanitizer initcheck initcheck $PY "$REPO/bench/sanitize_cases.py" & ;;
+    *) sanitizer $tool $tool $PY "$REPO/bench/sanitize_cases.py" & ;;
+  esac
 done
-JK_MATMUL_WGMMA_EPI=row8 sanitizer initcheck initcheck $PY "$REPO/bench/sanitize_cases.py" &
 if [ "${JK_SANITIZE_SUITE:-0}" = 1 ]; then
   suite=$(for t in norms softmax transpose matmul; do echo "$REPO/tests/test_$t.py"; done)
   sanitizer memcheck_suite memcheck $PY -m pytest -q -p no:cacheprovider -o addopts= -n 4 --maxfail=5 \
@@ -44,7 +51,6 @@ fi
 wait
 
 status=0
-tools="memcheck racecheck initcheck synccheck"
 [ "${JK_SANITIZE_SUITE:-0}" = 1 ] && tools="$tools memcheck_suite"
 for tool in $tools; do
   log="$LOGS/sanitize_$tool.log"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import sys
 
 import jax
@@ -74,18 +75,6 @@ def norms_and_softmax():
             check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
             check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x),
                   np.log(np_softmax(xf, -1)), TOL[dt] * 8)
-    # Session-4 tiers: 16-bit rows packed in registers (1024: 32 elements per thread; 32768: 64), the long-row
-    # ring (float32 32768: one CTA per row; 65536: float32 over a 2-CTA cluster, 16-bit one CTA) with more rows
-    # than ring CTAs, so every CTA's ring wraps.
-    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140)]:
-        for dt in dts:
-            x, xf = put((rows, n), dt)
-            s, sf = put((n,), dt, 0.1, 1.0)
-            b, bf = put((n,), dt, 0.1)
-            check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
-            check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
-            check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
-            check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x), np.log(np_softmax(xf, -1)), TOL[dt] * 8)
     # A non-last axis with 16-byte packs of inner columns.
     for dt in DTYPES:
         x, xf = put((4, 512, 64), dt)
@@ -109,6 +98,21 @@ def norms_and_softmax():
         mask = jax.device_put(mask_host)
         want = np.where(mask_host, np.exp(xf - np.where(mask_host, xf, -np.inf).max(-1, keepdims=True)), 0.0)
         check("softmax where=", jk.softmax(x, where=mask), want / want.sum(-1, keepdims=True), TOL[dt])
+
+
+def long_rows():
+    # Session-4 tiers: 16-bit rows packed in registers (1024: 32 elements per thread; 32768: 64), the long-row
+    # ring (float32 32768: one CTA per row; 65536: float32 over a 2-4-CTA cluster, 16-bit one CTA) with more
+    # rows than ring CTAs, so every CTA's ring wraps.
+    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140)]:
+        for dt in dts:
+            x, xf = put((rows, n), dt)
+            s, sf = put((n,), dt, 0.1, 1.0)
+            b, bf = put((n,), dt, 0.1)
+            check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
+            check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
+            check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
+            check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x), np.log(np_softmax(xf, -1)), TOL[dt] * 8)
 
 
 def transposes():
@@ -165,7 +169,15 @@ def matmuls():
 
 def main() -> int:
     print("device:", jax.devices()[0], "cuda build:", jk.WITH_CUDA)
-    for part in (norms_and_softmax, transposes, matmuls):
+    parts = (norms_and_softmax, long_rows, transposes, matmuls)
+    # JK_SANITIZE_PARTS=long_rows,matmuls: only those parts (a quick re-check of one tier under one tool).
+    only = [p for p in os.environ.get("JK_SANITIZE_PARTS", "").split(",") if p]
+    unknown = set(only) - {p.__name__ for p in parts}
+    if unknown:
+        raise SystemExit(f"JK_SANITIZE_PARTS: unknown part(s) {sorted(unknown)}")
+    for part in parts:
+        if only and part.__name__ not in only:
+            continue
         part()
         print(f"{part.__name__}: {count} cases so far, {len(failures)} wrong", flush=True)
     print(f"{count} cases, {len(failures)} wrong")

@@ -133,3 +133,44 @@ def test_tf32_k_tail_reads_no_neighbour(rng, tf32_variant):
     out = jax.jit(lambda a, b, big: (jk.matmul(a, b), big + 1))(a, b, big)
     assert_tf32_close(out[0], np.matmul(a64, b64), 36)
     np.testing.assert_array_equal(np.asarray(out[1]), 8.0)
+
+
+# ---- linear at DEFAULT precision: the epilogue on the TF32 tiers ------------------------------------
+# Until session 5 the wgmma TF32 kernel stored a @ b and ignored bias, activation and residual: float32
+# linear at DEFAULT/HIGH of >= 768^3 returned the bare product on Hopper (found by bench/sanitize_cases.py;
+# every linear test above ran at HIGHEST). Each variant runs these; the largest shape reaches the wgmma
+# tier by default (>= 768^3 multiply-adds), the others through JK_MATMUL_TF32=wgmma.
+LINEAR_RES = {"none": None, "full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lambda m, n: (m, 1),
+              "scalar": lambda m, n: ()}
+
+
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+@pytest.mark.parametrize("res", list(LINEAR_RES))
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_tf32_linear_epilogue(rng, tf32_variant, activation, res, with_bias):
+    from test_matmul import _act64
+    m, k, n = 257, 100, 260  # tails along M, N (inside a 32-column box) and K
+    x, x64 = randn(rng, (m, k), jnp.float32)
+    w, w64 = randn(rng, (k, n), jnp.float32, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.float32) if with_bias else (None, 0.0)
+    res_shape = LINEAR_RES[res]
+    r, r64 = randn(rng, res_shape(m, n), jnp.float32) if res_shape else (None, 0.0)
+    out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=r))(x, w, bias)
+    assert_tf32_close(out, _act64(activation, x64 @ w64 + b64) + r64, 1)
+
+
+@pytest.mark.parametrize("shapes", [
+    ((1024, 768), (768, 1040), (1024, 1040)),    # >= 768^3: the wgmma tier by default; N tail
+    ((2, 600, 520), (520, 776), (2, 1, 776)),    # batched, folded into M, residual broadcast over rows
+    ((3, 300, 260), (3, 260, 392), (3, 300, 392)),  # distinct batch matrices
+], ids=str)
+def test_tf32_linear_large(rng, tf32_variant, shapes):
+    from test_matmul import _act64
+    (xs, ws, rs) = shapes
+    x, x64 = randn(rng, xs, jnp.float32)
+    w, w64 = randn(rng, ws, jnp.float32, scale=1 / np.sqrt(ws[-2]))
+    bias, b64 = randn(rng, (ws[-1],), jnp.float32)
+    r, r64 = randn(rng, rs, jnp.float32)
+    for act in ["gelu", "relu"]:
+        out = jk.linear(x, w, bias, activation=act, residual=r)
+        assert_tf32_close(out, _act64(act, np.matmul(x64, w64) + b64) + r64, 1)

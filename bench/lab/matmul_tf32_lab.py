@@ -45,6 +45,10 @@ CASES = [  # name, (M, N, K), precision, variants besides ours/xla; most telling
     ("f32 DEFAULT 8x(1024x1024x1024)", (8, 1024, 1024, 1024), DF, ("wg_trunc",)),
     ("f32 DEFAULT 16384x1024x4096", (16384, 1024, 4096), DF, ("wg_trunc",)),
     ("f32 HIGH 4096^3", (4096, 4096, 4096), HG, ()),
+    # linear (bias + exact gelu + residual) at DEFAULT: the wgmma tier's fused epilogue (session 5) against the
+    # mma.sync tier's and jnp's composition.
+    ("f32 DEFAULT linear gelu+res 4096^3", (4096, 4096, 4096), DF, ("mma",)),
+    ("f32 DEFAULT linear gelu+res 2048^3", (2048, 2048, 2048), DF, ("mma",)),
     ("f32 HIGHEST 4096^3", (4096, 4096, 4096), HI, ()),
 ]
 
@@ -84,6 +88,14 @@ def main():
         rows = sample_rows(m)
         a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
         r64 = np.matmul(a64[..., rows, :], b64)
+        lin = "linear" in name
+        if lin:  # act(a @ b + bias) + res
+            kc, kr, key = jax.random.split(key, 3)
+            bias = jax.random.normal(kc, (n,), jnp.float32)
+            res_in = jax.random.normal(kr, batch + (m, n), jnp.float32)
+            z = r64 + np.asarray(bias, np.float64)
+            from math import erf
+            r64 = 0.5 * z * (1 + np.vectorize(erf)(z / np.sqrt(2))) + np.asarray(res_in, np.float64)[..., rows, :]
         iters = 5 if m * n * k >= 8192 ** 3 else 20
         res = {}
         kinds = ("ours",) + extra + ("xla",)
@@ -92,7 +104,13 @@ def main():
                 env = VARIANTS.get(kind, {})
                 os.environ.update(env)
                 try:
-                    if kind == "xla":
+                    if lin and kind == "xla":
+                        f = jax.jit(lambda a, b, p=prec: jax.nn.gelu(jnp.matmul(a, b, precision=p) + bias,
+                                                                  approximate=False) + res_in)
+                    elif lin:
+                        f = jax.jit(lambda a, b, p=prec: jk.linear(a, b, bias, activation="gelu", residual=res_in,
+                                                                   precision=p))
+                    elif kind == "xla":
                         f = jax.jit(lambda a, b, p=prec: jnp.matmul(a, b, precision=p))
                     else:
                         f = jax.jit(lambda a, b, p=prec: jk.matmul(a, b, precision=p))

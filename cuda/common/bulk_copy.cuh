@@ -38,6 +38,14 @@ __device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t
                : "memory");
 #endif
 }
+// Orders this thread's view of shared memory (including what other threads released to it through an
+// mbarrier it acquired) before its later async-proxy operations: a bulk copy refilling a slot that generic
+// loads read before the slot was handed back.
+__device__ __forceinline__ void FenceBeforeRefill() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
 // Spins until the phase of `bar` with this parity has completed (the copy has landed).
 __device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
 #ifdef JK_HAS_BULK_COPY

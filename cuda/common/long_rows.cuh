@@ -195,7 +195,10 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
     for (int64_t i = 0; i < total; ++i) {
       const int s = static_cast<int>(i % slots);
       const int64_t lap = i / slots;
-      if (lap > 0) BarrierWait(&empty[s], static_cast<uint32_t>((lap - 1) & 1));
+      if (lap > 0) {
+        BarrierWait(&empty[s], static_cast<uint32_t>((lap - 1) & 1));
+        FenceBeforeRefill();  // the consumers' generic reads of the slot, before the copy engine's writes
+      }
       const int64_t k = i / cpr, c = i - k * cpr;
       const int64_t row = cid + k * nclusters;
       const int64_t first = c * kChunkElems;
@@ -333,6 +336,9 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
       }
     }
   }
+  // No CTA of a cluster exits while another may still store its partials into its shared memory (the
+  // exchange's last RemoteStore); the producer warp has exited, which the cluster barrier allows.
+  if (g.cluster > 1) ClusterBarrier();
 }
 
 }  // namespace jk::long_rows

@@ -6,7 +6,8 @@
 // TMA lays it down) is the wgmma's shared-memory B operand, and b's tile is the A operand, which wgmma can
 // take from registers in any layout: each thread loads its fragment with ld.shared from b's N-major tile
 // (and rounds it to TF32 with cvt.rna). The accumulators then hold C transposed; the epilogue writes them
-// through shared memory into TMA stores of C, so b is never transposed in global memory.
+// through shared memory into TMA stores of C, so b is never transposed in global memory. For linear
+// (kFused) it first applies bias, activation and residual to each accumulator at its (row, column) of C.
 //
 // CTA tile BM (M: 256, or 128 for problems with few tiles) x 128 (N) x 32 (K), 384 threads, three warpgroups:
 //   warpgroup 0     producer: one thread issues each k-tile's TMA loads (a: one BM x 32 box; b: four 32 k x
@@ -144,7 +145,9 @@ __device__ __forceinline__ WgmmaTileCoord Tf32TileOf(int64_t t, int64_t mtiles, 
 // kRoundA: warps 1-3 of the producer warpgroup (idle otherwise) round each landed a tile to TF32 in shared
 // memory before the consumers read it ("rounded" mbarriers), so both operands are rounded to nearest as
 // XLA's are; without it the tensor cores truncate a.
-template <int BM, int STAGES, bool kRoundA>
+// kFused: linear's epilogue (bias, activation, residual; matmul_epilogue.cuh) applied to the accumulators
+// before they go to the output boxes; without it the kernel stores a @ b as is.
+template <int BM, int STAGES, bool kRoundA, bool kFused>
 __global__ void __launch_bounds__(kTf32Threads, 1)
     WgmmaTf32Kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                     const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
@@ -309,6 +312,9 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
     const int warp = (x / 32) % 4, gg = (x % 32) / 4, tt = x % 4;
     const int box_chunk = 4 * (warp % 2) + gg / 2, box_sub = 8 * (gg % 2);
     const uint32_t my_epi = epi + w * kTf32EpiGroup;
+    // kFused: this thread's two columns of C (2 gg, 2 gg + 1 of the warp's 16) and the batch's operands.
+    const int64_t out_col = tc.n0 + 64 * w + 16 * warp + 2 * gg;
+    const Epilogue<float> ep(p, tc.z, OffsetsOf(p, tc.z));
 #pragma unroll
     for (int h = 0; h < BM / 32; ++h) {
       const uint32_t boxes = my_epi + (h % 2) * (2 * kTf32OutBox);
@@ -321,7 +327,13 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int r = 8 * qq + 2 * tt + e;
-          StoreShared8(box + r * 128 + ((box_chunk ^ (r % 8)) * 16) + box_sub, acc[4 * q + e], acc[4 * q + 2 + e]);
+          float v0 = acc[4 * q + e], v1 = acc[4 * q + 2 + e];
+          if constexpr (kFused) {
+            const int64_t row = tc.m0 + 32 * h + r;  // rows and columns past C are clipped by the store
+            if (row < p.m && out_col < p.n) v0 = ep.Apply(row, out_col, v0);
+            if (row < p.m && out_col + 1 < p.n) v1 = ep.Apply(row, out_col + 1, v1);
+          }
+          StoreShared8(box + r * 128 + ((box_chunk ^ (r % 8)) * 16) + box_sub, v0, v1);
         }
       }
       FenceProxyAsync();
