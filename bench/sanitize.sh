@@ -26,7 +26,8 @@ export PYTHONUNBUFFERED=1 JK_CUDA=ON JK_DEBUG_BOUNDS=ON XLA_PYTHON_CLIENT_PREALL
 # Plain stream launches: the sanitizer then sees each kernel launch on its own.
 export XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer="
 [ -d "$REPO/.ffi_headers/xla" ] && export XLA_FFI_INCLUDE_DIR="$REPO/.ffi_headers"
-$PY -m pip install --no-build-isolation --no-deps -q "$REPO" || exit 1
+# JK_SANITIZE_NO_REBUILD=1: the installed build as it is (no bounds assertions unless it has them).
+[ "${JK_SANITIZE_NO_REBUILD:-0}" = 1 ] || $PY -m pip install --no-build-isolation --no-deps -q "$REPO" || exit 1
 
 cd /tmp
 sanitizer() {  # LOG TOOL COMMAND...: $LOGS/sanitize_<LOG>.log
