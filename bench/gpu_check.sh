@@ -2,8 +2,10 @@
 # The GPU machine's one command: build the package, run the whole test suite on the CUDA backend, run the
 # benchmark against jax.numpy, and leave logs + a results JSON under $OUT.
 #
-#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test bench model sharded sanitize
+#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test test-matmul test-rest bench model sharded sanitize
 #                                          (default: build test bench model)
+# test-matmul / test-rest: the suite in two halves (the matmul files, then the others), for two device calls:
+# the whole suite took 390-470 s with 12 workers in session 5, near a call's 10-minute limit with the build.
 #
 # Each stage appends to $OUT: build.log, tests.log, bench.log + results.json + plots.tar, model.log +
 # model.json, sharded_tests.log + sharded.log + sharded.json + sharded.md, sanitize.log. `sharded` wants
@@ -39,7 +41,14 @@ fi
 
 cd /tmp   # import the installed package, not the source tree
 
-if [[ " $stages " == *" test "* ]]; then
+matmul_tests="$REPO/tests/test_matmul.py $REPO/tests/test_matmul_tf32.py $REPO/tests/test_linear_epilogue.py"
+test_paths=""
+[[ " $stages " == *" test "* ]] && test_paths="$REPO/tests"
+[[ " $stages " == *" test-matmul "* ]] && test_paths="$matmul_tests"
+if [[ " $stages " == *" test-rest "* ]]; then
+  test_paths=$(ls "$REPO"/tests/test_*.py | grep -v -e test_matmul.py -e test_matmul_tf32.py -e test_linear_epilogue.py)
+fi
+if [ -n "$test_paths" ]; then
   stage test
   $PY -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
   # Several pytest workers (pytest-xdist) share the GPU: the suite is bound by compilation, not by the
@@ -49,11 +58,13 @@ if [[ " $stages " == *" test "* ]]; then
   # tests (several GiB each) then run alone, serially: next to the workers they ran out of memory.
   export XLA_PYTHON_CLIENT_PREALLOCATE=false
   common="-v -rfE -p no:cacheprovider -o addopts= --durations=10 -p timeout --timeout=240 --timeout-method=thread"
+  # shellcheck disable=SC2086  # test_paths is a list of paths
   timeout "${JK_TEST_TIMEOUT:-540}" $PY -m pytest $common -n "${JK_TEST_WORKERS:-12}" -m "not large" \
-    "$REPO/tests" >"$OUT/tests.log" 2>&1
+    $test_paths >"$OUT/tests.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=$rc
   if [ "${JK_LARGE_TESTS:-1}" = 1 ]; then
-    JK_LARGE_TESTS=1 timeout "${JK_LARGE_TEST_TIMEOUT:-300}" $PY -m pytest $common -m large "$REPO/tests" \
+    # shellcheck disable=SC2086
+    JK_LARGE_TESTS=1 timeout "${JK_LARGE_TEST_TIMEOUT:-300}" $PY -m pytest $common -m large $test_paths \
       >>"$OUT/tests.log" 2>&1
     rc=$?; [ $rc -ne 0 ] && status=$rc
   fi
