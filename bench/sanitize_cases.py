@@ -62,19 +62,22 @@ def np_softmax(x, axis):
     return e / e.sum(axis, keepdims=True)
 
 
+def row_ops(rows, n, dt):
+    """LayerNorm, RMSNorm, softmax and log-softmax over (rows, n) rows of dtype dt."""
+    x, xf = put((rows, n), dt)
+    s, sf = put((n,), dt, 0.1, 1.0)
+    b, bf = put((n,), dt, 0.1)
+    check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
+    check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
+    check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
+    check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x), np.log(np_softmax(xf, -1)), TOL[dt] * 8)
+
+
 def norms_and_softmax():
     # Row lengths across the group / block / two-read tiers (vector and scalar paths).
     for n in [1, 3, 32, 33, 128, 1025, 2048, 4097, 8192, 16384, 16385, 65537]:
         for dt in DTYPES:
-            rows = 300 if n in (8192, 16384) else 3 if n > 4096 else 37  # 300: the bulk tier's ring wraps
-            x, xf = put((rows, n), dt)
-            s, sf = put((n,), dt, 0.1, 1.0)
-            b, bf = put((n,), dt, 0.1)
-            check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
-            check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
-            check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
-            check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x),
-                  np.log(np_softmax(xf, -1)), TOL[dt] * 8)
+            row_ops(300 if n in (8192, 16384) else 3 if n > 4096 else 37, n, dt)  # 300: the bulk tier's ring wraps
     # A non-last axis with 16-byte packs of inner columns.
     for dt in DTYPES:
         x, xf = put((4, 512, 64), dt)
@@ -106,13 +109,7 @@ def long_rows():
     # rows than ring CTAs, so every CTA's ring wraps.
     for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140)]:
         for dt in dts:
-            x, xf = put((rows, n), dt)
-            s, sf = put((n,), dt, 0.1, 1.0)
-            b, bf = put((n,), dt, 0.1)
-            check(f"layer_norm {n} {dt.__name__}", jk.layer_norm(x, s, b), np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
-            check(f"rms_norm {n} {dt.__name__}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1), TOL[dt] * 4)
-            check(f"softmax {n} {dt.__name__}", jk.softmax(x), np_softmax(xf, -1), TOL[dt])
-            check(f"log_softmax {n} {dt.__name__}", jk.log_softmax(x), np.log(np_softmax(xf, -1)), TOL[dt] * 8)
+            row_ops(rows, n, dt)
 
 
 def transposes():
