@@ -15,7 +15,7 @@ import pytest
 
 import jax_kernels as jk
 from conftest import ON_GPU, randn
-from test_matmul import _act64, assert_matmul_close
+from test_matmul import RES_SHAPES, _act64, assert_matmul_close, linear_case
 
 ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # wgmma_<schedule>_<epilogue>: the Hopper tier forced on with the cooperative or ping-pong schedule
@@ -78,8 +78,6 @@ def test_activations_against_float64_with_tails(monkeypatch, variant, dtype, act
 
 # Both schedules with every activation and residual shape, over tiles with tails along M and N, and past
 # the SM count (2176 x 2056: 17 x 17 tiles of 128x128, CTAs alternate tiles between warpgroups).
-RES_SHAPES = {"full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lambda m, n: (m, 1),
-              "scalar": lambda m, n: (), None: None}
 
 
 @pytest.mark.parametrize("variant", ["default"] + (WGMMA_FUSED if ON_GPU else []))
@@ -89,15 +87,10 @@ RES_SHAPES = {"full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lamb
 def test_linear_wgmma_schedules(rng, monkeypatch, variant, activation, res_shape, with_bias):
     monkeypatch.setenv("JK_MATMUL_WGMMA", "1")
     set_wgmma_fused(monkeypatch, variant)
-    m, k, n = (300, 136, 392)
-    x, x64 = randn(rng, (m, k), jnp.bfloat16)
-    w, w64 = randn(rng, (k, n), jnp.bfloat16, scale=1 / np.sqrt(k))
-    bias, b64 = randn(rng, (n,), jnp.bfloat16) if with_bias else (None, 0.0)
-    shape = RES_SHAPES[res_shape]
-    res, r64 = randn(rng, shape(m, n), jnp.bfloat16) if shape else (None, 0.0)
+    (x, w, bias, res), ref = linear_case(rng, 300, 136, 392, jnp.bfloat16, with_bias, res_shape)
     out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=res))(x, w, bias)
     assert out.dtype == jnp.bfloat16
-    assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
+    assert_matmul_close(out, ref(activation), jnp.bfloat16, 1, None)
 
 
 @pytest.mark.skipif(not ON_GPU, reason="many tiles: CUDA only")

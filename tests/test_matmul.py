@@ -55,6 +55,22 @@ def _act64(name, y):
     raise AssertionError(name)
 
 
+# Residual shapes for a (m, n) linear output, by name; None: no residual.
+RES_SHAPES = {"full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lambda m, n: (m, 1),
+              "scalar": lambda m, n: (), None: None}
+
+
+def linear_case(rng, m, k, n, dtype, with_bias, res_shape):
+    """Operands of linear (x, w, bias, residual) and the float64 reference of act(x @ w + bias) + residual
+    as a function of the activation's name."""
+    x, x64 = randn(rng, (m, k), dtype)
+    w, w64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), dtype) if with_bias else (None, 0.0)
+    shape = RES_SHAPES[res_shape]
+    res, r64 = randn(rng, shape(m, n), dtype) if shape else (None, 0.0)
+    return (x, w, bias, res), lambda activation: _act64(activation, x64 @ w64 + b64) + r64
+
+
 # ---- matmul: shapes x dtypes ------------------------------------------------------------------------
 
 SHAPES = [  # (M, K, N)

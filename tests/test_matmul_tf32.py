@@ -20,6 +20,7 @@ from jax import lax
 
 import jax_kernels as jk
 from conftest import ON_GPU, custom_call_targets, randn
+from test_matmul import RES_SHAPES, _act64, linear_case
 
 # variant -> environment: the default dispatch; the wgmma tier forced with its default tile (256 rows) and
 # rounding (a truncated by the tensor cores), with 128-row tiles, with a's tiles rounded in shared memory;
@@ -140,23 +141,16 @@ def test_tf32_k_tail_reads_no_neighbour(rng, tf32_variant):
 # linear at DEFAULT/HIGH of >= 768^3 returned the bare product on Hopper (found by bench/sanitize_cases.py;
 # every linear test above ran at HIGHEST). Each variant runs these; the largest shape reaches the wgmma
 # tier by default (>= 768^3 multiply-adds), the others through JK_MATMUL_TF32=wgmma.
-LINEAR_RES = {"none": None, "full": lambda m, n: (m, n), "row": lambda m, n: (n,), "col": lambda m, n: (m, 1),
-              "scalar": lambda m, n: ()}
 
 
 @pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
-@pytest.mark.parametrize("res", list(LINEAR_RES))
+@pytest.mark.parametrize("res", list(RES_SHAPES), ids=str)
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_tf32_linear_epilogue(rng, tf32_variant, activation, res, with_bias):
-    from test_matmul import _act64
-    m, k, n = 257, 100, 260  # tails along M, N (inside a 32-column box) and K
-    x, x64 = randn(rng, (m, k), jnp.float32)
-    w, w64 = randn(rng, (k, n), jnp.float32, scale=1 / np.sqrt(k))
-    bias, b64 = randn(rng, (n,), jnp.float32) if with_bias else (None, 0.0)
-    res_shape = LINEAR_RES[res]
-    r, r64 = randn(rng, res_shape(m, n), jnp.float32) if res_shape else (None, 0.0)
+    # tails along M, N (inside a 32-column box) and K
+    (x, w, bias, r), ref = linear_case(rng, 257, 100, 260, jnp.float32, with_bias, res)
     out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=r))(x, w, bias)
-    assert_tf32_close(out, _act64(activation, x64 @ w64 + b64) + r64, 1)
+    assert_tf32_close(out, ref(activation), 1)
 
 
 @pytest.mark.parametrize("shapes", [
@@ -165,7 +159,6 @@ def test_tf32_linear_epilogue(rng, tf32_variant, activation, res, with_bias):
     ((3, 300, 260), (3, 260, 392), (3, 300, 392)),  # distinct batch matrices
 ], ids=str)
 def test_tf32_linear_large(rng, tf32_variant, shapes):
-    from test_matmul import _act64
     (xs, ws, rs) = shapes
     x, x64 = randn(rng, xs, jnp.float32)
     w, w64 = randn(rng, ws, jnp.float32, scale=1 / np.sqrt(ws[-2]))
