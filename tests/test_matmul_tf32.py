@@ -7,7 +7,8 @@ TMA stores clipped at the edges, a persistent grid. Shapes cross its boundaries:
 panel), more tiles than SMs, batches of distinct and broadcast matrices, vmap on any axis (strides that are
 not whole matrices fall back to mma.sync). JK_MATMUL_TF32=wgmma forces the tier on every eligible shape,
 =mma forces the mma.sync tier; JK_MATMUL_TF32_BM=128 the 128-row tile, JK_MATMUL_TF32_ROUND=1 a rounded in
-shared memory instead of truncated (the launcher reads them at every launch). Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
+shared memory instead of truncated, JK_MATMUL_TF32_EPI=lean linear's epilogue in its lean form (the launcher
+reads them at every launch). Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
 rounding while DEFAULT/HIGH show TF32's.
 """
 from __future__ import annotations
@@ -31,15 +32,28 @@ VARIANT_ENV = {
     "wgmma128": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_BM": "128"},
     "wgmma_round": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "1"},
     "mma": {"JK_MATMUL_TF32": "mma"},
+    # linear's epilogue in its lean form (Tf32LeanEpilogue; opt-in until timed): the linear tests only
+    "wgmma_lean": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_EPI": "lean"},
+    "lean": {"JK_MATMUL_TF32_EPI": "lean"},
 }
-VARIANTS = list(VARIANT_ENV) if ON_GPU else ["default"]
+LINEAR_VARIANTS = list(VARIANT_ENV) if ON_GPU else ["default"]
+VARIANTS = [v for v in VARIANT_ENV if "lean" not in v] if ON_GPU else ["default"]
+
+
+def _set_variant(monkeypatch, variant):
+    for name, value in VARIANT_ENV[variant].items():
+        monkeypatch.setenv(name, value)
+    return variant
 
 
 @pytest.fixture(params=VARIANTS)
 def tf32_variant(request, monkeypatch):
-    for name, value in VARIANT_ENV[request.param].items():
-        monkeypatch.setenv(name, value)
-    return request.param
+    return _set_variant(monkeypatch, request.param)
+
+
+@pytest.fixture(params=LINEAR_VARIANTS)
+def tf32_linear_variant(request, monkeypatch):
+    return _set_variant(monkeypatch, request.param)
 
 
 def assert_tf32_close(out, ref, k):
@@ -146,7 +160,7 @@ def test_tf32_k_tail_reads_no_neighbour(rng, tf32_variant):
 @pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
 @pytest.mark.parametrize("res", list(RES_SHAPES), ids=str)
 @pytest.mark.parametrize("with_bias", [True, False])
-def test_tf32_linear_epilogue(rng, tf32_variant, activation, res, with_bias):
+def test_tf32_linear_epilogue(rng, tf32_linear_variant, activation, res, with_bias):
     # tails along M, N (inside a 32-column box) and K
     (x, w, bias, r), ref = linear_case(rng, 257, 100, 260, jnp.float32, with_bias, res)
     out = jax.jit(lambda *a: jk.linear(*a, activation=activation, residual=r))(x, w, bias)
@@ -158,7 +172,7 @@ def test_tf32_linear_epilogue(rng, tf32_variant, activation, res, with_bias):
     ((2, 600, 520), (520, 776), (2, 1, 776)),    # batched, folded into M, residual broadcast over rows
     ((3, 300, 260), (3, 260, 392), (3, 300, 392)),  # distinct batch matrices
 ], ids=str)
-def test_tf32_linear_large(rng, tf32_variant, shapes):
+def test_tf32_linear_large(rng, tf32_linear_variant, shapes):
     (xs, ws, rs) = shapes
     x, x64 = randn(rng, xs, jnp.float32)
     w, w64 = randn(rng, ws, jnp.float32, scale=1 / np.sqrt(ws[-2]))

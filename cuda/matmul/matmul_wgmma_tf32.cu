@@ -55,6 +55,25 @@ bool RoundA() {
   return kRoundAByDefault;
 }
 
+// linear's epilogue in the lean form (Tf32LeanEpilogue, one instantiation per activation; unmeasured, so
+// opt-in): JK_MATMUL_TF32_EPI=lean, read at every launch.
+bool LeanEpilogue() {
+  const char* env = std::getenv("JK_MATMUL_TF32_EPI");
+  return env != nullptr && std::strcmp(env, "lean") == 0;
+}
+
+template <int BM, int STAGES>
+auto LeanKernel(Activation act) {
+  switch (act) {
+    case Activation::kRelu: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kRelu)>;
+    case Activation::kGelu: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kGelu)>;
+    case Activation::kGeluTanh:
+      return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kGeluTanh)>;
+    case Activation::kSilu: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kSilu)>;
+    default: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kNone)>;
+  }
+}
+
 template <int BM, int STAGES>
 cudaError_t LaunchTile(cudaStream_t stream, const MatmulProblem& p, const CUtensorMap& map_b,
                        const CUtensorMap& map_out, int64_t a_count) {
@@ -63,8 +82,10 @@ cudaError_t LaunchTile(cudaStream_t stream, const MatmulProblem& p, const CUtens
   constexpr int kSmem = Tf32Tile<BM, STAGES>::kSmemBytes;
   // linear's epilogue in its own instantiation, so the plain matmul's kernel is the one measured without it.
   const bool fused = p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone;
-  auto kernel = RoundA() ? (fused ? WgmmaTf32Kernel<BM, STAGES, true, true> : WgmmaTf32Kernel<BM, STAGES, true, false>)
-                         : (fused ? WgmmaTf32Kernel<BM, STAGES, false, true> : WgmmaTf32Kernel<BM, STAGES, false, false>);
+  // The lean epilogue does not round a (JK_MATMUL_TF32_ROUND applies to the other forms).
+  auto kernel = fused && LeanEpilogue() ? LeanKernel<BM, STAGES>(p.activation)
+                : RoundA() ? (fused ? WgmmaTf32Kernel<BM, STAGES, true, true> : WgmmaTf32Kernel<BM, STAGES, true, false>)
+                           : (fused ? WgmmaTf32Kernel<BM, STAGES, false, true> : WgmmaTf32Kernel<BM, STAGES, false, false>);
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       e != cudaSuccess)
     return e;

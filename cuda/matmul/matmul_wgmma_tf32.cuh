@@ -145,9 +145,70 @@ __device__ __forceinline__ WgmmaTileCoord Tf32TileOf(int64_t t, int64_t mtiles, 
 // kRoundA: warps 1-3 of the producer warpgroup (idle otherwise) round each landed a tile to TF32 in shared
 // memory before the consumers read it ("rounded" mbarriers), so both operands are rounded to nearest as
 // XLA's are; without it the tensor cores truncate a.
+// The lean form of linear's epilogue (kLeanAct >= 0: the activation fixed at compile time). The fused form
+// (kFused) calls Epilogue::Apply per element, whose run-time activation switch and bias/residual null checks
+// put 1409 branches into an 18.8k-instruction kernel (the plain one: 2.2k); it measured 0.52x of jnp's
+// composition at 4096^3 (bench/lab/matmul_tf32_linear_h200.txt). Here the bias pair of the thread's two
+// columns is loaded once per tile, a step's 16 residual values are loaded together before any is used, and
+// no element branches: values outside C are computed on zeros and clipped by the TMA store.
+// UNMEASURED on a GPU (written after session 5's device time ran out): opt-in, JK_MATMUL_TF32_EPI=lean.
+template <Activation A>
+struct Tf32LeanEpilogue {
+  float b0 = 0.f, b1 = 0.f;
+  const float* res = nullptr;  // the residual of the batch matrix, or null
+  int64_t rrs = 0, rcs = 0;    // its row and column strides (0 where broadcast)
+  int64_t row0 = 0, col0 = 0;  // C's row of the thread's tile row 2 tt, and its first column
+  int64_t rows_left = 0, cols_left = 0;
+
+  __device__ __forceinline__ void Init(const MatmulProblem& p, const WgmmaTileCoord& tc, int64_t out_col, int tt) {
+    const BatchOffsets o = OffsetsOf(p, tc.z);
+    row0 = tc.m0 + 2 * tt;
+    col0 = out_col;
+    rows_left = p.m - row0;
+    cols_left = p.n - out_col;
+    if (p.bias != nullptr) {
+      const float* bias = static_cast<const float*>(p.bias) + o.bias;
+      b0 = cols_left > 0 ? bias[out_col] : 0.f;
+      b1 = cols_left > 1 ? bias[out_col + 1] : 0.f;
+    }
+    if (p.residual != nullptr) res = static_cast<const float*>(p.residual) + o.res;
+    rrs = p.res_row_stride;
+    rcs = p.res_col_stride;
+  }
+  // v[qq][e][j]: C at row row0 + 32 h + 8 qq + e, column col0 + j.
+  __device__ __forceinline__ void Apply(float (&v)[4][2][2], int h) const {
+    float r[4][2][2];
+#pragma unroll
+    for (int qq = 0; qq < 4; ++qq)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) r[qq][e][j] = 0.f;
+    if (res != nullptr) {
+#pragma unroll
+      for (int qq = 0; qq < 4; ++qq)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+#pragma unroll
+          for (int j = 0; j < 2; ++j) {
+            const int64_t dr = 32 * h + 8 * qq + e;
+            if (dr < rows_left && j < cols_left) r[qq][e][j] = res[(row0 + dr) * rrs + (col0 + j) * rcs];
+          }
+    }
+#pragma unroll
+    for (int qq = 0; qq < 4; ++qq)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        v[qq][e][0] = ActivateFor<float>(A, v[qq][e][0] + b0) + r[qq][e][0];
+        v[qq][e][1] = ActivateFor<float>(A, v[qq][e][1] + b1) + r[qq][e][1];
+      }
+  }
+};
+
 // kFused: linear's epilogue (bias, activation, residual; matmul_epilogue.cuh) applied to the accumulators
-// before they go to the output boxes; without it the kernel stores a @ b as is.
-template <int BM, int STAGES, bool kRoundA, bool kFused>
+// before they go to the output boxes, per element through Epilogue::Apply; kLeanAct >= 0: the same through
+// Tf32LeanEpilogue<Activation(kLeanAct)> (with kFused false). Without either the kernel stores a @ b as is.
+template <int BM, int STAGES, bool kRoundA, bool kFused, int kLeanAct = -1>
 __global__ void __launch_bounds__(kTf32Threads, 1)
     WgmmaTf32Kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                     const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
@@ -315,8 +376,28 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
     // kFused: this thread's two columns of C (2 gg, 2 gg + 1 of the warp's 16) and the batch's operands.
     const int64_t out_col = tc.n0 + 64 * w + 16 * warp + 2 * gg;
     const Epilogue<float> ep(p, tc.z, OffsetsOf(p, tc.z));
+    Tf32LeanEpilogue<static_cast<Activation>(kLeanAct < 0 ? 0 : kLeanAct)> lean;
+    if constexpr (kLeanAct >= 0) lean.Init(p, tc, out_col, tt);
 #pragma unroll
     for (int h = 0; h < BM / 32; ++h) {
+      if constexpr (kLeanAct >= 0) {  // the step's accumulators through the epilogue, in place
+        float v[4][2][2];
+#pragma unroll
+        for (int qq = 0; qq < 4; ++qq)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            v[qq][e][0] = acc[4 * (4 * h + qq) + e];
+            v[qq][e][1] = acc[4 * (4 * h + qq) + 2 + e];
+          }
+        lean.Apply(v, h);
+#pragma unroll
+        for (int qq = 0; qq < 4; ++qq)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            acc[4 * (4 * h + qq) + e] = v[qq][e][0];
+            acc[4 * (4 * h + qq) + 2 + e] = v[qq][e][1];
+          }
+      }
       const uint32_t boxes = my_epi + (h % 2) * (2 * kTf32OutBox);
       if (tid == 0) BulkWaitRead<1>();  // this buffer's stores of two steps ago have read it
       NamedBarrier(1 + w, 128);
