@@ -480,6 +480,21 @@ def test_linear_epilogue(rng, dtype, activation, with_bias, with_res, mkn):
     assert_matmul_close(out, ref, dtype, 1)
 
 
+# Every tier the default dispatch picks, with the whole epilogue, at each dtype's default precision (float32:
+# TF32 on a GPU). Session 4's TF32 wgmma tier dropped bias, activation and residual, and nothing caught it:
+# every float32 linear test above ran at HIGHEST. Shapes by the tier they reach on an H100/H200: M <= 8
+# (SkinnyMma / SkinnyM), M = 16 (SkinnyPipe), mid-size (mma.sync), >= 768^3 (wgmma, WgmmaTf32), odd N
+# (MmaStaged / SimtTiled), tiny odd (SimtTiled).
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("mkn", [(4, 512, 1024), (16, 512, 1024), (300, 136, 392), (1024, 768, 1040),
+                                 (257, 100, 263), (33, 17, 65)], ids=str)
+def test_linear_every_tier_default_precision(rng, dtype, mkn):
+    (x, w, bias, res), ref = linear_case(rng, *mkn, dtype, True, "full")
+    out = jax.jit(lambda *a: jk.linear(*a, activation="gelu", residual=res))(x, w, bias)
+    assert out.dtype == dtype
+    assert_matmul_close(out, ref("gelu"), dtype, 1, None)
+
+
 @pytest.mark.parametrize("res_shape", [(7, 9), (9,), (7, 1), (), (1, 1), (4, 7, 9), (4, 1, 9), (1, 7, 1)],
                          ids=str)
 def test_linear_residual_broadcast(rng, res_shape):
