@@ -22,6 +22,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-python3}
 LOGS=${JK_SANITIZE_LOGS:-/tmp}
+mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 JK_CUDA=ON JK_DEBUG_BOUNDS=ON XLA_PYTHON_CLIENT_PREALLOCATE=false
 # Plain stream launches: the sanitizer then sees each kernel launch on its own.
 export XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer="
