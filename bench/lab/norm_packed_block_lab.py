@@ -11,7 +11,8 @@ Correctness of every variant: float64 NumPy on 64 sample rows, max |y - ref| / m
 
 Variants: 'default' (the dispatch as built), 'pblock E' (a CTA per row, E = 16/32/64 elements per thread,
 n / E threads), 'pwarp E B' (a warp per row, CTAs of B threads); for float32 LayerNorm at 4096 columns the
-register tier's and the bulk tier's configurations ('block C B 1', 'bulk S B M'); 'layer_norm+stats' is
+register tier's and the bulk tier's configurations ('block C B 1', 'bulk S B M'), at 8192-16384 columns
+(--dtypes f32) the 64-register cap ('block2 8 B') against 'block 8 B 1' and 'tworeads 512'; 'layer_norm+stats' is
 layer_norm(..., return_stats=True) against the jnp LayerNorm without statistics.
 
   python bench/lab/norm_packed_block_lab.py [--budget SECONDS] [--rows R] [--cols 1024,4096] [--dtypes bf16]
@@ -54,9 +55,15 @@ def set_tier(v):
         os.environ["JK_NORM_TIER"] = v
 
 
+# float32 rows of 8192-16384 columns: the register tier capped at 64 registers (two CTAs of 512 threads per
+# SM, 'block2 8 B', session 5, unmeasured) against the uncapped one and the two-read tier.
+F32_LONG = {8192: ["block2 8 256", "block2 8 512", "block 8 256 1", "tworeads 512"],
+            16384: ["block2 8 512", "block 8 512 1", "tworeads 512"]}
+
+
 def variants_for(cols, dname):
     if dname == "f32":
-        return ["default"] + (F32_4096 if cols == 4096 else [])
+        return ["default"] + (F32_4096 if cols == 4096 else F32_LONG.get(cols, []))
     packs = cols // 8
     out = ["default"]
     for e in (16, 32):

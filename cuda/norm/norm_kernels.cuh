@@ -301,8 +301,8 @@ constexpr int kBlockMaxThreads = 512;
 // NormalizePack; the same arithmetic, but ptxas allocates the bf16 LayerNorm kernel with 4 packs per thread
 // in 64 registers instead of 103 (4 CTAs of 256 threads per SM instead of 2). Not measured on a GPU yet:
 // only JK_NORM_TIER=block-lean / proposed launch it.
-template <typename T, Kind K, int P, int C, bool kLoadedParams = false>
-__global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<T> p, int cluster) {
+template <typename T, Kind K, int P, int C, bool kLoadedParams>
+__device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int cluster) {
   __shared__ float scratch[32];
   __shared__ float slots[2];
   const int64_t rows = p.outer, n = p.n;
@@ -376,6 +376,20 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
     // No CTA may reuse its slots (next row) or exit while a peer still reads them.
     if (cluster > 1) ClusterBarrier();
   }
+}
+
+template <typename T, Kind K, int P, int C, bool kLoadedParams = false>
+__global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<T> p, int cluster) {
+  BlockPerRowRegistersBody<T, K, P, C, kLoadedParams>(p, cluster);
+}
+
+// The same capped at 64 registers, so two CTAs of 512 threads share an SM (two rows in flight): float32
+// LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. Opt-in, unmeasured
+// (JK_NORM_TIER="block2 8 512"). A kernel of its own: __launch_bounds__(512, 1) already compiled the
+// default instantiations differently from __launch_bounds__(512) (96 registers instead of 85).
+template <typename T, Kind K, int P, int C>
+__global__ void __launch_bounds__(kBlockMaxThreads, 2) BlockPerRowRegistersTwoPerSm(Params<T> p, int cluster) {
+  BlockPerRowRegistersBody<T, K, P, C, false>(p, cluster);
 }
 
 // ---- tier 2b: persistent CTAs, rows staged in shared memory by the bulk copy engine (sm_90) -------

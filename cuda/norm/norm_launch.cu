@@ -81,7 +81,8 @@ int64_t NextPow2(int64_t v) {
 }
 
 // Benchmarking hook (bench/lab/norm_sweep.py, bench/lab/norm_half_lab.py), read once per process:
-// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch; "bulk S B M" forces
+// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch ("block2 8 B": the
+// float32 register tier capped at 64 registers, LaunchBlockPerRowTwoPerSm); "bulk S B M" forces
 // the bulk tier wherever the row fits (S stages, B threads, at most M CTAs per SM; 0 = the default);
 // "proposed" is the candidate dispatch, not yet measured on a GPU (see bench/lab/norm_half_lab.py): the
 // bulk tier for every row of at most 32 KB beyond the lane groups, the scale/bias loads of short rows
@@ -98,7 +99,8 @@ int64_t NextPow2(int64_t v) {
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
-  enum { kNone, kBlock, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked, kPackedBlock, kPackedWarp, kLegacy } tier =
+  enum { kNone, kBlock, kBlock2, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked, kPackedBlock, kPackedWarp,
+         kLegacy } tier =
       kNone;
   int c = 0, b = 0, cluster = 1;
   int lean = 0;
@@ -114,6 +116,8 @@ Forced ForcedTier() {
       b <= norm::kBlockMaxThreads &&
       b % 32 == 0 && (cl == 1 || cl == 2 || cl == 4 || cl == 8)) {
     f = {Forced::kBlock, c, b, cl};
+  } else if (std::string_view(name) == "block2" && c == 8 && b >= 32 && b <= norm::kBlockMaxThreads && b % 32 == 0) {
+    f = {Forced::kBlock2, c, b, 1};
   } else if (std::string_view(name) == "tworeads") {
     f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
   } else if (std::string_view(name) == "bulk") {
@@ -197,6 +201,19 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
       else return launch(std::integral_constant<int, 1>{});
     }
   });
+}
+
+// JK_NORM_TIER="block2 8 B": float32 rows, 8 packs x B threads, the kernel capped at 64 registers (two CTAs
+// of 512 threads per SM; kMinBlocks = 2). Unmeasured; other dtypes: cudaErrorNotSupported.
+template <typename T, Kind K, int P>
+cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads) {
+  if constexpr (sizeof(T) != 4 || P != kVec16<T>) {
+    return cudaErrorNotSupported;
+  } else {
+    const int64_t rows = std::min(p.outer, kMaxBlocks);
+    norm::BlockPerRowRegistersTwoPerSm<T, K, P, 8><<<static_cast<unsigned>(rows), threads, 0, stream>>>(p, 1);
+    return LastLaunchError();
+  }
 }
 
 template <typename T, Kind K, int P>
@@ -354,6 +371,10 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   const int64_t packs = p.n / P;
   if (forced.tier == Forced::kBlock && int64_t{forced.c} * forced.b * forced.cluster >= packs)
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
+  if (forced.tier == Forced::kBlock2 && int64_t{forced.c} * forced.b >= packs) {
+    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, forced.b);
+    if (e != cudaErrorNotSupported) return e;  // else the default dispatch
+  }
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
