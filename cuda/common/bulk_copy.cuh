@@ -20,11 +20,20 @@ __device__ __forceinline__ void BarrierInit(uint64_t* bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(SmemAddress(bar)) : "memory");
 #endif
 }
+// Orders this thread's shared-memory accesses in the generic proxy (with what other threads released to it
+// through a barrier it acquired) against its later async-proxy operations: the copy engine's reads of data
+// just written (TMA stores), or its writes into a slot that generic loads read before the slot was handed
+// back (a bulk copy refilling a ring slot).
+__device__ __forceinline__ void FenceProxyAsync() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
 // Makes the initialised barriers visible to the copy engine (the async proxy).
 __device__ __forceinline__ void BarrierInitFence() {
 #ifdef JK_HAS_BULK_COPY
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  FenceProxyAsync();
 #endif
 }
 // Arms `bar` for `bytes` and starts the copy of [src, src + bytes) into dst (both 16-byte aligned).
@@ -36,14 +45,6 @@ __device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t
                    SmemAddress(dst)),
                "l"(src), "r"(bytes), "r"(SmemAddress(bar))
                : "memory");
-#endif
-}
-// Orders this thread's view of shared memory (including what other threads released to it through an
-// mbarrier it acquired) before its later async-proxy operations: a bulk copy refilling a slot that generic
-// loads read before the slot was handed back.
-__device__ __forceinline__ void FenceBeforeRefill() {
-#ifdef JK_HAS_BULK_COPY
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
 // Spins until the phase of `bar` with this parity has completed (the copy has landed).

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace jk {
 
@@ -34,6 +35,48 @@ struct alignas(sizeof(T) * N) Pack {
 // Elements per 16-byte access.
 template <typename T>
 constexpr int kVec16 = 16 / static_cast<int>(sizeof(T));
+
+// The plain type that moves kBytes in one access (uint4 for 16 bytes).
+template <int kBytes>
+struct RawVec;
+template <>
+struct RawVec<16> {
+  using type = uint4;
+};
+template <>
+struct RawVec<8> {
+  using type = uint2;
+};
+template <>
+struct RawVec<4> {
+  using type = uint32_t;
+};
+template <>
+struct RawVec<2> {
+  using type = uint16_t;
+};
+
+// Hides a pack's value from the optimiser (no instruction), so its float32 conversion cannot be moved
+// before this point: packs held in registers (a row or column tile, or scale/bias packs loaded early or
+// held across rows) would otherwise live as float32 copies, two registers per bf16 pair (the norm bulk
+// tier's bf16 LayerNorm with 4 packs per thread took 106 registers instead of 52; the lane-group tier
+// spilled), and each pass converts the held packs again instead.
+template <typename T, int P>
+__device__ __forceinline__ void Opaque(Pack<T, P>& v) {
+  static_assert(sizeof(Pack<T, P>) == 16, "16-byte packs");
+  uint4 u;
+  memcpy(&u, &v, 16);
+  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
+  memcpy(&v, &u, 16);
+}
+
+// Approximate reciprocal (MUFU). The callers pass arguments >= 1 (softmax row sums, gelu's 1 + z / 2,
+// 1 + exp(-|s|)), where the ftz form flushes only results below 2^-126.
+__device__ __forceinline__ float RcpApprox(float v) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
 
 __host__ __device__ __forceinline__ bool IsAligned(const void* p, int bytes) {
   return (reinterpret_cast<uintptr_t>(p) % bytes) == 0;

@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
       const int64_t lap = i / slots;
       if (lap > 0) {
         BarrierWait(&empty[s], static_cast<uint32_t>((lap - 1) & 1));
-        FenceBeforeRefill();  // the consumers' generic reads of the slot, before the copy engine's writes
+        FenceProxyAsync();  // the consumers' generic reads of the slot, before the copy engine's writes
       }
       const int64_t k = i / cpr, c = i - k * cpr;
       const int64_t row = cid + k * nclusters;

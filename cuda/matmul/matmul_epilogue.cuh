@@ -18,11 +18,6 @@ __device__ __forceinline__ float Ex2Approx(float x) {
   asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-__device__ __forceinline__ float RcpApprox(float x) {
-  float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
 
 // Exact gelu, v Phi(v) with Phi(v) = erfc(-v / sqrt 2) / 2: erfc(z) for z = |v| / sqrt 2 as
 // t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), P the degree-9 Chebyshev fit of Numerical Recipes' erfcc

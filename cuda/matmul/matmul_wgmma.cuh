@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "common/bulk_copy.cuh"  // FenceProxyAsync
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
 
@@ -112,8 +113,6 @@ __device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commi
 template <int N>
 __device__ __forceinline__ void BulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void BulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
-// Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).
-__device__ __forceinline__ void FenceProxyAsync() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // Barrier over `count` threads on hardware barrier `id` (0 is __syncthreads').
 __device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");

@@ -125,19 +125,6 @@ __device__ __forceinline__ Pack<T, P> NormalizeWith(const Pack<T, P>& v, float m
   return out;
 }
 
-// Hides a pack's value from the optimiser (no instruction), so its float32 conversion cannot be moved
-// before this point: scale/bias packs loaded early (or held across rows) would otherwise live as float32
-// copies, two registers per bf16 pair (the bulk tier's bf16 LayerNorm with 4 packs per thread took 106
-// registers instead of 52; the lane-group tier spilled).
-template <typename T, int P>
-__device__ __forceinline__ void Opaque(Pack<T, P>& v) {
-  static_assert(sizeof(Pack<T, P>) == 16, "16-byte packs");
-  uint4 u;
-  memcpy(&u, &v, 16);
-  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
-  memcpy(&v, &u, 16);
-}
-
 __device__ __forceinline__ float RstdFrom(float var, float eps) { return rsqrtf(var + eps); }
 
 // ---- tier 1: a thread group of W lanes per row, the row in registers -----------------------------

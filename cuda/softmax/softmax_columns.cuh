@@ -17,17 +17,6 @@
 
 namespace jk::softmax {
 
-// Hides a pack's value from the optimiser (no instruction), so its float32 conversion is redone in each
-// pass instead of hoisted (float32 copies of a held bf16 tile take twice its registers).
-template <typename T, int P>
-__device__ __forceinline__ void HidePack(Pack<T, P>& v) {
-  static_assert(sizeof(Pack<T, P>) == 16, "16-byte packs");
-  uint4 u;
-  memcpy(&u, &v, 16);
-  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
-  memcpy(&v, &u, 16);
-}
-
 template <typename T, int TX, int R, int kMaxThreads>
 __global__ void __launch_bounds__(kMaxThreads)
     ColumnsTileRegisters(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, int64_t inner,
@@ -69,7 +58,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   tile::ColumnAllReduce<TX, P>(m, sm, cluster, -CUDART_INF_F, MaxOp());
   // Each pass converts the held packs again: float32 copies of the whole tile would not fit.
 #pragma unroll
-  for (int r = 0; r < R; ++r) HidePack(v[r]);
+  for (int r = 0; r < R; ++r) Opaque(v[r]);
   float s[P];
 #pragma unroll
   for (int e = 0; e < P; ++e) s[e] = 0.f;
@@ -86,7 +75,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   tile::ColumnAllReduce<TX, P>(s, sm, cluster, 0.f, SumOp());
   if (!live) return;
 #pragma unroll
-  for (int r = 0; r < R; ++r) HidePack(v[r]);
+  for (int r = 0; r < R; ++r) Opaque(v[r]);
   float a[P];
   bool degenerate[P];
 #pragma unroll

@@ -37,15 +37,10 @@ __device__ __forceinline__ float Exp2(float v) {
 // |v| ulps of the exponent (1e-3 relative error at |x| = 1e4).
 __device__ __forceinline__ float ExpShifted(float v, float m) { return Exp2((v - m) * kLog2e); }
 
-// Approximate log2 and reciprocal (MUFU), for s >= 1 only (the sum of a non-degenerate row).
+// Approximate log2 (MUFU), for s >= 1 only (the sum of a non-degenerate row); RcpApprox: common/device.cuh.
 __device__ __forceinline__ float Log2Approx(float v) {
   float r;
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-  return r;
-}
-__device__ __forceinline__ float RcpApprox(float v) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
   return r;
 }
 constexpr float kLn2 = 0.6931471805599453f;
@@ -71,26 +66,6 @@ __device__ __forceinline__ void MergeStats(float& m, float& s, float m2, float s
   s = (mm == -CUDART_INF_F) ? s + s2 : s * ExpShifted(m, mm) + s2 * ExpShifted(m2, mm);
   m = mm;
 }
-
-// Packs move through plain vector types (uint4 for 16 bytes).
-template <int kBytes>
-struct RawVec;
-template <>
-struct RawVec<16> {
-  using type = uint4;
-};
-template <>
-struct RawVec<8> {
-  using type = uint2;
-};
-template <>
-struct RawVec<4> {
-  using type = uint32_t;
-};
-template <>
-struct RawVec<2> {
-  using type = uint16_t;
-};
 
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPack(const T* p, float* v) {

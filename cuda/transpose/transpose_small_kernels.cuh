@@ -92,25 +92,10 @@ constexpr int PickPitchWords() {
   return best;
 }
 
-template <int kVB>
-struct AccessType;
-template <>
-struct AccessType<4> {
-  using type = uint32_t;
-};
-template <>
-struct AccessType<8> {
-  using type = uint2;
-};
-template <>
-struct AccessType<16> {
-  using type = uint4;
-};
-
 template <int kE, int kTile, int kThreads, int kVB, bool kSplit>
 __global__ void __launch_bounds__(kThreads) TiledSmallCta(TiledArgs32 p) {
   using S = SmallCta<kE, kTile, kThreads, kVB>;
-  using V = typename AccessType<kVB>::type;
+  using V = typename RawVec<kVB>::type;
   using T = std::conditional_t<kE == 1, uint8_t,
             std::conditional_t<kE == 2, uint16_t, std::conditional_t<kE == 4, uint32_t, uint64_t>>>;
   constexpr int kPitch = PickPitchWords<kE, kTile, kThreads, kVB>() * 4;  // bytes
