@@ -7,35 +7,29 @@
 
 namespace jk {
 
-// Multiprocessor count of the current device, queried once per device: launchers size persistent grids
-// from it. A host-side attribute query: safe during CUDA-graph capture.
-inline int NumSMs() {
+// A device attribute of the current device, queried once per device (a failed query returns `fallback`
+// and is retried next time). A host-side query: safe during CUDA-graph capture.
+template <cudaDeviceAttr kAttr>
+int CachedDeviceAttribute(int fallback) {
   constexpr int kMaxDevices = 64;
   static int cache[kMaxDevices] = {0};
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 132;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return fallback;
   int v = cache[dev];  // benign race: every writer stores the same value
   if (v == 0) {
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) v = 132;
+    if (cudaDeviceGetAttribute(&v, kAttr, dev) != cudaSuccess) return fallback;
     cache[dev] = v;
   }
   return v;
 }
 
-// Compute capability major of the current device, queried once per device (0 if the query fails): sm_90
-// features (clusters, bulk copies, wgmma) are chosen from it.
-inline int ComputeMajor() {
-  constexpr int kMaxDevices = 64;
-  static int cache[kMaxDevices] = {0};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
-  int v = cache[dev];  // benign race: every writer stores the same value
-  if (v == 0) {
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return 0;
-    cache[dev] = v;
-  }
-  return v;
-}
+// Multiprocessor count of the current device (132 if the query fails): launchers size persistent grids
+// from it.
+inline int NumSMs() { return CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>(132); }
+
+// Compute capability major of the current device (0 if the query fails): sm_90 features (clusters, bulk
+// copies, wgmma) are chosen from it.
+inline int ComputeMajor() { return CachedDeviceAttribute<cudaDevAttrComputeCapabilityMajor>(0); }
 
 // Whether the current device runs this build's sm_90 code (bulk copies, mbarriers, clusters): a compute
 // capability 9.x device that picked binaries built for compute_90 or later (common/sm90.cu). A device

@@ -147,19 +147,8 @@ Forced TheForcedTier() {
   return dynamic ? ForcedTier() : forced;
 }
 
-// The per-block shared-memory opt-in limit, queried once per device (benign race, as in NumSMs).
-int SmemPerBlockOptin() {
-  constexpr int kMaxDevices = 64;
-  static int cache[kMaxDevices] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 0;
-  int v = cache[dev];
-  if (v == 0) {
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) return 0;
-    cache[dev] = v;
-  }
-  return v;
-}
+// The per-block shared-memory opt-in limit of the current device (0 if the query fails).
+int SmemPerBlockOptin() { return CachedDeviceAttribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(0); }
 
 template <typename T>
 bool Vectorizable(const Params<T>& p) {
