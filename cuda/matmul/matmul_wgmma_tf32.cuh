@@ -160,20 +160,19 @@ struct Tf32LeanEpilogue {
   int64_t row0 = 0, col0 = 0;  // C's row of the thread's tile row 2 tt, and its first column
   int64_t rows_left = 0, cols_left = 0;
 
-  __device__ __forceinline__ void Init(const MatmulProblem& p, const WgmmaTileCoord& tc, int64_t out_col, int tt) {
-    const BatchOffsets o = OffsetsOf(p, tc.z);
-    row0 = tc.m0 + 2 * tt;
+  // ep: the batch matrix's epilogue operands; row: C's row of the thread's tile row 2 tt.
+  __device__ __forceinline__ void Init(const Epilogue<float>& ep, int64_t row, int64_t out_col) {
+    row0 = row;
     col0 = out_col;
-    rows_left = p.m - row0;
-    cols_left = p.n - out_col;
-    if (p.bias != nullptr) {
-      const float* bias = static_cast<const float*>(p.bias) + o.bias;
-      b0 = cols_left > 0 ? bias[out_col] : 0.f;
-      b1 = cols_left > 1 ? bias[out_col + 1] : 0.f;
+    rows_left = ep.m - row0;
+    cols_left = ep.n - out_col;
+    if (ep.bias != nullptr) {
+      b0 = cols_left > 0 ? ep.bias[out_col] : 0.f;
+      b1 = cols_left > 1 ? ep.bias[out_col + 1] : 0.f;
     }
-    if (p.residual != nullptr) res = static_cast<const float*>(p.residual) + o.res;
-    rrs = p.res_row_stride;
-    rcs = p.res_col_stride;
+    res = ep.residual;
+    rrs = ep.res_row_stride;
+    rcs = ep.res_col_stride;
   }
   // v[qq][e][j]: C at row row0 + 32 h + 8 qq + e, column col0 + j.
   __device__ __forceinline__ void Apply(float (&v)[4][2][2], int h) const {
@@ -377,7 +376,7 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
     const int64_t out_col = tc.n0 + 64 * w + 16 * warp + 2 * gg;
     const Epilogue<float> ep(p, tc.z, OffsetsOf(p, tc.z));
     Tf32LeanEpilogue<static_cast<Activation>(kLeanAct < 0 ? 0 : kLeanAct)> lean;
-    if constexpr (kLeanAct >= 0) lean.Init(p, tc, out_col, tt);
+    if constexpr (kLeanAct >= 0) lean.Init(ep, tc.m0 + 2 * tt, out_col);
 #pragma unroll
     for (int h = 0; h < BM / 32; ++h) {
       if constexpr (kLeanAct >= 0) {  // the step's accumulators through the epilogue, in place
