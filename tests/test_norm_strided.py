@@ -15,7 +15,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import jax_kernels as jk  # noqa: E402
-from conftest import FLOAT_DTYPES, ON_GPU, assert_close  # noqa: E402
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close, randn  # noqa: E402
+from test_norms import np_layer_norm, np_rms_norm  # noqa: E402
 
 # default, the previous scalar kernel, the four compiled tiles, forced clusters
 # (on CPU the knob means nothing: the default only, to keep the file fast)
@@ -23,36 +24,6 @@ CONFIGS = [None, "legacy", "2 4 1024", "2 8 1024", "2 16 512", "4 8 512", "4 16 
            "4 16 512 4"]
 if not ON_GPU:
     CONFIGS = [None]
-
-
-def randn(rng, shape, dtype, loc=0.0, sd=1.0):
-    x = (loc + sd * rng.standard_normal(shape)).astype(np.float32)
-    xj = jnp.asarray(x).astype(dtype)
-    return xj, np.asarray(xj.astype(jnp.float32), dtype=np.float64)
-
-
-def ref_layer_norm(x, axis, eps, scale=None, bias=None):
-    mean = x.mean(axis=axis, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
-    rstd = 1.0 / np.sqrt(var + eps)
-    y = (x - mean) * rstd
-    shape = [1] * x.ndim
-    shape[axis] = x.shape[axis]
-    if scale is not None:
-        y = y * scale.reshape(shape)
-    if bias is not None:
-        y = y + bias.reshape(shape)
-    return y, np.squeeze(mean, axis), np.squeeze(rstd, axis)
-
-
-def ref_rms_norm(x, axis, eps, scale=None):
-    ms = (x * x).mean(axis=axis, keepdims=True)
-    y = x / np.sqrt(ms + eps)
-    if scale is not None:
-        shape = [1] * x.ndim
-        shape[axis] = x.shape[axis]
-        y = y * scale.reshape(shape)
-    return y
 
 
 def use(monkeypatch, config):
@@ -76,10 +47,10 @@ SHAPES = [(2, 7, 16), (1, 1, 8), (3, 1, 24), (1, 33, 8), (5, 64, 40), (1, 1024, 
 def test_layer_norm_axis1(monkeypatch, rng, config, dtype, shape):
     use(monkeypatch, config)
     x, x64 = randn(rng, shape, dtype)
-    s, s64 = randn(rng, (shape[1],), dtype, 1.0, 0.2)
-    b, b64 = randn(rng, (shape[1],), dtype, 0.0, 0.2)
+    s, s64 = randn(rng, (shape[1],), dtype, scale=0.2, loc=1.0)
+    b, b64 = randn(rng, (shape[1],), dtype, scale=0.2)
     y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, axis=1, return_stats=True))(x, s, b)
-    ry, rmean, rrstd = ref_layer_norm(x64, 1, 1e-5, s64, b64)
+    ry, rmean, rrstd = np_layer_norm(x64, s64, b64, axis=1, eps=1e-5)
     assert y.shape == shape and y.dtype == dtype
     assert_close(y, ry, dtype, scale=2.0)
     np.testing.assert_allclose(np.asarray(mean), rmean, rtol=1e-5, atol=1e-5)
@@ -92,20 +63,20 @@ def test_layer_norm_axis1(monkeypatch, rng, config, dtype, shape):
 def test_rms_norm_axis1(monkeypatch, rng, config, dtype, shape):
     use(monkeypatch, config)
     x, x64 = randn(rng, shape, dtype)
-    s, s64 = randn(rng, (shape[1],), dtype, 1.0, 0.2)
+    s, s64 = randn(rng, (shape[1],), dtype, scale=0.2, loc=1.0)
     y = jax.jit(lambda x, s: jk.rms_norm(x, s, axis=1))(x, s)
-    assert_close(y, ref_rms_norm(x64, 1, 1e-6, s64), dtype, scale=2.0)
+    assert_close(y, np_rms_norm(x64, s64, axis=1, eps=1e-6), dtype, scale=2.0)
     y = jax.jit(lambda x: jk.rms_norm(x, axis=1))(x)  # no scale
-    assert_close(y, ref_rms_norm(x64, 1, 1e-6), dtype, scale=2.0)
+    assert_close(y, np_rms_norm(x64, axis=1, eps=1e-6), dtype, scale=2.0)
 
 
 @pytest.mark.parametrize("config", [None, "2 8 1024", "4 16 512 2"] if ON_GPU else [None])
 def test_layer_norm_shifted_columns(monkeypatch, rng, config):
     # Columns of mean 1e4 and std 0.1: the case the shift by each column's first element exists for.
     use(monkeypatch, config)
-    x, x64 = randn(rng, (3, 1500, 32), jnp.float32, 1e4, 0.1)
+    x, x64 = randn(rng, (3, 1500, 32), jnp.float32, scale=0.1, loc=1e4)
     y = jax.jit(lambda x: jk.layer_norm(x, axis=1))(x)
-    assert_close(y, ref_layer_norm(x64, 1, 1e-5)[0], jnp.float32, rtol=1e-2, atol=1e-2)
+    assert_close(y, np_layer_norm(x64, axis=1, eps=1e-5)[0], jnp.float32, rtol=1e-2, atol=1e-2)
 
 
 @pytest.mark.parametrize("config", [None, "2 8 1024", "4 8 512"] if ON_GPU else [None])
@@ -114,17 +85,17 @@ def test_vmap_grouped_parameters(monkeypatch, rng, config, dtype):
     # vmap over x and scale/bias: one call with (G, n) parameters; the normalised axis is not the last.
     use(monkeypatch, config)
     x, x64 = randn(rng, (3, 4, 96, 16), dtype)
-    s, s64 = randn(rng, (3, 96), dtype, 1.0, 0.2)
-    b, b64 = randn(rng, (3, 96), dtype, 0.0, 0.2)
+    s, s64 = randn(rng, (3, 96), dtype, scale=0.2, loc=1.0)
+    b, b64 = randn(rng, (3, 96), dtype, scale=0.2)
     f = jax.jit(jax.vmap(lambda x, s, b: jk.layer_norm(x, s, b, axis=1)))
     y = f(x, s, b)
     for k in range(3):
-        assert_close(y[k], ref_layer_norm(x64[k], 1, 1e-5, s64[k], b64[k])[0], dtype, scale=2.0)
+        assert_close(y[k], np_layer_norm(x64[k], s64[k], b64[k], axis=1, eps=1e-5)[0], dtype, scale=2.0)
     g = jax.jit(jax.vmap(lambda x, s: jk.rms_norm(x, s, axis=1), in_axes=(1, 0), out_axes=1))
     xt = jnp.moveaxis(x, 0, 1)
     y = g(xt, s)
     for k in range(3):
-        assert_close(y[:, k], ref_rms_norm(x64[k], 1, 1e-6, s64[k]), dtype, scale=2.0)
+        assert_close(y[:, k], np_rms_norm(x64[k], s64[k], axis=1, eps=1e-6), dtype, scale=2.0)
 
 
 @pytest.mark.parametrize("config", [None, "2 8 1024", "4 16 512"] if ON_GPU else [None])
@@ -145,9 +116,9 @@ def test_axis0_and_middle_axes(monkeypatch, rng, config):
     for shape, axis in [((64, 8, 8), 0), ((2, 3, 40, 8), 2), ((6, 128, 4, 4), 1)]:
         x, x64 = randn(rng, shape, jnp.bfloat16)
         y = jax.jit(lambda x: jk.layer_norm(x, axis=axis))(x)
-        assert_close(y, ref_layer_norm(x64, axis, 1e-5)[0], jnp.bfloat16, scale=2.0)
+        assert_close(y, np_layer_norm(x64, axis=axis, eps=1e-5)[0], jnp.bfloat16, scale=2.0)
         y = jax.jit(lambda x: jk.rms_norm(x, axis=axis))(x)
-        assert_close(y, ref_rms_norm(x64, axis, 1e-6), jnp.bfloat16, scale=2.0)
+        assert_close(y, np_rms_norm(x64, axis=axis, eps=1e-6), jnp.bfloat16, scale=2.0)
 
 
 @pytest.mark.parametrize("config", [None, "2 8 1024 8"] if ON_GPU else [None])
@@ -156,6 +127,6 @@ def test_long_columns_cluster(monkeypatch, rng, config):
     use(monkeypatch, config)
     x, x64 = randn(rng, (2, 32768, 16), jnp.bfloat16)
     y = jax.jit(lambda x: jk.layer_norm(x, axis=1))(x)
-    assert_close(y, ref_layer_norm(x64, 1, 1e-5)[0], jnp.bfloat16, scale=2.0)
+    assert_close(y, np_layer_norm(x64, axis=1, eps=1e-5)[0], jnp.bfloat16, scale=2.0)
     y = jax.jit(lambda x: jk.rms_norm(x, axis=1))(x)
-    assert_close(y, ref_rms_norm(x64, 1, 1e-6), jnp.bfloat16, scale=2.0)
+    assert_close(y, np_rms_norm(x64, axis=1, eps=1e-6), jnp.bfloat16, scale=2.0)

@@ -15,41 +15,11 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import jax_kernels as jk  # noqa: E402
-from conftest import FLOAT_DTYPES, ON_GPU, assert_close  # noqa: E402
+from conftest import FLOAT_DTYPES, ON_GPU, assert_close, randn  # noqa: E402
+from test_norm_strided import CONFIGS, SHAPES, use  # noqa: E402  (the same tile configurations and shapes)
+from test_softmax import ref  # noqa: E402
 
-CONFIGS = [None, "legacy", "2 4 1024", "2 8 1024", "2 16 512", "4 8 512", "4 16 512", "2 8 1024 2",
-           "4 16 512 4"]
-if not ON_GPU:
-    CONFIGS = [None]
 FNS = {"softmax": (jk.softmax, False), "log_softmax": (jk.log_softmax, True)}
-
-
-def ref(x64, axis, mask=None, log=False):
-    live = np.ones(x64.shape, bool) if mask is None else np.broadcast_to(np.asarray(mask), x64.shape)
-    xs = np.where(live, x64, -np.inf)
-    with np.errstate(all="ignore"):
-        m = np.max(xs, axis=axis, keepdims=True, initial=-np.inf)
-        t = xs - m
-        e = np.exp(t)
-        s = np.sum(np.where(live, e, 0.0), axis=axis, keepdims=True)
-        out = t - np.log(s) if log else e / s
-    return np.where(live, out, -np.inf if log else 0.0)
-
-
-def randn(rng, shape, dtype, sd=1.0):
-    xj = jnp.asarray((sd * rng.standard_normal(shape)).astype(np.float32)).astype(dtype)
-    return xj, np.asarray(xj.astype(jnp.float32), dtype=np.float64)
-
-
-def use(monkeypatch, config):
-    if config is None:
-        monkeypatch.delenv("JK_STRIDED_TILE", raising=False)
-    else:
-        monkeypatch.setenv("JK_STRIDED_TILE", config)
-
-
-SHAPES = [(2, 7, 16), (1, 1, 8), (3, 1, 24), (1, 33, 8), (5, 64, 40), (1, 1024, 16), (1, 1025, 8),
-          (2, 2047, 8), (1, 2048, 16), (1, 2049, 16), (1, 4097, 8), (2, 300, 12), (2, 50, 3)]
 
 
 @pytest.mark.parametrize("config", CONFIGS)
