@@ -41,13 +41,15 @@ fi
 
 cd /tmp   # import the installed package, not the source tree
 
-matmul_tests="$REPO/tests/test_matmul.py $REPO/tests/test_matmul_tf32.py $REPO/tests/test_linear_epilogue.py"
+matmul_tests="test_matmul.py test_matmul_tf32.py test_linear_epilogue.py"
 test_paths=""
 [[ " $stages " == *" test "* ]] && test_paths="$REPO/tests"
-[[ " $stages " == *" test-matmul "* ]] && test_paths="$matmul_tests"
-if [[ " $stages " == *" test-rest "* ]]; then
-  test_paths=$(ls "$REPO"/tests/test_*.py | grep -v -e test_matmul.py -e test_matmul_tf32.py -e test_linear_epilogue.py)
-fi
+for f in "$REPO"/tests/test_*.py; do
+  case " $matmul_tests " in
+    *" $(basename "$f") "*) [[ " $stages " == *" test-matmul "* ]] && test_paths="$test_paths $f" ;;
+    *) [[ " $stages " == *" test-rest "* ]] && test_paths="$test_paths $f" ;;
+  esac
+done
 if [ -n "$test_paths" ]; then
   stage test
   $PY -c "import jax, jax_kernels; print('jax', jax.__version__, jax.devices(), 'cuda build:', jax_kernels.WITH_CUDA)"
