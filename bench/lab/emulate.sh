@@ -12,8 +12,12 @@ sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), ([A-Za-z0-9_]+),
 if [ "$(grep -c 'jk_emu::Launch' "$B/emu_transpose_launch.cc")" != "$(grep -c '<<<' cuda/transpose/transpose_launch.cu)" ]; then
   echo "emulate.sh: could not rewrite every launch in transpose_launch.cu"; exit 1
 fi
+# ClusterLaunch sets cfg.gridDim / cfg.blockDim, which the emulator's built-in macros would capture (as
+# bench/lab/norm_emulate.sh does).
+mkdir -p "$B/common"
+sed -E 's/cfg\.gridDim/cfg.*jk_emu::kGrid/g; s/cfg\.blockDim/cfg.*jk_emu::kBlock/g' cuda/common/launch.h >"$B/common/launch.h"
 # UBSan (misaligned 16-byte accesses fault on a GPU, not on x86) and the kernels' bounds assertions.
-g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefined -fno-sanitize-recover=all -Icuda -I"$B" -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
+g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefined -fno-sanitize-recover=all -I"$B" -Icuda -I"$CUDA_INC" bench/lab/kernel_emulator.cc -o "$B/emu"
 "$B/emu" 132 && "$B/emu" 2
 # The session-1 dispatch (general flavour only) and the compact flavour at every size.
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done

@@ -29,6 +29,10 @@ Barrier* bar = nullptr;
 int sms = 132;
 long launches = 0;
 alignas(16) unsigned char dynamic_smem[228 * 1024];  // extern __shared__ tiles (TileSmem)
+// common/launch.h's cfg.gridDim / cfg.blockDim (rewritten by emulate.sh: the built-in macros below would
+// capture the member names).
+constexpr dim3 cudaLaunchConfig_t::*kGrid = &cudaLaunchConfig_t::gridDim;
+constexpr dim3 cudaLaunchConfig_t::*kBlock = &cudaLaunchConfig_t::blockDim;
 
 // One host thread per CUDA thread of a block; the threads walk the blocks together, meeting at a
 // barrier after each block because __shared__ (a static) is reused by the next block.
@@ -87,6 +91,10 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
 
 #include "emu_transpose_launch.cc"  // transpose_launch.cu with the launches rewritten (emulate.sh)
 #include "cpu/transpose_cpu.cc"
+
+// common/sm90.cu is not built here: the emulator stands in for an sm_90 device (the bulk-row tier runs its
+// plain-copy stand-in), and ComputeMajor still gates the Hopper tiers by its attribute answer.
+bool jk::RunsSm90Code() { return true; }
 
 // ---- the checks -----------------------------------------------------------------------------------
 namespace {

@@ -5,14 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 CUDA_INC=${CUDA_INC:-$(ls -d ${CUDA_HOME:-/usr/local/cuda}/include /usr/local/cuda*/include 2>/dev/null | head -1)}
 B=$(mktemp -d)
-mkdir -p "$B/norm"
+mkdir -p "$B/norm" "$B/common"
 # kernel<<<blocks, threads, smem, stream>>>(args);  ->  jk_emu::Launch(&kernel, blocks, threads, smem, stream, args);
 # The launcher and the statistics/apply header (its launchers live there) are rewritten alike.
 rewrite() {
-  perl -0pe 's/([\w:]+(?:<[^;<>]*>)?)\s*<<<(.*?)>>>\((.*?)\);/jk_emu::Launch(&$1, $2, $3);/gs; s/cudaLaunchKernelEx\(&cfg, /jk_emu::LaunchEx(&cfg, /g; s/cfg\.gridDim/cfg.*jk_emu::kGrid/g; s/cfg\.blockDim/cfg.*jk_emu::kBlock/g' "$1"
+  perl -0pe 's/([\w:]+(?:<[^;<>]*>)?)\s*<<<(.*?)>>>\((.*?)\);/jk_emu::Launch(&$1, $2, $3);/gs; s/cudaLaunchKernelEx\(&([\w.]+), /jk_emu::LaunchEx(&$1, /g; s/cfg\.gridDim/cfg.*jk_emu::kGrid/g; s/cfg\.blockDim/cfg.*jk_emu::kBlock/g' "$1"
 }
 rewrite cuda/norm/norm_launch.cu >"$B/emu_norm_launch.cc"
+rewrite cuda/common/launch.h >"$B/common/launch.h"  # ClusterLaunch sets cfg.gridDim / cfg.blockDim
 rewrite cuda/norm/norm_stats_apply.cuh >"$B/norm/norm_stats_apply.cuh"
+rewrite cuda/norm/norm_strided.cuh >"$B/norm/norm_strided.cuh"  # the column tile's cluster launch
 rewrite cuda/norm/norm_short.cu >"$B/emu_norm_short.cc"
 grep -q 'jk_emu::Launch' "$B/emu_norm_short.cc" || { echo "norm_emulate.sh: the short-row launch not rewritten"; exit 1; }
 n=$(grep -c 'jk_emu::Launch' "$B/emu_norm_launch.cc")

@@ -158,6 +158,22 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int thread
 #include "emu_norm_short.cc"   // norm_short.cu, likewise
 #include "cpu/norm_cpu.cc"
 
+// The translation units the emulator does not build: it stands in for an sm_90 device (as its compute
+// capability says), but neither the long-row ring (norm_long.cu: bulk copies and mbarriers throughout) nor
+// the packed 16-bit row tier (norm_packed_block.cu: its unpacking is PTX) runs on the host, so both decline
+// and the dispatch takes its next tier (two reads; the lane-group / CTA-per-row tiers for 16-bit rows).
+namespace jk {
+bool RunsSm90Code() { return true; }
+namespace norm {
+template <typename T, Kind K>
+cudaError_t LaunchLongRows(const Params<T>&, cudaStream_t) { return cudaErrorNotSupported; }
+template <typename T, Kind K>
+cudaError_t LaunchBlockPerRowPacked(const Params<T>&, cudaStream_t, const PackedBlockConfig&) {
+  return cudaErrorNotSupported;
+}
+}  // namespace norm
+}  // namespace jk
+
 // ---- the checks -----------------------------------------------------------------------------------
 namespace {
 
