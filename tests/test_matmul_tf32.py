@@ -7,8 +7,7 @@ TMA stores clipped at the edges, a persistent grid. Shapes cross its boundaries:
 panel), more tiles than SMs, batches of distinct and broadcast matrices, vmap on any axis (strides that are
 not whole matrices fall back to mma.sync). JK_MATMUL_TF32=wgmma forces the tier on every eligible shape,
 =mma forces the mma.sync tier; JK_MATMUL_TF32_BM=128 the 128-row tile, JK_MATMUL_TF32_ROUND=1 a rounded in
-shared memory instead of truncated, JK_MATMUL_TF32_EPI=lean linear's epilogue in its lean form (the launcher
-reads them at every launch). Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
+shared memory instead of truncated (plain matmuls only: linear's kernels do not round), read at every launch. Elsewhere than a GPU only the default runs. HIGHEST never takes a TF32 tier: on a GPU its error must stay at float32
 rounding while DEFAULT/HIGH show TF32's.
 """
 from __future__ import annotations
@@ -32,12 +31,9 @@ VARIANT_ENV = {
     "wgmma128": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_BM": "128"},
     "wgmma_round": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_ROUND": "1"},
     "mma": {"JK_MATMUL_TF32": "mma"},
-    # linear's epilogue in its lean form (Tf32LeanEpilogue; opt-in until timed): the linear tests only
-    "wgmma_lean": {"JK_MATMUL_TF32": "wgmma", "JK_MATMUL_TF32_EPI": "lean"},
-    "lean": {"JK_MATMUL_TF32_EPI": "lean"},
 }
-LINEAR_VARIANTS = list(VARIANT_ENV) if ON_GPU else ["default"]
-VARIANTS = [v for v in VARIANT_ENV if "lean" not in v] if ON_GPU else ["default"]
+VARIANTS = list(VARIANT_ENV) if ON_GPU else ["default"]
+LINEAR_VARIANTS = [v for v in VARIANTS if v != "wgmma_round"]  # linear's kernels do not round a
 
 
 def _set_variant(monkeypatch, variant):

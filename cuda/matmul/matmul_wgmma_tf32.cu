@@ -55,22 +55,15 @@ bool RoundA() {
   return kRoundAByDefault;
 }
 
-// linear's epilogue in the lean form (Tf32LeanEpilogue, one instantiation per activation; unmeasured, so
-// opt-in): JK_MATMUL_TF32_EPI=lean, read at every launch.
-bool LeanEpilogue() {
-  const char* env = std::getenv("JK_MATMUL_TF32_EPI");
-  return env != nullptr && std::strcmp(env, "lean") == 0;
-}
-
+// linear's kernel: the epilogue's activation is a template parameter (Tf32LeanEpilogue).
 template <int BM, int STAGES>
-auto LeanKernel(Activation act) {
+auto LinearKernel(Activation act) {
   switch (act) {
-    case Activation::kRelu: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kRelu)>;
-    case Activation::kGelu: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kGelu)>;
-    case Activation::kGeluTanh:
-      return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kGeluTanh)>;
-    case Activation::kSilu: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kSilu)>;
-    default: return WgmmaTf32Kernel<BM, STAGES, false, false, static_cast<int>(Activation::kNone)>;
+    case Activation::kRelu: return WgmmaTf32Kernel<BM, STAGES, false, static_cast<int>(Activation::kRelu)>;
+    case Activation::kGelu: return WgmmaTf32Kernel<BM, STAGES, false, static_cast<int>(Activation::kGelu)>;
+    case Activation::kGeluTanh: return WgmmaTf32Kernel<BM, STAGES, false, static_cast<int>(Activation::kGeluTanh)>;
+    case Activation::kSilu: return WgmmaTf32Kernel<BM, STAGES, false, static_cast<int>(Activation::kSilu)>;
+    default: return WgmmaTf32Kernel<BM, STAGES, false, static_cast<int>(Activation::kNone)>;
   }
 }
 
@@ -80,12 +73,12 @@ cudaError_t LaunchTile(cudaStream_t stream, const MatmulProblem& p, const CUtens
   CUtensorMap map_a;
   if (!EncodeF32(&map_a, p.a, p.m, p.k, a_count, BM)) return cudaErrorNotSupported;
   constexpr int kSmem = Tf32Tile<BM, STAGES>::kSmemBytes;
-  // linear's epilogue in its own instantiation, so the plain matmul's kernel is the one measured without it.
+  // linear's epilogue in its own instantiations, so the plain matmul's kernel is the one measured without it.
+  // linear's kernels do not round a (JK_MATMUL_TF32_ROUND applies to the plain matmul only).
   const bool fused = p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone;
-  // The lean epilogue does not round a (JK_MATMUL_TF32_ROUND applies to the other forms).
-  auto kernel = fused && LeanEpilogue() ? LeanKernel<BM, STAGES>(p.activation)
-                : RoundA() ? (fused ? WgmmaTf32Kernel<BM, STAGES, true, true> : WgmmaTf32Kernel<BM, STAGES, true, false>)
-                           : (fused ? WgmmaTf32Kernel<BM, STAGES, false, true> : WgmmaTf32Kernel<BM, STAGES, false, false>);
+  auto kernel = fused      ? LinearKernel<BM, STAGES>(p.activation)
+                : RoundA() ? WgmmaTf32Kernel<BM, STAGES, true>
+                           : WgmmaTf32Kernel<BM, STAGES, false>;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       e != cudaSuccess)
     return e;

@@ -7,7 +7,7 @@
 // take from registers in any layout: each thread loads its fragment with ld.shared from b's N-major tile
 // (and rounds it to TF32 with cvt.rna). The accumulators then hold C transposed; the epilogue writes them
 // through shared memory into TMA stores of C, so b is never transposed in global memory. For linear
-// (kFused) it first applies bias, activation and residual to each accumulator at its (row, column) of C.
+// it first applies bias, activation and residual to each accumulator (Tf32LeanEpilogue).
 //
 // CTA tile BM (M: 256, or 128 for problems with few tiles) x 128 (N) x 32 (K), 384 threads, three warpgroups:
 //   warpgroup 0     producer: one thread issues each k-tile's TMA loads (a: one BM x 32 box; b: four 32 k x
@@ -145,13 +145,14 @@ __device__ __forceinline__ WgmmaTileCoord Tf32TileOf(int64_t t, int64_t mtiles, 
 // kRoundA: warps 1-3 of the producer warpgroup (idle otherwise) round each landed a tile to TF32 in shared
 // memory before the consumers read it ("rounded" mbarriers), so both operands are rounded to nearest as
 // XLA's are; without it the tensor cores truncate a.
-// The lean form of linear's epilogue (kLeanAct >= 0: the activation fixed at compile time). The fused form
-// (kFused) calls Epilogue::Apply per element, whose run-time activation switch and bias/residual null checks
-// put 1409 branches into an 18.8k-instruction kernel (the plain one: 2.2k); it measured 0.52x of jnp's
-// composition at 4096^3 (bench/lab/matmul_tf32_linear_h200.txt). Here the bias pair of the thread's two
-// columns is loaded once per tile, a step's 16 residual values are loaded together before any is used, and
-// no element branches: values outside C are computed on zeros and clipped by the TMA store.
-// UNMEASURED on a GPU (written after session 5's device time ran out): opt-in, JK_MATMUL_TF32_EPI=lean.
+// linear's epilogue (bias, activation, residual) on the accumulators, before they go to the output boxes.
+// The activation is fixed per kernel instantiation (kAct), the bias pair of the thread's two columns is
+// loaded once per tile, a step's 16 residual values are loaded together before any is used, and no element
+// branches: values outside C are computed on zeros and clipped by the TMA store. (The first form called
+// Epilogue::Apply per element, whose run-time activation switch and bias/residual null checks put 1409
+// branches into an 18.8k-instruction kernel: 754 us at 4096^3 +bias gelu +residual, 0.53x jnp's 401; this
+// one: 7.9k instructions, 393 us, 1.02x; 2048^3: 57.9 against 140.3 us, jnp 66.8. H200,
+// bench/lab/matmul_tf32_linear_h200.txt.)
 template <Activation A>
 struct Tf32LeanEpilogue {
   float b0 = 0.f, b1 = 0.f;
@@ -204,10 +205,9 @@ struct Tf32LeanEpilogue {
   }
 };
 
-// kFused: linear's epilogue (bias, activation, residual; matmul_epilogue.cuh) applied to the accumulators
-// before they go to the output boxes, per element through Epilogue::Apply; kLeanAct >= 0: the same through
-// Tf32LeanEpilogue<Activation(kLeanAct)> (with kFused false). Without either the kernel stores a @ b as is.
-template <int BM, int STAGES, bool kRoundA, bool kFused, int kLeanAct = -1>
+// kAct >= 0: linear's epilogue (Tf32LeanEpilogue<Activation(kAct)>) on the accumulators; kAct < 0: the kernel
+// stores a @ b as is.
+template <int BM, int STAGES, bool kRoundA, int kAct = -1>
 __global__ void __launch_bounds__(kTf32Threads, 1)
     WgmmaTf32Kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                     const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p) {
@@ -372,14 +372,13 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
     const int warp = (x / 32) % 4, gg = (x % 32) / 4, tt = x % 4;
     const int box_chunk = 4 * (warp % 2) + gg / 2, box_sub = 8 * (gg % 2);
     const uint32_t my_epi = epi + w * kTf32EpiGroup;
-    // kFused: this thread's two columns of C (2 gg, 2 gg + 1 of the warp's 16) and the batch's operands.
-    const int64_t out_col = tc.n0 + 64 * w + 16 * warp + 2 * gg;
-    const Epilogue<float> ep(p, tc.z, OffsetsOf(p, tc.z));
-    Tf32LeanEpilogue<static_cast<Activation>(kLeanAct < 0 ? 0 : kLeanAct)> lean;
-    if constexpr (kLeanAct >= 0) lean.Init(ep, tc.m0 + 2 * tt, out_col);
+    // linear: this thread's two columns of C (2 gg, 2 gg + 1 of the warp's 16) and the batch's operands.
+    Tf32LeanEpilogue<static_cast<Activation>(kAct < 0 ? 0 : kAct)> lean;
+    if constexpr (kAct >= 0)
+      lean.Init(Epilogue<float>(p, tc.z, OffsetsOf(p, tc.z)), tc.m0 + 2 * tt, tc.n0 + 64 * w + 16 * warp + 2 * gg);
 #pragma unroll
     for (int h = 0; h < BM / 32; ++h) {
-      if constexpr (kLeanAct >= 0) {  // the step's accumulators through the epilogue, in place
+      if constexpr (kAct >= 0) {  // the step's accumulators through the epilogue, in place
         float v[4][2][2];
 #pragma unroll
         for (int qq = 0; qq < 4; ++qq)
@@ -407,13 +406,7 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int r = 8 * qq + 2 * tt + e;
-          float v0 = acc[4 * q + e], v1 = acc[4 * q + 2 + e];
-          if constexpr (kFused) {
-            const int64_t row = tc.m0 + 32 * h + r;  // rows and columns past C are clipped by the store
-            if (row < p.m && out_col < p.n) v0 = ep.Apply(row, out_col, v0);
-            if (row < p.m && out_col + 1 < p.n) v1 = ep.Apply(row, out_col + 1, v1);
-          }
-          StoreShared8(box + r * 128 + ((box_chunk ^ (r % 8)) * 16) + box_sub, v0, v1);
+          StoreShared8(box + r * 128 + ((box_chunk ^ (r % 8)) * 16) + box_sub, acc[4 * q + e], acc[4 * q + 2 + e]);
         }
       }
       FenceProxyAsync();
