@@ -4,7 +4,8 @@ jnp alternate; XLA command buffers off; JK_NORM_TIER / JK_MATMUL_* read at every
 1. norms: is the parameter traffic what holds float32 LayerNorm under RMSNorm on long rows? The same x with
    (scale, bias), scale only and no parameters, on the default dispatch (and 'block2 8 512' at 16384). If
    LayerNorm without parameters runs like RMSNorm, the output pass's scale/bias reads (from L2, every row)
-   are the limit, not the statistics.
+   are the limit, not the statistics. At 8192/16384 also the 64-register tier ('block2 8 B') and its
+   one-reduction LayerNorm variant ('block2 8 B 1 1', Chan merges).
 2. matmul: where bf16 1000^3 loses its time against 1024^3 (same 64 tiles of 128x128): M, N and K at 1000
    one at a time, ours against jnp, plus the 256-wide tile and split-K forced.
 
@@ -92,6 +93,8 @@ def norms(rows_default, t_end, ceiling):
             tier = "block2 8 512" if cols == 16384 else "block2 8 256"
             fns += [(f"ln s+b [{tier}]", fns[0][1], {"JK_NORM_TIER": tier}),
                     (f"ln none [{tier}]", fns[2][1], {"JK_NORM_TIER": tier}),
+                    (f"ln s+b [{tier} 1 1]", fns[0][1], {"JK_NORM_TIER": tier + " 1 1"}),
+                    (f"ln none [{tier} 1 1]", fns[2][1], {"JK_NORM_TIER": tier + " 1 1"}),
                     (f"rms s [{tier}]", fns[3][1], {"JK_NORM_TIER": tier})]
         iters = int(max(3, min(20, OUT_BUDGET // x.nbytes)))
         t = best_of_two(fns, (x, s, b), iters)

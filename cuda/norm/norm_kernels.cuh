@@ -288,9 +288,14 @@ constexpr int kBlockMaxThreads = 512;
 // NormalizePack; the same arithmetic, but ptxas allocates the bf16 LayerNorm kernel with 4 packs per thread
 // in 64 registers instead of 103 (4 CTAs of 256 threads per SM instead of 2). Not measured on a GPU yet:
 // only JK_NORM_TIER=block-lean / proposed launch it.
-template <typename T, Kind K, int P, int C, bool kLoadedParams>
+// kChan (LayerNorm, cluster == 1 only): one block reduction instead of two. Each thread reduces its own
+// values exactly (their mean, then the squared deviations from it, over registers) and the block merges the
+// (count, mean, M2) triples with Chan's formula (BlockAllReduceWelford): one round of barriers per row
+// instead of two. Lab only (JK_NORM_TIER="block2 8 B 1 1"), unmeasured.
+template <typename T, Kind K, int P, int C, bool kLoadedParams, bool kChan = false>
 __device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int cluster) {
-  __shared__ float scratch[32];
+  static_assert(!kChan || K == Kind::kLayerNorm, "one reduction is LayerNorm's variant");
+  __shared__ float scratch[kChan ? 3 * 32 : 32];
   __shared__ float slots[2];
   const int64_t rows = p.outer, n = p.n;
   const float inv_n = 1.f / static_cast<float>(n);
@@ -318,10 +323,31 @@ __device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int
         sum += K == Kind::kLayerNorm ? f - shift : f * f;
       }
     }
-    sum = RowAllReduceSum(sum, scratch, &slots[0], cluster);
     float mean = 0.f, rstd;
-    if constexpr (K == Kind::kLayerNorm) {
-      const float shifted_mean = sum * inv_n;
+    if constexpr (kChan) {
+      Welford w;
+      int valid = 0;
+#pragma unroll
+      for (int c = 0; c < C; ++c) valid += (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P < limit ? P : 0;
+      if (valid > 0) {
+        w.count = static_cast<float>(valid);
+        w.mean = sum / w.count;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+          if ((static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P < limit) {
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+              const float d = (ToFloat(v[c].v[e]) - shift) - w.mean;
+              w.m2 += d * d;
+            }
+          }
+        }
+      }
+      w = BlockAllReduceWelford(w, scratch);
+      mean = shift + w.mean;
+      rstd = RstdFrom(w.m2 * inv_n, p.epsilon);
+    } else if constexpr (K == Kind::kLayerNorm) {
+      const float shifted_mean = RowAllReduceSum(sum, scratch, &slots[0], cluster) * inv_n;
       mean = shift + shifted_mean;
       float sq = 0.f;
 #pragma unroll
@@ -337,7 +363,7 @@ __device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int
       }
       rstd = RstdFrom(RowAllReduceSum(sq, scratch, &slots[1], cluster) * inv_n, p.epsilon);
     } else {
-      rstd = RstdFrom(sum * inv_n, p.epsilon);
+      rstd = RstdFrom(RowAllReduceSum(sum, scratch, &slots[0], cluster) * inv_n, p.epsilon);
     }
     const T* scale = ScaleRow(p, row);
     const T* bias = BiasRow(p, row);
@@ -374,9 +400,9 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 // LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. Opt-in, unmeasured
 // (JK_NORM_TIER="block2 8 512"). A kernel of its own: __launch_bounds__(512, 1) already compiled the
 // default instantiations differently from __launch_bounds__(512) (96 registers instead of 85).
-template <typename T, Kind K, int P, int C>
+template <typename T, Kind K, int P, int C, bool kChan = false>
 __global__ void __launch_bounds__(kBlockMaxThreads, 2) BlockPerRowRegistersTwoPerSm(Params<T> p, int cluster) {
-  BlockPerRowRegistersBody<T, K, P, C, false>(p, cluster);
+  BlockPerRowRegistersBody<T, K, P, C, false, kChan>(p, cluster);
 }
 
 // ---- tier 2b: persistent CTAs, rows staged in shared memory by the bulk copy engine (sm_90) -------

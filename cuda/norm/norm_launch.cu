@@ -119,7 +119,7 @@ Forced ForcedTier() {
       b % 32 == 0 && (cl == 1 || cl == 2 || cl == 4 || cl == 8)) {
     f = {Forced::kBlock, c, b, cl};
   } else if (std::string_view(name) == "block2" && c == 8 && b >= 32 && b <= norm::kBlockMaxThreads && b % 32 == 0) {
-    f = {Forced::kBlock2, c, b, 1};
+    f = {Forced::kBlock2, c, b, 1, lean};
   } else if (std::string_view(name) == "tworeads") {
     f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
   } else if (std::string_view(name) == "bulk") {
@@ -197,12 +197,19 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
 // Float32 rows, 8 packs x `threads`, the register tier capped at 64 registers (two CTAs of 512 threads per
 // SM; kMinBlocks = 2): the default for float32 LayerNorm rows of 1025-2048 packs, and JK_NORM_TIER="block2
 // 8 B" for the lab. Other dtypes: cudaErrorNotSupported.
+// chan: LayerNorm's one-reduction variant (kChan; JK_NORM_TIER="block2 8 B 1 1", lab only).
 template <typename T, Kind K, int P>
-cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads) {
+cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads, bool chan = false) {
   if constexpr (sizeof(T) != 4 || P != kVec16<T>) {
     return cudaErrorNotSupported;
   } else {
     const int64_t rows = std::min(p.outer, kMaxBlocks);
+    if constexpr (K == Kind::kLayerNorm) {
+      if (chan) {
+        norm::BlockPerRowRegistersTwoPerSm<T, K, P, 8, true><<<static_cast<unsigned>(rows), threads, 0, stream>>>(p, 1);
+        return LastLaunchError();
+      }
+    }
     norm::BlockPerRowRegistersTwoPerSm<T, K, P, 8><<<static_cast<unsigned>(rows), threads, 0, stream>>>(p, 1);
     return LastLaunchError();
   }
@@ -364,7 +371,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kBlock && int64_t{forced.c} * forced.b * forced.cluster >= packs)
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kBlock2 && int64_t{forced.c} * forced.b >= packs) {
-    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, forced.b);
+    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, forced.b, forced.lean == 1);
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
   }
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
