@@ -288,14 +288,9 @@ constexpr int kBlockMaxThreads = 512;
 // NormalizePack; the same arithmetic, but ptxas allocates the bf16 LayerNorm kernel with 4 packs per thread
 // in 64 registers instead of 103 (4 CTAs of 256 threads per SM instead of 2). Not measured on a GPU yet:
 // only JK_NORM_TIER=block-lean / proposed launch it.
-// kChan (LayerNorm, cluster == 1 only): one block reduction instead of two. Each thread reduces its own
-// values exactly (their mean, then the squared deviations from it, over registers) and the block merges the
-// (count, mean, M2) triples with Chan's formula (BlockAllReduceWelford): one round of barriers per row
-// instead of two. Lab only (JK_NORM_TIER="block2 8 B 1 1"), unmeasured.
-template <typename T, Kind K, int P, int C, bool kLoadedParams, bool kChan = false>
+template <typename T, Kind K, int P, int C, bool kLoadedParams>
 __device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int cluster) {
-  static_assert(!kChan || K == Kind::kLayerNorm, "one reduction is LayerNorm's variant");
-  __shared__ float scratch[kChan ? 3 * 32 : 32];
+  __shared__ float scratch[32];
   __shared__ float slots[2];
   const int64_t rows = p.outer, n = p.n;
   const float inv_n = 1.f / static_cast<float>(n);
@@ -323,31 +318,10 @@ __device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int
         sum += K == Kind::kLayerNorm ? f - shift : f * f;
       }
     }
+    sum = RowAllReduceSum(sum, scratch, &slots[0], cluster);
     float mean = 0.f, rstd;
-    if constexpr (kChan) {
-      Welford w;
-      int valid = 0;
-#pragma unroll
-      for (int c = 0; c < C; ++c) valid += (static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P < limit ? P : 0;
-      if (valid > 0) {
-        w.count = static_cast<float>(valid);
-        w.mean = sum / w.count;
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-          if ((static_cast<int64_t>(c) * blockDim.x + threadIdx.x) * P < limit) {
-#pragma unroll
-            for (int e = 0; e < P; ++e) {
-              const float d = (ToFloat(v[c].v[e]) - shift) - w.mean;
-              w.m2 += d * d;
-            }
-          }
-        }
-      }
-      w = BlockAllReduceWelford(w, scratch);
-      mean = shift + w.mean;
-      rstd = RstdFrom(w.m2 * inv_n, p.epsilon);
-    } else if constexpr (K == Kind::kLayerNorm) {
-      const float shifted_mean = RowAllReduceSum(sum, scratch, &slots[0], cluster) * inv_n;
+    if constexpr (K == Kind::kLayerNorm) {
+      const float shifted_mean = sum * inv_n;
       mean = shift + shifted_mean;
       float sq = 0.f;
 #pragma unroll
@@ -363,7 +337,7 @@ __device__ __forceinline__ void BlockPerRowRegistersBody(const Params<T>& p, int
       }
       rstd = RstdFrom(RowAllReduceSum(sq, scratch, &slots[1], cluster) * inv_n, p.epsilon);
     } else {
-      rstd = RstdFrom(RowAllReduceSum(sum, scratch, &slots[0], cluster) * inv_n, p.epsilon);
+      rstd = RstdFrom(sum * inv_n, p.epsilon);
     }
     const T* scale = ScaleRow(p, row);
     const T* bias = BiasRow(p, row);
@@ -400,9 +374,9 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 // LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. Opt-in, unmeasured
 // (JK_NORM_TIER="block2 8 512"). A kernel of its own: __launch_bounds__(512, 1) already compiled the
 // default instantiations differently from __launch_bounds__(512) (96 registers instead of 85).
-template <typename T, Kind K, int P, int C, bool kChan = false>
+template <typename T, Kind K, int P, int C>
 __global__ void __launch_bounds__(kBlockMaxThreads, 2) BlockPerRowRegistersTwoPerSm(Params<T> p, int cluster) {
-  BlockPerRowRegistersBody<T, K, P, C, false, kChan>(p, cluster);
+  BlockPerRowRegistersBody<T, K, P, C, false>(p, cluster);
 }
 
 // ---- tier 2b: persistent CTAs, rows staged in shared memory by the bulk copy engine (sm_90) -------
@@ -644,6 +618,110 @@ __global__ void __launch_bounds__(kTwoReadsMaxThreads, kTwoReadsMinBlocks<T>) Bl
     if (threadIdx.x == 0 && p.mean != nullptr) {
       p.mean[row] = mean;
       p.rstd[row] = rstd;
+    }
+    __syncthreads();
+  }
+}
+
+// ---- tier 3b: two rows per CTA reading x twice, the parameters read once per pair -----------------
+// On long rows the two-read kernel's output pass reads scale and bias from L2 for every row: for float32
+// LayerNorm that is twice the row's bytes, and L2 traffic, not DRAM, was the limit. H200, 49152 x 32768
+// float32, default dispatch (bench/lab/s6_probe_h200.md): LayerNorm with scale and bias 63% of the copy
+// ceiling, scale only 74%, no parameters 89%; RMSNorm with scale 81%, without 92%. Here one CTA of 1024
+// threads takes rows 2i and 2i + 1 together: pass 1 computes both rows' Welford states (half the packs
+// per row in flight, the same per thread), pass 2 loads each parameter pack once and applies it to both
+// rows. Rows in flight per SM stay at two (one CTA of 1024 against two of 512), so the rows' second reads
+// find them in L2 as before. Statistics as BlockPerRowTwoReads (no stats-only mode: the launcher keeps
+// that on the one-row kernel).
+constexpr int kTwoReadsPairThreads = 1024;
+
+template <typename T, Kind K, int P>
+__global__ void __launch_bounds__(kTwoReadsPairThreads, 1) BlockPerRowTwoReadsPaired(Params<T> p) {
+  constexpr int U = kTwoReadsUnroll<T> / 2 > 0 ? kTwoReadsUnroll<T> / 2 : 1;
+  __shared__ float scratch[2][3 * 32];
+  const int64_t rows = p.outer, n = p.n;
+  const int64_t packs = n / P;  // the launcher guarantees n % P == 0
+  const int64_t step = blockDim.x;
+  for (int64_t row0 = 2 * static_cast<int64_t>(blockIdx.x); row0 < rows; row0 += 2 * static_cast<int64_t>(gridDim.x)) {
+    const bool two = row0 + 1 < rows;  // uniform across the CTA
+    const T* x0 = p.x + row0 * n;
+    const T* x1 = two ? x0 + n : x0;  // a lone last row is computed twice and stored once
+    const float shift0 = RowShift<K>(p.x, row0, rows, n), shift1 = RowShift<K>(p.x, two ? row0 + 1 : row0, rows, n);
+    Welford w0, w1;
+    for (int64_t base = threadIdx.x; base < packs; base += U * step) {
+      Pack<T, P> v0[U], v1[U];
+      int valid = 0;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (base + u * step < packs) {
+          v0[u] = LoadPack<T, P>(x0 + (base + u * step) * P);
+          v1[u] = LoadPack<T, P>(x1 + (base + u * step) * P);
+          ++valid;
+        }
+      }
+      float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u < valid) {
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            s0 += ToFloat(v0[u].v[e]) - shift0;
+            s1 += ToFloat(v1[u].v[e]) - shift1;
+          }
+        }
+      }
+      w0.Merge(PacksWelford(v0, valid, shift0, s0));
+      w1.Merge(PacksWelford(v1, valid, shift1, s1));
+    }
+    w0 = BlockAllReduceWelford(w0, scratch[0]);
+    w1 = BlockAllReduceWelford(w1, scratch[1]);
+    const float var0 = w0.m2 / static_cast<float>(n), var1 = w1.m2 / static_cast<float>(n);
+    const float mean0 = K == Kind::kLayerNorm ? shift0 + w0.mean : 0.f;
+    const float mean1 = K == Kind::kLayerNorm ? shift1 + w1.mean : 0.f;
+    const float rstd0 = RstdFrom(K == Kind::kLayerNorm ? var0 : var0 + w0.mean * w0.mean, p.epsilon);
+    const float rstd1 = RstdFrom(K == Kind::kLayerNorm ? var1 : var1 + w1.mean * w1.mean, p.epsilon);
+    // The pair shares its parameter rows only within one parameter group; else each row reads its own.
+    const T* scale0 = ScaleRow(p, row0);
+    const T* bias0 = K == Kind::kLayerNorm ? BiasRow(p, row0) : nullptr;
+    const T* scale1 = two ? ScaleRow(p, row0 + 1) : scale0;
+    const T* bias1 = two && K == Kind::kLayerNorm ? BiasRow(p, row0 + 1) : bias0;
+    const bool shared = scale1 == scale0 && bias1 == bias0;
+    T* y0 = p.y + row0 * n;
+    T* y1 = y0 + n;
+    for (int64_t base = threadIdx.x; base < packs; base += U * step) {
+      Pack<T, P> v0[U], v1[U], g[U], b[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t i = base + u * step;
+        if (i < packs) {
+          v0[u] = LoadPackStreaming<T, P>(x0 + i * P);
+          v1[u] = LoadPackStreaming<T, P>(x1 + i * P);
+          if (scale0 != nullptr) g[u] = LoadPack<T, P>(scale0 + i * P);
+          if (bias0 != nullptr) b[u] = LoadPack<T, P>(bias0 + i * P);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t i = base + u * step;
+        if (i >= packs) continue;
+        StorePackStreaming<T, P>(y0 + i * P, NormalizeWith<K, T, P>(v0[u], mean0, rstd0, g[u], b[u], scale0 != nullptr,
+                                                                    bias0 != nullptr));
+        if (!two) continue;
+        if (shared) {
+          StorePackStreaming<T, P>(y1 + i * P, NormalizeWith<K, T, P>(v1[u], mean1, rstd1, g[u], b[u],
+                                                                      scale0 != nullptr, bias0 != nullptr));
+        } else {
+          StorePackStreaming<T, P>(y1 + i * P, NormalizePack<K, T, P>(v1[u], mean1, rstd1, scale1, bias1, i * P));
+        }
+      }
+    }
+    if (threadIdx.x == 0 && p.mean != nullptr) {
+      p.mean[row0] = mean0;
+      p.rstd[row0] = rstd0;
+      if (two) {
+        p.mean[row0 + 1] = mean1;
+        p.rstd[row0 + 1] = rstd1;
+      }
     }
     __syncthreads();
   }

@@ -83,7 +83,8 @@ int64_t NextPow2(int64_t v) {
 }
 
 // Benchmarking hook (bench/lab/norm_sweep.py, bench/lab/norm_half_lab.py), read once per process:
-// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch ("block2 8 B": the
+// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch ("tworeads B 2": two rows
+// per CTA, BlockPerRowTwoReadsPaired; "block2 8 B": the
 // float32 register tier capped at 64 registers, LaunchBlockPerRowTwoPerSm); "bulk S B M" forces
 // the bulk tier wherever the row fits (S stages, B threads, at most M CTAs per SM; 0 = the default);
 // "proposed" is the candidate dispatch, not yet measured on a GPU (see bench/lab/norm_half_lab.py): the
@@ -119,9 +120,10 @@ Forced ForcedTier() {
       b % 32 == 0 && (cl == 1 || cl == 2 || cl == 4 || cl == 8)) {
     f = {Forced::kBlock, c, b, cl};
   } else if (std::string_view(name) == "block2" && c == 8 && b >= 32 && b <= norm::kBlockMaxThreads && b % 32 == 0) {
-    f = {Forced::kBlock2, c, b, 1, lean};
+    f = {Forced::kBlock2, c, b, 1};
   } else if (std::string_view(name) == "tworeads") {
-    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
+    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1,
+         b == 2 ? 2 : 1};  // "tworeads B 2": the paired kernel (B ignored: up to 1024 threads)
   } else if (std::string_view(name) == "bulk") {
     f = {Forced::kBulk, std::clamp(c, 0, norm::kBulkMaxStages), b % 32 == 0 ? std::clamp(b, 0, norm::kBulkMaxThreads) : 0,
          std::max(cl, 0)};
@@ -197,19 +199,12 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
 // Float32 rows, 8 packs x `threads`, the register tier capped at 64 registers (two CTAs of 512 threads per
 // SM; kMinBlocks = 2): the default for float32 LayerNorm rows of 1025-2048 packs, and JK_NORM_TIER="block2
 // 8 B" for the lab. Other dtypes: cudaErrorNotSupported.
-// chan: LayerNorm's one-reduction variant (kChan; JK_NORM_TIER="block2 8 B 1 1", lab only).
 template <typename T, Kind K, int P>
-cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads, bool chan = false) {
+cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads) {
   if constexpr (sizeof(T) != 4 || P != kVec16<T>) {
     return cudaErrorNotSupported;
   } else {
     const int64_t rows = std::min(p.outer, kMaxBlocks);
-    if constexpr (K == Kind::kLayerNorm) {
-      if (chan) {
-        norm::BlockPerRowRegistersTwoPerSm<T, K, P, 8, true><<<static_cast<unsigned>(rows), threads, 0, stream>>>(p, 1);
-        return LastLaunchError();
-      }
-    }
     norm::BlockPerRowRegistersTwoPerSm<T, K, P, 8><<<static_cast<unsigned>(rows), threads, 0, stream>>>(p, 1);
     return LastLaunchError();
   }
@@ -304,6 +299,16 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
   return LastLaunchError();
 }
 
+// Two rows per CTA, each parameter pack read once per pair (BlockPerRowTwoReadsPaired; vectorised rows).
+template <typename T, Kind K, int P>
+cudaError_t LaunchTwoReadsPaired(const Params<T>& p, cudaStream_t stream) {
+  const int64_t packs = p.n / P;
+  const int threads = static_cast<int>(std::min<int64_t>(norm::kTwoReadsPairThreads, CeilDiv(packs, 32) * 32));
+  const int64_t blocks = std::min(CeilDiv(p.outer, 2), kMaxBlocks);
+  norm::BlockPerRowTwoReadsPaired<T, K, P><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p);
+  return LastLaunchError();
+}
+
 template <typename T, Kind K>
 cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only) {
   // The column tile held in registers (norm_strided.cuh) where its configuration applies (opt-in until
@@ -371,9 +376,10 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kBlock && int64_t{forced.c} * forced.b * forced.cluster >= packs)
     return LaunchBlockPerRow<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kBlock2 && int64_t{forced.c} * forced.b >= packs) {
-    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, forced.b, forced.lean == 1);
+    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, forced.b);
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
   }
+  if (forced.tier == Forced::kTwoReads && forced.lean == 2) return LaunchTwoReadsPaired<T, K, P>(p, stream);
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
