@@ -2,7 +2,8 @@
 # Session 6's first check after the new defaults (one device call): build; the probes of bench/lab/s6_probe.py
 # (norm parameter traffic, LayerNorm's one-reduction variant, bf16 1000^3 against 1024^3); the TF32 tests
 # (linear on the lean epilogue, now the default) and the norm row tests on the default dispatch (float32 LayerNorm
-# 4100-8192 and RMSNorm 16384 moved tiers) and with the one-reduction variant forced. Logs under $OUT.
+# 4100-8192 and RMSNorm 16384 moved tiers) and with the one-reduction variant forced (removed since; the knob now
+# runs the plain 64-register tier). Logs under $OUT. Results: bench/lab/s6_probe_h200.md.
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start ${JK_TOTAL_S:-420}
 l=$(left)

@@ -4,15 +4,14 @@ jnp alternate; XLA command buffers off; JK_NORM_TIER / JK_MATMUL_* read at every
 1. norms: is the parameter traffic what holds float32 LayerNorm under RMSNorm on long rows? The same x with
    (scale, bias), scale only and no parameters, on the default dispatch (and 'block2 8 512' at 16384). If
    LayerNorm without parameters runs like RMSNorm, the output pass's scale/bias reads (from L2, every row)
-   are the limit, not the statistics. At 8192/16384 also the 64-register tier ('block2 8 B') and its
-   one-reduction LayerNorm variant ('block2 8 B 1 1', Chan merges).
+   are the limit, not the statistics. At 8192/16384 also the 64-register tier ('block2 8 B'). (Its
+   one-reduction LayerNorm variant, 'block2 8 B 1 1', was timed once and removed: bench/lab/s6_probe_h200.md.)
 2. matmul: where bf16 1000^3 loses its time against 1024^3 (same 64 tiles of 128x128): M, N and K at 1000
    one at a time, ours against jnp, plus the 256-wide tile and split-K forced.
 
-3. paired: the two-read kernel taking two rows per CTA (BlockPerRowTwoReadsPaired, 'tworeads 512 2') against
-   the default dispatch and jnp on the long rows.
+(A third part timed a paired two-read kernel, since removed: bench/lab/s6_probe_h200.md, section 3.)
 
-  python bench/lab/s6_probe.py [--budget S] [--part norms|matmul|paired|all]
+  python bench/lab/s6_probe.py [--budget S] [--part norms|matmul|all]
 """
 from __future__ import annotations
 
@@ -96,8 +95,6 @@ def norms(rows_default, t_end, ceiling):
             tier = "block2 8 512" if cols == 16384 else "block2 8 256"
             fns += [(f"ln s+b [{tier}]", fns[0][1], {"JK_NORM_TIER": tier}),
                     (f"ln none [{tier}]", fns[2][1], {"JK_NORM_TIER": tier}),
-                    (f"ln s+b [{tier} 1 1]", fns[0][1], {"JK_NORM_TIER": tier + " 1 1"}),
-                    (f"ln none [{tier} 1 1]", fns[2][1], {"JK_NORM_TIER": tier + " 1 1"}),
                     (f"rms s [{tier}]", fns[3][1], {"JK_NORM_TIER": tier})]
         iters = int(max(3, min(20, OUT_BUDGET // x.nbytes)))
         t = best_of_two(fns, (x, s, b), iters)
@@ -129,46 +126,6 @@ def matmuls(t_end):
               f"{t['jnp'] * 1e3:.2f} | {t['jnp'] / t['ours']:.2f}x |", flush=True)
 
 
-def paired(rows_default, t_end, ceiling):
-    """The default dispatch against the paired two-read kernel ('tworeads 512 2') and jnp."""
-    cases = [("layer_norm", "f32", 16384), ("layer_norm", "f32", 32768), ("layer_norm", "f32", 65536),
-             ("rms_norm", "f32", 32768), ("rms_norm", "f32", 65536), ("layer_norm", "bf16", 65536),
-             ("layer_norm", "f16", 65536), ("rms_norm", "bf16", 65536)]
-    dts = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
-    print("| op | dtype | cols | jnp us | default us (x, %copy) | paired us (x, %copy) | max |paired - default| |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for op, dname, cols in cases:
-        if time.time() > t_end:
-            print(f"budget: skipped {op} {dname} {cols}")
-            continue
-        rows = (rows_default if cols < 65536 else rows_default // 2) if ON_GPU else 33
-        dt = dts[dname]
-        k1, k2, k3 = jax.random.split(jax.random.key(cols + 3), 3)
-        x = jax.random.normal(k1, (rows, cols), dt)
-        s = (1.0 + 0.1 * jax.random.normal(k2, (cols,), jnp.float32)).astype(dt)
-        b = (0.1 * jax.random.normal(k3, (cols,), jnp.float32)).astype(dt)
-        if op == "layer_norm":
-            ours = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b))
-            theirs = jax.jit(lambda x, s, b: ref.layer_norm(x, s, b))
-        else:
-            ours = jax.jit(lambda x, s, b: jk.rms_norm(x, s))
-            theirs = jax.jit(lambda x, s, b: ref.rms_norm(x, s))
-        setenv({})
-        y0 = np.asarray(ours(x, s, b)[:64].astype(jnp.float32))
-        setenv({"JK_NORM_TIER": "tworeads 512 2"})
-        y1 = np.asarray(ours(x, s, b)[:64].astype(jnp.float32))
-        setenv({})
-        diff = float(np.max(np.abs(y1 - y0)))
-        iters = int(max(3, min(20, OUT_BUDGET // x.nbytes)))
-        t = best_of_two([("default", ours, {}), ("paired", ours, {"JK_NORM_TIER": "tworeads 512 2"}),
-                         ("jnp", theirs, {})], (x, s, b), iters)
-        pct = lambda ms: 100 * 2 * x.nbytes / (ms * 1e-3) / 1e9 / ceiling  # noqa: E731
-        print(f"| {op} | {dname} | {cols} | {t['jnp'] * 1e3:.1f} | {t['default'] * 1e3:.1f} "
-              f"({t['jnp'] / t['default']:.2f}x, {pct(t['default']):.0f}%) | {t['paired'] * 1e3:.1f} "
-              f"({t['jnp'] / t['paired']:.2f}x, {pct(t['paired']):.0f}%) | {diff:.1e} |", flush=True)
-        del x
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", type=float, default=150.0)
@@ -178,13 +135,10 @@ def main():
     print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}")
     if a.part in ("all", "matmul"):
         matmuls(t_end)
-    if a.part in ("all", "norms", "paired"):
+    if a.part in ("all", "norms"):
         ceiling = ceiling_gbs()
         print(f"copy ceiling {ceiling:.0f} GB/s")
-        if a.part == "paired":
-            paired(49152, t_end, ceiling)
-        else:
-            norms(49152, t_end, ceiling)
+        norms(49152, t_end, ceiling)
 
 
 if __name__ == "__main__":

@@ -83,8 +83,7 @@ int64_t NextPow2(int64_t v) {
 }
 
 // Benchmarking hook (bench/lab/norm_sweep.py, bench/lab/norm_half_lab.py), read once per process:
-// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch ("tworeads B 2": two rows
-// per CTA, BlockPerRowTwoReadsPaired; "block2 8 B": the
+// JK_NORM_TIER="block C B CLUSTER" or "tworeads B" forces a row tier for every launch ("block2 8 B": the
 // float32 register tier capped at 64 registers, LaunchBlockPerRowTwoPerSm); "bulk S B M" forces
 // the bulk tier wherever the row fits (S stages, B threads, at most M CTAs per SM; 0 = the default);
 // "proposed" is the candidate dispatch, not yet measured on a GPU (see bench/lab/norm_half_lab.py): the
@@ -122,8 +121,7 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "block2" && c == 8 && b >= 32 && b <= norm::kBlockMaxThreads && b % 32 == 0) {
     f = {Forced::kBlock2, c, b, 1};
   } else if (std::string_view(name) == "tworeads") {
-    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1,
-         b == 2 ? 2 : 1};  // "tworeads B 2": the paired kernel (B ignored: up to 1024 threads)
+    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
   } else if (std::string_view(name) == "bulk") {
     f = {Forced::kBulk, std::clamp(c, 0, norm::kBulkMaxStages), b % 32 == 0 ? std::clamp(b, 0, norm::kBulkMaxThreads) : 0,
          std::max(cl, 0)};
@@ -299,16 +297,6 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
   return LastLaunchError();
 }
 
-// Two rows per CTA, each parameter pack read once per pair (BlockPerRowTwoReadsPaired; vectorised rows).
-template <typename T, Kind K, int P>
-cudaError_t LaunchTwoReadsPaired(const Params<T>& p, cudaStream_t stream) {
-  const int64_t packs = p.n / P;
-  const int threads = static_cast<int>(std::min<int64_t>(norm::kTwoReadsPairThreads, CeilDiv(packs, 32) * 32));
-  const int64_t blocks = std::min(CeilDiv(p.outer, 2), kMaxBlocks);
-  norm::BlockPerRowTwoReadsPaired<T, K, P><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p);
-  return LastLaunchError();
-}
-
 template <typename T, Kind K>
 cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only) {
   // The column tile held in registers (norm_strided.cuh) where its configuration applies (opt-in until
@@ -379,7 +367,6 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, forced.b);
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
   }
-  if (forced.tier == Forced::kTwoReads && forced.lean == 2) return LaunchTwoReadsPaired<T, K, P>(p, stream);
   if (forced.tier == Forced::kTwoReads) return LaunchTwoReads<T, K, P>(p, stream, false, forced.b);
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
