@@ -1,9 +1,8 @@
 """LayerNorm / RMSNorm against float64 NumPy, on whichever backend JAX has.
 
 Row lengths cross every CUDA tier boundary (cuda/norm/norm_launch.cu): lane groups of 1..32 threads
-(n <= 2048; 1024 for bf16/f16 LayerNorm), a CTA per row in registers (up to 16383; float32 RMSNorm 16384;
-float32 LayerNorm 4100-8192 in the 64-register variant), the two-read kernel (n >= 16384, and misaligned
-rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and
+(n <= 2048; 1024 for bf16/f16 LayerNorm), a CTA per row in registers (up to 16383; float32 RMSNorm 16384),
+the two-read kernel (n >= 16384, and misaligned rows beyond the lane groups), the scalar path (n % (16 / itemsize) != 0) and
 the strided kernel (a non-last axis). With JK_NORM_TIER=proposed (bench/lab/norm_half_gpu.sh runs the row
 tests a second time so) the same lengths cross the bulk-copy tier's boundaries: sm_90, rows of up to
 32 KB beyond the lane groups (n <= 8192 for float32, n <= 16384 for bf16/f16). Vectorised bf16/f16 rows of

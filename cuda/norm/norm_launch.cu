@@ -13,13 +13,12 @@
 //   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
 //                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
 //                          each pass (norm_packed_block.cuh); 95-98% of the copy ceiling from 2048 columns
-//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (16-bit n in [8192,
+//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (float32 LayerNorm n = 8192; 16-bit n in [8192,
 //                          16384] only with JK_NORM_TIER=legacy): persistent CTAs that stage their next rows in shared memory with
 //                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
 //                          row's reductions
 //   kBlockPerRowRegisters  the rest up to n < 16384 (float32 RMSNorm: n <= 16384): a CTA per row, the row
-//                          in registers, block reductions; float32 LayerNorm rows of 4100-8192 columns in
-//                          the variant capped at 64 registers (BlockPerRowRegistersTwoPerSm)
+//                          in registers, block reductions
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2)
 //   kStridedTwoReads       a non-last axis (inner > 1)
@@ -195,8 +194,8 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
 }
 
 // Float32 rows, 8 packs x `threads`, the register tier capped at 64 registers (two CTAs of 512 threads per
-// SM; kMinBlocks = 2): the default for float32 LayerNorm rows of 1025-2048 packs, and JK_NORM_TIER="block2
-// 8 B" for the lab. Other dtypes: cudaErrorNotSupported.
+// SM; kMinBlocks = 2): JK_NORM_TIER="block2 8 B", lab only (see LaunchNormalize). Other dtypes:
+// cudaErrorNotSupported.
 template <typename T, Kind K, int P>
 cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads) {
   if constexpr (sizeof(T) != 4 || P != kVec16<T>) {
@@ -420,19 +419,17 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // H200 (bench/lab/norm_half_gpu.sh, 49152 rows): 16-bit LayerNorm/RMSNorm 3.5-3.9 TB/s at 8192 and
   // 16384 columns, where the register tiers ran at 2.4-3.4 (RMSNorm f16 at 8192: a tie); float32
   // LayerNorm 3.8 against 3.4-3.6. At 4096 columns and below, or float32 RMSNorm, it lost or tied.
-  // Float32 LayerNorm rows of 1025-2048 packs (4100-8192 columns): the register tier capped at 64
-  // registers, two or more CTAs per SM (uncapped, ptxas gives it 85). H200, 49152 x 8192
-  // (bench/lab/norm_block2_h200.txt): 827.9 us against 854.2 on the bulk tier below (88% -> 91% of the
-  // copy ceiling; jnp 936.0) and 983.6 uncapped. Shorter rows keep the tiers measured for them.
-  if (dflt && K == Kind::kLayerNorm && sizeof(T) == 4 && packs > 1024 && packs <= 8 * 256) {
-    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, static_cast<int>(CeilDiv(packs, 8 * 32) * 32));
-    if (e != cudaErrorNotSupported) return e;
-  }
+  // Float32 LayerNorm at 8192 columns stays on the bulk tier below. The register tier capped at 64
+  // registers (BlockPerRowRegistersTwoPerSm, JK_NORM_TIER="block2 8 256") was faster in two lab runs on an
+  // H200 (827.9 and 832.3 us against 854.2; XLA command buffers off, bench/lab/norm_block2_h200.txt) but
+  // took 951.7 us in the benchmark run that followed (command buffers on, the default; the bulk tier: 863.9
+  // in session 5's), so it is not the default until the two are timed side by side in the benchmark's setting.
   if (dflt && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
       (sizeof(T) == 2 || K == Kind::kLayerNorm))
     return LaunchBulkSmem<T, K, P>(p, stream, 0, kBulkDefaultThreads, 0);
   // Float32 RMSNorm keeps the register tier up to 16384 columns (8 packs x 512 threads): H200, 49152 x
-  // 16384 (bench/lab/norm_block2_h200.txt) 1560.9 us against 1635.2 on two reads (92% -> 96% of copy).
+  // 16384 (bench/lab/norm_block2_h200.txt) 1560.9 us against 1635.2 on two reads (92% -> 96% of copy); the
+  // benchmark run that followed: 1575.1 us (95%, 1.20x jnp; session 5's: 1651.4 on two reads).
   const bool rms_registers = K == Kind::kRmsNorm && sizeof(T) == 4 && p.n == kTwoReadsMinColumns;
   if (p.n < kTwoReadsMinColumns || rms_registers) {
     // One CTA per row, C packs per thread, no thread idle: the best of the measured configurations at
