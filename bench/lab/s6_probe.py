@@ -11,7 +11,7 @@ jnp alternate; XLA command buffers off; JK_NORM_TIER / JK_MATMUL_* read at every
 
 (A third part timed a paired two-read kernel, since removed: bench/lab/s6_probe_h200.md, section 3.)
 
-  python bench/lab/s6_probe.py [--budget S] [--part norms|matmul|all]
+  python bench/lab/s6_probe.py [--budget S] [--part norms|matmul|all] [--shapes MxNxK,...]
 """
 from __future__ import annotations
 
@@ -104,9 +104,10 @@ def norms(rows_default, t_end, ceiling):
         del x
 
 
-def matmuls(t_end):
-    shapes = [(1000, 1000, 1000), (1024, 1024, 1024), (1000, 1024, 1024), (1024, 1000, 1024), (1024, 1024, 1000),
-              (1024, 1000, 1000), (1000, 1000, 1024), (2000, 2000, 2000), (2048, 2048, 2048)]
+def matmuls(t_end, shapes=None):
+    shapes = shapes or [(1000, 1000, 1000), (1024, 1024, 1024), (1000, 1024, 1024), (1024, 1000, 1024),
+                        (1024, 1024, 1000), (1024, 1000, 1000), (1000, 1000, 1024), (2000, 2000, 2000),
+                        (2048, 2048, 2048)]
     print("| M | N | K | ours us | ours 256-wide | ours split-K | jnp us | jnp/ours |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for m, n, k in shapes:
@@ -130,11 +131,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--part", default="all")
+    ap.add_argument("--shapes", default="", help="matmul shapes MxNxK,... (default: the 1000/1024 set)")
     a = ap.parse_args()
     t_end = time.time() + a.budget
     print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}")
     if a.part in ("all", "matmul"):
-        matmuls(t_end)
+        matmuls(t_end, [tuple(int(v) for v in sh.split("x")) for sh in a.shapes.split(",")] if a.shapes else None)
     if a.part in ("all", "norms"):
         ceiling = ceiling_gbs()
         print(f"copy ceiling {ceiling:.0f} GB/s")

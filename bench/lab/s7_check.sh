@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 6 for the next session's first device call (~400 s). Logs under $OUT.
+# Prepared in session 6 for the next session's first device call (~540 s; run it with the call's timeout at 600). Logs under $OUT.
 #  1. build (sm_90a);
 #  2. the norms' ring tier with the parameters staged in shared memory (JK_NORM_LONG="ring C U L 1", written in
 #     session 6 after its device time ran out, never run): float32 LayerNorm/RMSNorm at 16384-65536 columns and
@@ -10,9 +10,10 @@
 #     each in its own benchmark process (jax_kernels.bench --ops layer_norm --dtypes f32), with XLA command
 #     buffers on (the benchmark's setting) and off: session 6's lab timed block2 3% faster, its benchmark 10%
 #     slower (bench/lab/norm_block2_h200.txt);
-#  4. the long-row norm tests, staged rings included (tests/test_softmax_long.py -k norm).
+#  4. bf16 matmuls with row pitches that are not a multiple of 128 bytes, 128x128 against 256-wide tiles;
+#  5. with the time left, the long-row norm tests, staged rings included (tests/test_softmax_long.py -k norm).
 . "$(dirname "$0")/norm_gpu_common.sh"
-norm_gpu_start ${JK_TOTAL_S:-420}
+norm_gpu_start ${JK_TOTAL_S:-540}
 l=$(left)
 echo "=== staged ring lab (${l}s left)"
 cases=""
@@ -35,6 +36,14 @@ for cb in on off; do
   done
 done
 unset JK_NORM_TIER
+# 4. bf16 matmuls whose row pitch is not a multiple of 128 bytes: the default (128x128 tiles below one wave of
+#    256-wide ones) against the 256-wide tile and split-K (session 6: 2000^3 30.6 us on 128x128, 24.8 on 256-wide).
+l=$(left)
+echo "=== unaligned-pitch matmuls (${l}s left)"
+timeout -k 5 $(( l > 70 ? 60 : l - 10 )) python3 "$REPO/bench/lab/s6_probe.py" --part matmul --budget 50 \
+  --shapes 2000x2000x2000,1500x1500x1500,3000x3000x3000,1000x4000x4000,4000x1000x4000,2000x2048x2048,2048x2000x2000 \
+  >"$OUT/unaligned_matmul.log" 2>&1
+grep -E "^\|" "$OUT/unaligned_matmul.log"
 l=$(left)
 echo "=== long-row norm tests, staged rings included (${l}s left)"
 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( l - 10 )) python3 -m pytest -q -n 8 -p no:cacheprovider -o addopts= \
