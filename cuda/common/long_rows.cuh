@@ -248,8 +248,8 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
   // so the path costs no 64-bit pointers in registers) or from global memory.
   const auto params = [&](int64_t row, int64_t local) {
     if constexpr (kStaged) {
-      const uint32_t base = SmemAddress(ring_bytes) + static_cast<uint32_t>(slots * kChunkElems * sizeof(T));
-      return op.LoadStaged(base, static_cast<uint32_t>(g.part * sizeof(T)), static_cast<uint32_t>(local * sizeof(T)));
+      return op.LoadStaged(SmemAddress(staged), static_cast<uint32_t>(g.part * sizeof(T)),
+                           static_cast<uint32_t>(local * sizeof(T)));
     } else {
       return op.Load(row, col0 + local);
     }
@@ -440,9 +440,9 @@ cudaError_t LaunchRingU(const Op& op, const T* x, T* y, int64_t rows, int64_t n,
   constexpr int64_t kChunkElems = int64_t{U} * kConsumers * P, kChunkBytes = kChunkElems * sizeof(T);
   if (n % (int64_t{ch.cluster} * P) != 0) return cudaErrorNotSupported;
   auto* kernel = RingRowsKernel<T, Op, U, kStaged>;
-  // kStaged: the parameter rows' part after the ring, in whole chunks' worth of bytes taken from the slots.
-  int64_t staged_bytes = 0;
-  if constexpr (kStaged) staged_bytes = int64_t{Op::kParamRows} * (n / ch.cluster) * int64_t{sizeof(T)};
+  const int64_t part = n / ch.cluster;
+  // kStaged: the parameter rows' part after the ring; the slots get what is left.
+  const int64_t staged_bytes = kStaged ? int64_t{Op::kParamRows} * part * int64_t{sizeof(T)} : 0;
   constexpr int kMaxDevices = 64;
   static int dynamic_limit[kMaxDevices] = {};
   static int max_clusters[kMaxDevices][3] = {};
@@ -477,7 +477,6 @@ cudaError_t LaunchRingU(const Op& op, const T* x, T* y, int64_t rows, int64_t n,
   const int slots = static_cast<int>(
       std::min<int64_t>(kMaxSlots, std::max<int64_t>(0, dynamic_limit[dev] - staged_bytes) / kChunkBytes));
   if (slots < 2) return cudaErrorNotSupported;  // the staged parameters leave no ring
-  const int64_t part = n / ch.cluster;
   const int64_t need = (part + kChunkElems - 1) / kChunkElems;
   const int64_t resident_chunks = need + ch.lookahead <= slots ? need : slots - ch.lookahead;
   if (resident_chunks < 1) return cudaErrorNotSupported;

@@ -55,7 +55,7 @@ bool RoundA() {
   return kRoundAByDefault;
 }
 
-// linear's kernel: the epilogue's activation is a template parameter (Tf32LeanEpilogue).
+// linear's kernel: the epilogue's activation is a template parameter (Tf32LinearEpilogue).
 template <int BM, int STAGES>
 auto LinearKernel(Activation act) {
   switch (act) {

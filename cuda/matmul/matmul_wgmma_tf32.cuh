@@ -7,7 +7,7 @@
 // take from registers in any layout: each thread loads its fragment with ld.shared from b's N-major tile
 // (and rounds it to TF32 with cvt.rna). The accumulators then hold C transposed; the epilogue writes them
 // through shared memory into TMA stores of C, so b is never transposed in global memory. For linear
-// it first applies bias, activation and residual to each accumulator (Tf32LeanEpilogue).
+// it first applies bias, activation and residual to each accumulator (Tf32LinearEpilogue).
 //
 // CTA tile BM (M: 256, or 128 for problems with few tiles) x 128 (N) x 32 (K), 384 threads, three warpgroups:
 //   warpgroup 0     producer: one thread issues each k-tile's TMA loads (a: one BM x 32 box; b: four 32 k x
@@ -154,7 +154,7 @@ __device__ __forceinline__ WgmmaTileCoord Tf32TileOf(int64_t t, int64_t mtiles, 
 // one: 7.9k instructions, 393 us, 1.02x; 2048^3: 57.9 against 140.3 us, jnp 66.8. H200,
 // bench/lab/matmul_tf32_linear_h200.txt.)
 template <Activation A>
-struct Tf32LeanEpilogue {
+struct Tf32LinearEpilogue {
   float b0 = 0.f, b1 = 0.f;
   const float* res = nullptr;  // the residual of the batch matrix, or null
   int64_t rrs = 0, rcs = 0;    // its row and column strides (0 where broadcast)
@@ -205,7 +205,7 @@ struct Tf32LeanEpilogue {
   }
 };
 
-// kAct >= 0: linear's epilogue (Tf32LeanEpilogue<Activation(kAct)>) on the accumulators; kAct < 0: the kernel
+// kAct >= 0: linear's epilogue (Tf32LinearEpilogue<Activation(kAct)>) on the accumulators; kAct < 0: the kernel
 // stores a @ b as is.
 template <int BM, int STAGES, bool kRoundA, int kAct = -1>
 __global__ void __launch_bounds__(kTf32Threads, 1)
@@ -373,9 +373,9 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
     const int box_chunk = 4 * (warp % 2) + gg / 2, box_sub = 8 * (gg % 2);
     const uint32_t my_epi = epi + w * kTf32EpiGroup;
     // linear: this thread's two columns of C (2 gg, 2 gg + 1 of the warp's 16) and the batch's operands.
-    Tf32LeanEpilogue<static_cast<Activation>(kAct < 0 ? 0 : kAct)> lean;
+    Tf32LinearEpilogue<static_cast<Activation>(kAct < 0 ? 0 : kAct)> linear_epi;
     if constexpr (kAct >= 0)
-      lean.Init(Epilogue<float>(p, tc.z, OffsetsOf(p, tc.z)), tc.m0 + 2 * tt, tc.n0 + 64 * w + 16 * warp + 2 * gg);
+      linear_epi.Init(Epilogue<float>(p, tc.z, OffsetsOf(p, tc.z)), tc.m0 + 2 * tt, tc.n0 + 64 * w + 16 * warp + 2 * gg);
 #pragma unroll
     for (int h = 0; h < BM / 32; ++h) {
       if constexpr (kAct >= 0) {  // the step's accumulators through the epilogue, in place
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(kTf32Threads, 1)
             v[qq][e][0] = acc[4 * (4 * h + qq) + e];
             v[qq][e][1] = acc[4 * (4 * h + qq) + 2 + e];
           }
-        lean.Apply(v, h);
+        linear_epi.Apply(v, h);
 #pragma unroll
         for (int qq = 0; qq < 4; ++qq)
 #pragma unroll

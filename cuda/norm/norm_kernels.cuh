@@ -371,8 +371,8 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 }
 
 // The same capped at 64 registers, so two CTAs of 512 threads share an SM (two rows in flight): float32
-// LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. Opt-in, unmeasured
-// (JK_NORM_TIER="block2 8 512"). A kernel of its own: __launch_bounds__(512, 1) already compiled the
+// LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. Lab only (JK_NORM_TIER="block2
+// 8 B"; timings in norm_launch.cu's LaunchNormalize and bench/lab/norm_block2_h200.txt). A kernel of its own: __launch_bounds__(512, 1) already compiled the
 // default instantiations differently from __launch_bounds__(512) (96 registers instead of 85).
 template <typename T, Kind K, int P, int C>
 __global__ void __launch_bounds__(kBlockMaxThreads, 2) BlockPerRowRegistersTwoPerSm(Params<T> p, int cluster) {
