@@ -21,7 +21,8 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # wgmma_<schedule>_<epilogue>: the Hopper tier forced on with the cooperative or ping-pong schedule
 # (JK_MATMUL_WGMMA_SCHED) and the fused epilogue through StoreRow8 or TMA stores (JK_MATMUL_WGMMA_EPI);
 # mma: the mma.sync tier (same activations, other code path).
-WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma"]
+# wgmma_<schedule>_cp: TMA stores with cp.async loads (JK_MATMUL_WGMMA_LOAD=cpasync) on any shape.
+WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop_cp", "pingpong_cp"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -30,6 +31,9 @@ def set_wgmma_fused(monkeypatch, variant):
     if variant != "default":
         sched, epi = variant.split("_")
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
+        if epi == "cp":
+            epi = "tma"
+            monkeypatch.setenv("JK_MATMUL_WGMMA_LOAD", "cpasync")
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", epi)
 
 

@@ -102,6 +102,16 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, 
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
 }
 
+// One 16-byte piece global -> shared (cp.async, L2 only); `bytes` 0 writes zeros without reading.
+__device__ __forceinline__ void CpAsync16(uint32_t dst, const void* src, uint32_t bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+// The mbarrier counts one arrival of this thread once all of its earlier cp.async have landed.
+__device__ __forceinline__ void CpAsyncArrive(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void CpAsyncWaitAll() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 // Shared -> global TMA store of one box (elements outside the tensor are not written), in the issuing
 // thread's current bulk group.
 __device__ __forceinline__ void TmaStore3d(const CUtensorMap* map, uint32_t src, int32_t c0, int32_t c1, int32_t c2) {
@@ -453,7 +463,14 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
 // (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
 // phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
-template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false>
+//
+// Loads (kCpAsync): by default one producer thread issues TMA boxes; with kCpAsync the producer warpgroup's
+// 128 threads copy each k-tile in 16-byte cp.async pieces into the same swizzled layout (piece c of row r
+// at c ^ (r % 8)), zero-filling outside the matrix, and the stage's "full" barrier counts their 128
+// arrivals (cp.async.mbarrier.arrive: each fires once that thread's pieces landed). For operands whose
+// rows do not start on 128-byte boundaries (K or N not a multiple of 64), where each TMA box row spans
+// two L2 lines (WgmmaCpAsyncByDefault, matmul_wgmma_launch.cu). tma_a and tma_b are then not read.
+template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false, bool kCpAsync = false>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                    const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p,
@@ -472,7 +489,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      MbarInit(full(s), 1);
+      MbarInit(full(s), kCpAsync ? 128 : 1);
       MbarInit(empty(s), kPingPong ? 128 : 256);  // every thread of the consuming warpgroup(s) arrives
     }
     MbarInit(xfree, 1);
@@ -494,6 +511,47 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (wg == 0) {
     // Producer: the other 127 threads leave at once; their registers go to the consumers.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if constexpr (kCpAsync) {
+      const auto [mtiles, ntiles, tiles, ktiles] = counts();
+      // 16 rows x 8 pieces per pass: this thread's piece and first row, and its swizzled place in a row
+      // (rows 16 apart share it: the swizzle repeats every 8 rows).
+      const int piece = tid % 8, row0 = tid / 8;
+      const uint32_t place = row0 * 128 + ((piece ^ (row0 % 8)) * 16);
+      int stage = 0;
+      uint32_t phase = 0;
+      const WgmmaKRange kr = WgmmaKRangeOf(ktiles, split);
+      for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
+        const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+        const BatchOffsets o = OffsetsOf(p, tc.z);
+        const T* a = static_cast<const T*>(p.a) + o.a;
+        const T* b = static_cast<const T*>(p.b) + o.b;
+        for (int kt = kr.begin; kt < kr.end; ++kt) {
+          MbarWait(empty(stage), phase ^ 1);
+          const int64_t k0 = int64_t{kt} * kWgmmaBK, ka = k0 + 8 * piece;
+          const uint32_t da = sa + stage * C::kAStage + place, db = sb + stage * C::kBStage + place;
+#pragma unroll
+          for (int i = 0; i < kWgmmaBM / 16; ++i) {
+            const int64_t r = tc.m0 + row0 + 16 * i;
+            const bool in = r < p.m && ka < p.k;
+            CpAsync16(da + i * 2048, in ? a + r * p.k + ka : a, in ? 16 : 0);
+          }
+#pragma unroll
+          for (int c = 0; c < BN / 64; ++c) {
+            const int64_t n = tc.n0 + 64 * c + 8 * piece;
+#pragma unroll
+            for (int i = 0; i < kWgmmaBK / 16; ++i) {
+              const int64_t kb = k0 + row0 + 16 * i;
+              const bool in = kb < p.k && n < p.n;
+              CpAsync16(db + c * C::kBPanel + i * 2048, in ? b + kb * p.n + n : b, in ? 16 : 0);
+            }
+          }
+          CpAsyncArrive(full(stage));
+          if (++stage == STAGES) stage = 0, phase ^= 1;
+        }
+      }
+      CpAsyncWaitAll();  // nothing of this thread's still writes shared memory when it exits
+      return;
+    }
     if (tid != 0) return;
     const auto [mtiles, ntiles, tiles, ktiles] = counts();
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_a)) : "memory");
@@ -566,6 +624,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     int prev = 0;
     for (int kt = kr.begin; kt < kr.end; ++kt) {
       MbarWait(full(stage), phase);
+      if constexpr (kCpAsync) FenceProxyAsync();  // the generic proxy's cp.async writes, read by wgmma
       WgmmaFence();
       const uint32_t a_base = sa + stage * C::kAStage + (kPingPong ? 0 : w * (64 * 128)), b_base = sb + stage * C::kBStage;
 #pragma unroll

@@ -119,6 +119,34 @@ int SplitKOverride() {
   return 0;
 }
 
+// Loads through cp.async instead of TMA (WgmmaTmaKernel's kCpAsync) where a row pitch of a or b is not a
+// multiple of 128 bytes (K or N not a multiple of 64). JK_MATMUL_WGMMA_LOAD=tma or =cpasync forces one (for
+// the lab and tests). Not yet measured: the default is provisional.
+constexpr bool kCpAsyncByDefault = true;
+bool UseCpAsync(const MatmulProblem& p) {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_LOAD");
+  if (env != nullptr && std::strcmp(env, "tma") == 0) return false;
+  if (env != nullptr && std::strcmp(env, "cpasync") == 0) return true;
+  return kCpAsyncByDefault && (p.k % 64 != 0 || p.n % 64 != 0);
+}
+
+// The kernel of one configuration: epilogue (TMA store, fused through TMA stores, or StoreRow8), schedule
+// and loads. cp.async loads come with the TMA-store epilogues only (StoreRow8 serves the lab alone).
+template <typename T, int BN, int STAGES, bool kCp>
+auto WgmmaKernelFor(bool tma_store, bool fused_tma, bool pingpong) {
+  auto kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
+  if (tma_store)
+    kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, kCp> : WgmmaTmaKernel<T, BN, STAGES, true, false, false, kCp>;
+  if constexpr (BN == 128) {
+    if (pingpong) {
+      kernel = WgmmaTmaKernel<T, BN, STAGES, false, true>;
+      if (tma_store)
+        kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, true, true, kCp> : WgmmaTmaKernel<T, BN, STAGES, true, true, false, kCp>;
+    }
+  }
+  return kernel;
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -132,15 +160,8 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
                          EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
   if (!tma_store) map_out = map_a;  // never read
   const bool pingpong = BN == 128 && UsePingPong(p);
-  auto kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
-  if (tma_store) kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true> : WgmmaTmaKernel<T, BN, STAGES, true, false>;
-  if constexpr (BN == 128) {
-    if (pingpong) {
-      kernel = WgmmaTmaKernel<T, BN, STAGES, false, true>;
-      if (tma_store)
-        kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, true, true> : WgmmaTmaKernel<T, BN, STAGES, true, true>;
-    }
-  }
+  const auto kernel = tma_store && UseCpAsync(p) ? WgmmaKernelFor<T, BN, STAGES, true>(tma_store, fused_tma, pingpong)
+                                                 : WgmmaKernelFor<T, BN, STAGES, false>(tma_store, fused_tma, pingpong);
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
