@@ -21,8 +21,8 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # wgmma_<schedule>_<epilogue>: the Hopper tier forced on with the cooperative or ping-pong schedule
 # (JK_MATMUL_WGMMA_SCHED) and the fused epilogue through StoreRow8 or TMA stores (JK_MATMUL_WGMMA_EPI);
 # mma: the mma.sync tier (same activations, other code path).
-# wgmma_<schedule>_cp: TMA stores with cp.async loads (JK_MATMUL_WGMMA_LOAD=cpasync) on any shape.
-WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop_cp", "pingpong_cp"]
+# coop64_tma: 128x64 tiles (JK_MATMUL_WGMMA=64), cooperative with TMA stores, their only configuration.
+WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -30,10 +30,10 @@ def set_wgmma_fused(monkeypatch, variant):
     """variant: "default" or "<schedule>_<epilogue>" from WGMMA_FUSED."""
     if variant != "default":
         sched, epi = variant.split("_")
+        if sched == "coop64":
+            sched = "coop"
+            monkeypatch.setenv("JK_MATMUL_WGMMA", "64")
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
-        if epi == "cp":
-            epi = "tma"
-            monkeypatch.setenv("JK_MATMUL_WGMMA_LOAD", "cpasync")
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", epi)
 
 

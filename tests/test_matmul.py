@@ -143,21 +143,20 @@ WGMMA_SHAPES = [  # (M, K, N)
     (9, 8, 8), (127, 72, 136), (129, 200, 264), (300, 64, 520), (130, 1032, 776), (257, 8, 392)]
 
 
-# Variants of the tier for plain matmuls: the default (TMA-store epilogue; cp.async loads where K or N is
-# not a multiple of 64, TMA loads elsewhere), the fused epilogue (JK_MATMUL_WGMMA_EPI=row8), the ping-pong
-# schedule (JK_MATMUL_WGMMA_SCHED=pingpong), split-K over a cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), TMA
-# loads everywhere (JK_MATMUL_WGMMA_LOAD=tma) and cp.async loads everywhere, with each schedule and split-K
-# ("cp_*"). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs.
-WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "tma", "cp_coop", "cp_pingpong", "cp_splitk"]
-                                if ON_GPU else [])
+# Variants of the tier for plain matmuls: the default (TMA-store epilogue), the fused epilogue
+# (JK_MATMUL_WGMMA_EPI=row8), the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong), split-K over a
+# cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), and 128x64 / 128x256 tiles forced (JK_MATMUL_WGMMA=64 / 256; 64 also
+# with split-K). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs there.
+WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_splitk", "w256"] if ON_GPU else [])
+
+
+WGMMA_WIDTHS = {"w64": "64", "w64_splitk": "64", "w256": "256"}
 
 
 def set_wgmma_variant(monkeypatch, variant):
-    if variant == "tma":
-        monkeypatch.setenv("JK_MATMUL_WGMMA_LOAD", "tma")
-    if variant.startswith("cp_"):
-        monkeypatch.setenv("JK_MATMUL_WGMMA_LOAD", "cpasync")
-        variant = variant[len("cp_"):]
+    if variant in WGMMA_WIDTHS:
+        monkeypatch.setenv("JK_MATMUL_WGMMA", WGMMA_WIDTHS[variant])
+        variant = "splitk" if variant.endswith("_splitk") else ""
     if variant == "row8":
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", "row8")
     if variant == "pingpong":

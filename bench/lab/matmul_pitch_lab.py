@@ -1,6 +1,7 @@
 """bf16 matmuls whose rows do not start on 128-byte boundaries (K or N not a multiple of 64): the Hopper tier's
-TMA loads against its cp.async loads (JK_MATMUL_WGMMA_LOAD=tma|cpasync), with 128x128 and 128x256 tiles
-(JK_MATMUL_WGMMA=128|256), against jnp. Aligned shapes as controls, and fused `linear` cases.
+default tile against 128x64, 128x128 and 128x256 forced (JK_MATMUL_WGMMA=64|128|256), against jnp. Aligned shapes as
+controls, and fused `linear` cases. (Session 7's first run also timed a cp.async producer, since removed:
+bench/lab/matmul_pitch_h200.md.)
 
 One process on the GPU: CUPTI kernel time (profiler.measure), the lower of two medians of up to 20 calls, the
 variants and jnp alternating; XLA command buffers off; the JK_* knobs are read at every launch. Each variant's
@@ -29,11 +30,9 @@ import jax_kernels as jk  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
 measure = lab_measure()
-KNOBS = ("JK_MATMUL_WGMMA", "JK_MATMUL_WGMMA_LOAD")
-VARIANTS = [("default", {}), ("tma128", {"JK_MATMUL_WGMMA": "128", "JK_MATMUL_WGMMA_LOAD": "tma"}),
-            ("cp128", {"JK_MATMUL_WGMMA": "128", "JK_MATMUL_WGMMA_LOAD": "cpasync"}),
-            ("tma256", {"JK_MATMUL_WGMMA": "256", "JK_MATMUL_WGMMA_LOAD": "tma"}),
-            ("cp256", {"JK_MATMUL_WGMMA": "256", "JK_MATMUL_WGMMA_LOAD": "cpasync"})]
+KNOBS = ("JK_MATMUL_WGMMA",)
+VARIANTS = [("default", {}), ("w64", {"JK_MATMUL_WGMMA": "64"}), ("w128", {"JK_MATMUL_WGMMA": "128"}),
+            ("w256", {"JK_MATMUL_WGMMA": "256"})]
 SHAPES = [(1000, 1000, 1000), (1024, 1024, 1024), (2000, 2000, 2000), (2048, 2048, 2048), (3000, 3000, 3000),
           (3072, 3072, 3072), (4000, 1000, 4000), (4096, 1024, 4096), (1000, 4000, 4000), (4096, 4096, 4096),
           (4096, 4096, 4000), (8192, 1000, 8192)]

@@ -347,9 +347,11 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
     case MatmulTier::kSkinnyPipe:
       return LaunchSkinnyPipe(stream, p);
     case MatmulTier::kWgmmaTma:
-      // A tensor map the driver refuses falls through to the mma.sync tier, which takes the same shapes.
+      // A tensor map the driver refuses goes to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;
-      [[fallthrough]];
+      return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+        return mm::LaunchMma<typename decltype(tag)::type, false, false>(stream, p);
+      });
     case MatmulTier::kWgmmaTf32:
       // A tensor map the driver refuses falls back to the mma.sync TF32 tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTf32(stream, p); e != cudaErrorNotSupported) return e;

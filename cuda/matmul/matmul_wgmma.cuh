@@ -68,9 +68,9 @@ struct WgmmaTile {
   // mbarriers per stage; +1 KiB to align the ring to the 128-byte swizzle's 1 KiB atom.
   // The 2 extra mbarriers serve the split-K exchange.
   static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + (2 * STAGES + 2) * 8 + 1024;
-  static_assert(BN % 128 == 0, "BN is whole m64n128 wgmmas");
+  static_assert(BN == 64 || BN % 128 == 0, "BN is one m64n64 wgmma or whole m64n128 ones");
   static_assert(kSmemBytes <= 227 * 1024, "fits the opt-in shared memory of an sm_90 CTA");
-  static_assert(STAGES * kStageBytes >= 2 * (BN / 128) * 64 * 128 * 4, "split-K partials fit the ring");
+  static_assert(STAGES * kStageBytes >= 2 * (BN < 128 ? 1 : BN / 128) * 64 * 128 * 4, "split-K partials fit the ring");
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -101,16 +101,6 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, 
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
 }
-
-// One 16-byte piece global -> shared (cp.async, L2 only); `bytes` 0 writes zeros without reading.
-__device__ __forceinline__ void CpAsync16(uint32_t dst, const void* src, uint32_t bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
-}
-// The mbarrier counts one arrival of this thread once all of its earlier cp.async have landed.
-__device__ __forceinline__ void CpAsyncArrive(uint32_t bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void CpAsyncWaitAll() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 // Shared -> global TMA store of one box (elements outside the tensor are not written), in the issuing
 // thread's current bulk group.
@@ -204,6 +194,25 @@ __device__ __forceinline__ void WgmmaM64N128K16(float (&d)[64], uint64_t desc_a,
   }
 }
 #undef JK_WGMMA_M64N128K16
+
+// D (64 x 64, float32, the first 32 of the block's registers, in the m64n128 layout's order) += A * B (16 x 64).
+#define JK_WGMMA_M64N64K16(TYPES)                                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 1;\n}\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+               : "l"(desc_a), "l"(desc_b), "r"(1))
+template <typename T>
+__device__ __forceinline__ void WgmmaM64N64K16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    JK_WGMMA_M64N64K16("bf16.bf16");
+  } else {
+    JK_WGMMA_M64N64K16("f16.f16");
+  }
+}
+#undef JK_WGMMA_M64N64K16
 
 // Writes 32-column chunk C of a warp's 16 accumulator rows (columns 32C..32C+31 of the tile) to its
 // staging area; the chunk is picked at run time but every register index is a constant, so the
@@ -305,7 +314,7 @@ __device__ __forceinline__ void PrefetchResidualL2(const MatmulProblem& p, int64
 // columns 8q + 2t + {0,1} of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes,
 // 128-byte swizzle), the 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q
 // hit 32 distinct banks.
-template <typename T, int kAcc, bool kAlongM>
+template <typename T, int kAcc, bool kAlongM, int kBoxes = 2 * kAcc>
 __device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
                                              int32_t col0, int32_t row0, int32_t z, int w, int tid) {
   // The thread index read afresh (volatile): derived from `tid`, the 16 box addresses below would be
@@ -314,7 +323,7 @@ __device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint3
   asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
   const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
-  for (int h = 0; h < 2 * kAcc; ++h) {
+  for (int h = 0; h < kBoxes; ++h) {
     const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
     // The box's previous store (two boxes ago, possibly in the previous tile) has read it.
     if (tid == 0) BulkWaitRead<1>();
@@ -360,7 +369,7 @@ __device__ __forceinline__ void SelectHalfBox(int k, float (&v)[16], const float
 // pairs are loaded first, and the activation between the bias and the residual adds covers the residual's
 // latency. `ep` addresses bias and residual; `row0`/`col0` are the warpgroup's first output row and column
 // (kAlongM: ping-pong 128 x 128, else cooperative 64 x BN).
-template <typename T, int kAcc, bool kAlongM>
+template <typename T, int kAcc, bool kAlongM, int kBoxes = 2 * kAcc>
 __device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
                                                   const Epilogue<T>& ep, int64_t col0, int64_t row0, int32_t z, int w,
                                                   int tid, bool act_libm) {
@@ -370,7 +379,7 @@ __device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], 
   const auto box_row = [&](int h) { return row0 + (kAlongM ? 64 * (h / 2) : 0); };
   const auto box_col = [&](int h) { return col0 + (kAlongM ? 64 * (h % 2) : 64 * h); };
 #pragma unroll 1
-  for (int h = 0; h < 2 * kAcc; ++h) {
+  for (int h = 0; h < kBoxes; ++h) {
     const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
 #pragma unroll 1
     for (int hq = 0; hq < 2; ++hq) {
@@ -383,7 +392,7 @@ __device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], 
         res[2 * j + 1] = ep.ResPair(r + 8, c + 8 * j);
       }
       float v[16];
-      SelectHalfBox<0, 4 * kAcc, kAcc>(2 * h + hq, v, acc);
+      SelectHalfBox<0, 2 * kBoxes, kAcc>(2 * h + hq, v, acc);
       // v[4 j + 2 half + e]: row g + 8 half, column 8 (4 hq + j) + 2t + e of the box.
 #pragma unroll
       for (int j = 0; j < 4; ++j)
@@ -463,14 +472,7 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
 // (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
 // phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
-//
-// Loads (kCpAsync): by default one producer thread issues TMA boxes; with kCpAsync the producer warpgroup's
-// 128 threads copy each k-tile in 16-byte cp.async pieces into the same swizzled layout (piece c of row r
-// at c ^ (r % 8)), zero-filling outside the matrix, and the stage's "full" barrier counts their 128
-// arrivals (cp.async.mbarrier.arrive: each fires once that thread's pieces landed). For operands whose
-// rows do not start on 128-byte boundaries (K or N not a multiple of 64), where each TMA box row spans
-// two L2 lines (WgmmaCpAsyncByDefault, matmul_wgmma_launch.cu). tma_a and tma_b are then not read.
-template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false, bool kCpAsync = false>
+template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                    const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p,
@@ -489,7 +491,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      MbarInit(full(s), kCpAsync ? 128 : 1);
+      MbarInit(full(s), 1);
       MbarInit(empty(s), kPingPong ? 128 : 256);  // every thread of the consuming warpgroup(s) arrives
     }
     MbarInit(xfree, 1);
@@ -511,47 +513,6 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (wg == 0) {
     // Producer: the other 127 threads leave at once; their registers go to the consumers.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if constexpr (kCpAsync) {
-      const auto [mtiles, ntiles, tiles, ktiles] = counts();
-      // 16 rows x 8 pieces per pass: this thread's piece and first row, and its swizzled place in a row
-      // (rows 16 apart share it: the swizzle repeats every 8 rows).
-      const int piece = tid % 8, row0 = tid / 8;
-      const uint32_t place = row0 * 128 + ((piece ^ (row0 % 8)) * 16);
-      int stage = 0;
-      uint32_t phase = 0;
-      const WgmmaKRange kr = WgmmaKRangeOf(ktiles, split);
-      for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
-        const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
-        const BatchOffsets o = OffsetsOf(p, tc.z);
-        const T* a = static_cast<const T*>(p.a) + o.a;
-        const T* b = static_cast<const T*>(p.b) + o.b;
-        for (int kt = kr.begin; kt < kr.end; ++kt) {
-          MbarWait(empty(stage), phase ^ 1);
-          const int64_t k0 = int64_t{kt} * kWgmmaBK, ka = k0 + 8 * piece;
-          const uint32_t da = sa + stage * C::kAStage + place, db = sb + stage * C::kBStage + place;
-#pragma unroll
-          for (int i = 0; i < kWgmmaBM / 16; ++i) {
-            const int64_t r = tc.m0 + row0 + 16 * i;
-            const bool in = r < p.m && ka < p.k;
-            CpAsync16(da + i * 2048, in ? a + r * p.k + ka : a, in ? 16 : 0);
-          }
-#pragma unroll
-          for (int c = 0; c < BN / 64; ++c) {
-            const int64_t n = tc.n0 + 64 * c + 8 * piece;
-#pragma unroll
-            for (int i = 0; i < kWgmmaBK / 16; ++i) {
-              const int64_t kb = k0 + row0 + 16 * i;
-              const bool in = kb < p.k && n < p.n;
-              CpAsync16(db + c * C::kBPanel + i * 2048, in ? b + kb * p.n + n : b, in ? 16 : 0);
-            }
-          }
-          CpAsyncArrive(full(stage));
-          if (++stage == STAGES) stage = 0, phase ^= 1;
-        }
-      }
-      CpAsyncWaitAll();  // nothing of this thread's still writes shared memory when it exits
-      return;
-    }
     if (tid != 0) return;
     const auto [mtiles, ntiles, tiles, ktiles] = counts();
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_a)) : "memory");
@@ -588,8 +549,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if constexpr (kTmaStore) {
     if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_out)) : "memory");
   }
-  // m64n128 accumulator blocks per thread: along N (cooperative) or the tile's two 64-row halves.
-  constexpr int kAcc = kPingPong ? 2 : BN / 128;
+  // m64n128 accumulator blocks per thread: along N (cooperative) or the tile's two 64-row halves; BN = 64
+  // (cooperative only) uses the first 32 registers of one block. kBoxes: the warpgroup's 64x64 output boxes.
+  static_assert(BN != 64 || (!kPingPong && kTmaStore), "128 x 64 tiles: cooperative, TMA-store epilogues");
+  constexpr int kAcc = kPingPong ? 2 : (BN == 64 ? 1 : BN / 128);
+  constexpr int kBoxes = kPingPong ? 4 : BN / 64;
   float acc[kAcc][64];
   int stage = 0;
   uint32_t phase = 0;
@@ -610,7 +574,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       if (epi_flags & kWgmmaPrefetchResidualL2) {
         const WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, BN);
 #pragma unroll
-        for (int i = 0; i < kAcc / (BN / 128); ++i)  // ping-pong: both 64-row halves of the tile
+        for (int i = 0; i < (kPingPong ? 2 : 1); ++i)  // ping-pong: both 64-row halves of the tile
           PrefetchResidualL2<T>(p, pc.z, pc.m0 + (kPingPong ? 64 * i : 64 * w), pc.n0, BN, tid);
       }
     }
@@ -624,7 +588,6 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     int prev = 0;
     for (int kt = kr.begin; kt < kr.end; ++kt) {
       MbarWait(full(stage), phase);
-      if constexpr (kCpAsync) FenceProxyAsync();  // the generic proxy's cp.async writes, read by wgmma
       WgmmaFence();
       const uint32_t a_base = sa + stage * C::kAStage + (kPingPong ? 0 : w * (64 * 128)), b_base = sb + stage * C::kBStage;
 #pragma unroll
@@ -636,9 +599,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
           for (int i = 0; i < kAcc; ++i) WgmmaM64N128K16<T>(acc[i], SmemDesc(a_base + i * (64 * 128) + ks * 32, 16, 1024), db);
         } else {
           const uint64_t da = SmemDesc(a_base + ks * 32, 16, 1024);
+          if constexpr (BN == 64) {
+            WgmmaM64N64K16<T>(acc[0], da, SmemDesc(b_base + ks * 2048, C::kBPanel, 1024));
+          } else {
 #pragma unroll
-          for (int j = 0; j < kAcc; ++j)
-            WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+            for (int j = 0; j < kAcc; ++j)
+              WgmmaM64N128K16<T>(acc[j], da, SmemDesc(b_base + j * 2 * C::kBPanel + ks * 2048, C::kBPanel, 1024));
+          }
         }
       }
       WgmmaCommit();
@@ -691,11 +658,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
     const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
     if constexpr (kFusedTma) {
-      StoreTileTmaFused<T, kAcc, kPingPong>(acc, epi + w * kWgmmaEpiGroup, &tma_out, Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)),
+      StoreTileTmaFused<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)),
                                             tc.n0, tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z), w,
                                             tid, (epi_flags & kWgmmaActLibm) != 0);
     } else if constexpr (kTmaStore) {
-      StoreTileTma<T, kAcc, kPingPong>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
+      StoreTileTma<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
                                        static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
                                        static_cast<int32_t>(tc.z), w, tid);
     } else {

@@ -119,34 +119,6 @@ int SplitKOverride() {
   return 0;
 }
 
-// Loads through cp.async instead of TMA (WgmmaTmaKernel's kCpAsync) where a row pitch of a or b is not a
-// multiple of 128 bytes (K or N not a multiple of 64). JK_MATMUL_WGMMA_LOAD=tma or =cpasync forces one (for
-// the lab and tests). Not yet measured: the default is provisional.
-constexpr bool kCpAsyncByDefault = true;
-bool UseCpAsync(const MatmulProblem& p) {
-  const char* env = std::getenv("JK_MATMUL_WGMMA_LOAD");
-  if (env != nullptr && std::strcmp(env, "tma") == 0) return false;
-  if (env != nullptr && std::strcmp(env, "cpasync") == 0) return true;
-  return kCpAsyncByDefault && (p.k % 64 != 0 || p.n % 64 != 0);
-}
-
-// The kernel of one configuration: epilogue (TMA store, fused through TMA stores, or StoreRow8), schedule
-// and loads. cp.async loads come with the TMA-store epilogues only (StoreRow8 serves the lab alone).
-template <typename T, int BN, int STAGES, bool kCp>
-auto WgmmaKernelFor(bool tma_store, bool fused_tma, bool pingpong) {
-  auto kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
-  if (tma_store)
-    kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, kCp> : WgmmaTmaKernel<T, BN, STAGES, true, false, false, kCp>;
-  if constexpr (BN == 128) {
-    if (pingpong) {
-      kernel = WgmmaTmaKernel<T, BN, STAGES, false, true>;
-      if (tma_store)
-        kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, true, true, kCp> : WgmmaTmaKernel<T, BN, STAGES, true, true, false, kCp>;
-    }
-  }
-  return kernel;
-}
-
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -159,9 +131,22 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   const bool tma_store = (UseTmaStore(p) || fused_tma) &&
                          EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
   if (!tma_store) map_out = map_a;  // never read
+  if (BN == 64 && !tma_store) return cudaErrorNotSupported;  // 128 x 64 tiles have TMA-store epilogues only
   const bool pingpong = BN == 128 && UsePingPong(p);
-  const auto kernel = tma_store && UseCpAsync(p) ? WgmmaKernelFor<T, BN, STAGES, true>(tma_store, fused_tma, pingpong)
-                                                 : WgmmaKernelFor<T, BN, STAGES, false>(tma_store, fused_tma, pingpong);
+  auto kernel = WgmmaTmaKernel<T, BN, STAGES, true, false>;
+  if constexpr (BN == 64) {  // cooperative with TMA stores only (the caller checks)
+    if (fused_tma) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, true>;
+  } else {
+    kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
+    if (tma_store) kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true> : WgmmaTmaKernel<T, BN, STAGES, true, false>;
+  }
+  if constexpr (BN == 128) {
+    if (pingpong) {
+      kernel = WgmmaTmaKernel<T, BN, STAGES, false, true>;
+      if (tma_store)
+        kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, true, true> : WgmmaTmaKernel<T, BN, STAGES, true, true>;
+    }
+  }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
@@ -178,7 +163,7 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   cfg.numAttrs = 1;
   cfg.gridDim = dim3(static_cast<unsigned>(2 * tiles));
   int split = SplitKOverride();
-  if (split == 0) split = SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
+  if (split == 0) split = BN != 64 && SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
   if (pingpong) split = 1;
   cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
   cfg.numAttrs = split > 1 ? 1 : 0;
@@ -210,21 +195,45 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   return tma::ProblemFits(p, 8) && tma::DeviceRunsWgmma();
 }
 
-// Tile by problem size: 128x256 (4 stages, 193 KiB) when it still gives every SM a tile, else 128x128
-// (6 stages): the wider tile loads less per flop, the narrower one fills the machine on smaller problems.
-// JK_MATMUL_WGMMA=128 or =256 forces one width (for the lab).
+// Tile width by waves: a 128x256 tile costs `f` of two 128x128 ones (it loads less per flop), and the
+// persistent grid runs ceil(tiles / SMs) waves of either, so 128x256 when 2 f waves(256) < waves(128). H200
+// (bench/lab/matmul_pitch_h200.md, bf16, us 128 / 256): f ~0.95 on aligned shapes (4096^3 183 / 174; 3072^3,
+// 5 waves against 3: 84 / 98.5, so 128 there), ~0.7 where N is not a multiple of 64 (3000^3 159 / 134,
+// 2000^3 30.9 / 24.8 at 2 waves against 1, 4000x1000x4000 77 / 65). One wave of 128x128 or less stays
+// 128x128 (1000^3: 10.9 / 15.1). Before: 128x256 only where its tiles filled every SM (2000^3 took 128).
+// Ping-pong tiles are 128 x 128. JK_MATMUL_WGMMA=64, =128 or =256 forces one width (for the lab; NarrowTilePaysOff below).
+bool WideTilePaysOff(const MatmulProblem& p) {
+  const int64_t sms = NumSMs(), mt = CeilDiv(p.m, kWgmmaBM) * p.batch_count;
+  const int64_t waves128 = CeilDiv(mt * CeilDiv(p.n, 128), sms), waves256 = CeilDiv(mt * CeilDiv(p.n, 256), sms);
+  const double f = p.n % 64 == 0 ? 0.95 : 0.7;
+  return 2.0 * f * static_cast<double>(waves256) < static_cast<double>(waves128);
+}
+
+// 128x64 tiles where 128x128 ones would fill at most half the SMs (1000^3: 64 tiles), so twice as many SMs
+// work, each on half the columns; not where split-K over a cluster applies (SplitKPaysOff, measured) nor for
+// ping-pong. Provisional: not yet measured. JK_MATMUL_WGMMA=64 forces it (for the lab and tests).
+bool NarrowTilePaysOff(const MatmulProblem& p) {
+  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
+  return 2 * tiles <= NumSMs() && !SplitKPaysOff(p) && !UsePingPong(p);
+}
+
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  bool wide = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 256) * p.batch_count >= NumSMs() &&
-              !UsePingPong(p);  // ping-pong tiles are 128 x 128
+  int bn = WideTilePaysOff(p) && !UsePingPong(p) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
-    if (std::strcmp(env, "128") == 0) wide = false;
-    if (std::strcmp(env, "256") == 0) wide = true;
+    if (std::strcmp(env, "64") == 0) bn = 64;
+    if (std::strcmp(env, "128") == 0) bn = 128;
+    if (std::strcmp(env, "256") == 0) bn = 256;
   }
   auto launch = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return wide ? LaunchWgmmaTile<T, 256, 4>(stream, p, a_count, b_count)
-                : LaunchWgmmaTile<T, 128, 6>(stream, p, a_count, b_count);
+    if (bn == 64) {
+      // 128x64 tiles serve the TMA-store epilogues only: elsewhere 128x128.
+      if (cudaError_t e = LaunchWgmmaTile<T, 64, 8>(stream, p, a_count, b_count); e != cudaErrorNotSupported) return e;
+      return LaunchWgmmaTile<T, 128, 6>(stream, p, a_count, b_count);
+    }
+    return bn == 256 ? LaunchWgmmaTile<T, 256, 4>(stream, p, a_count, b_count)
+                     : LaunchWgmmaTile<T, 128, 6>(stream, p, a_count, b_count);
   };
   return DispatchFloat<float, __nv_bfloat16, __half>(p.dtype, cudaErrorInvalidValue, [&](auto tag) {
     if constexpr (std::is_same_v<typename decltype(tag)::type, float>) return cudaErrorNotSupported;
