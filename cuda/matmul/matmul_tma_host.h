@@ -6,6 +6,8 @@
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "common/launch.h"
 #include "matmul/matmul_problem.h"
@@ -29,6 +31,17 @@ inline EncodeTiledFn EncodeTiled() {
   return fn;
 }
 
+// The L2 promotion of the operand loads: 256-byte by default; JK_MATMUL_TMA_L2=none|64|128|256 (read at
+// every launch) picks another (for the lab: rows off 128-byte boundaries, bench/lab/matmul_pitch_h200.md).
+inline CUtensorMapL2promotion L2Promotion() {
+  const char* env = std::getenv("JK_MATMUL_TMA_L2");
+  if (env == nullptr) return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  if (std::strcmp(env, "none") == 0) return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  if (std::strcmp(env, "64") == 0) return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+  if (std::strcmp(env, "128") == 0) return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 // A 3-d tensor map over `count` contiguous (rows, cols) matrices of `elem_bytes`-byte elements, box
 // (box_rows, box_cols) with the 128-byte swizzle; out-of-bounds elements read as zero and are not written.
 inline bool EncodeMatrices3d(CUtensorMap* map, CUtensorMapDataType type, int elem_bytes, const void* base,
@@ -42,7 +55,7 @@ inline bool EncodeMatrices3d(CUtensorMap* map, CUtensorMapDataType type, int ele
   const cuuint32_t box[3] = {box_cols, box_rows, 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   return encode(map, type, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, L2Promotion(),
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 

@@ -112,6 +112,13 @@ __device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commi
 // At most N of the issuing thread's bulk groups still read shared memory.
 template <int N>
 __device__ __forceinline__ void BulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory"); }
+// Before writing an output box: its previous store has read it. Boxes alternate between two buffers, so
+// that store is the one before last, unless a warpgroup has one box a tile (128x64 tiles): then the last.
+template <int kBoxes>
+__device__ __forceinline__ void BulkWaitReadBox() {
+  if constexpr (kBoxes == 1) BulkWaitRead<0>();
+  else BulkWaitRead<1>();
+}
 __device__ __forceinline__ void BulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 // Barrier over `count` threads on hardware barrier `id` (0 is __syncthreads').
 __device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
@@ -325,8 +332,9 @@ __device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint3
 #pragma unroll
   for (int h = 0; h < kBoxes; ++h) {
     const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
-    // The box's previous store (two boxes ago, possibly in the previous tile) has read it.
-    if (tid == 0) BulkWaitRead<1>();
+    // The box's previous store (two boxes ago, possibly in the previous tile; with one box a warpgroup,
+    // the last one) has read it.
+    if (tid == 0) BulkWaitReadBox<kBoxes>();
     NamedBarrier(1 + w, 128);
 #pragma unroll
     for (int qq = 0; qq < 8; ++qq) {
@@ -405,7 +413,7 @@ __device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], 
         for (int half = 0; half < 2; ++half)
           Epilogue<T>::AddPair(v[4 * j + 2 * half], v[4 * j + 2 * half + 1], res[2 * j + half]);
       if (hq == 0) {
-        if (tid == 0) BulkWaitRead<1>();  // the box's previous store (two boxes ago) has read it
+        if (tid == 0) BulkWaitReadBox<kBoxes>();  // the box's previous store has read it
         NamedBarrier(1 + w, 128);
       }
 #pragma unroll

@@ -119,6 +119,17 @@ int SplitKOverride() {
   return 0;
 }
 
+// 128x64 tiles where 128x128 ones would fill at most half the SMs, so twice as many SMs work, each on half the
+// columns (SplitKPaysOff's shapes included: 768^3, split-K's 36 clusters of 2 against 72 CTAs). H200
+// (bench/lab/matmul_width_h200.md, bf16, us 128x64 / best other / jnp): 512^3 4.6 / 5.8 / 5.3, 768^3 5.5 / 8.7
+// (split-K) / 8.3, 1024^3 6.6 / 8.4 / 5.9, 512x1024x1024 6.1 / 9.2 / 8.1, 1024x1024x4096 16.1 / 22.3 / 16.6.
+// Not where N is not a multiple of 64 (1000^3: 11.6 against 10.9 on 128x128), not below 16 tiles of 128x128
+// (unmeasured), not for ping-pong. JK_MATMUL_WGMMA=64 forces it (for the lab and tests).
+bool NarrowTilePaysOff(const MatmulProblem& p) {
+  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
+  return p.n % 64 == 0 && tiles >= 16 && 2 * tiles <= NumSMs() && !UsePingPong(p);
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -177,14 +188,16 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
 // eligible shape, whatever its size).
 constexpr bool kWgmmaByDefault = true;
 
-// By default only where it was measured faster than the mma.sync tier: at least 64 tiles of 128x128 and
-// K >= 256. H200 (bench/lab/matmul_wgmma_h200.md, matmul_small_h200.md): 0.95-1.0x cuBLAS from 2048^3 up,
-// 1000^3 10.8 us against 20.1 on mma.sync, and at K = 256-768 (GPT-2-small's projections, 2048x2048x512)
-// 0.78-0.88x cuBLAS against 0.16-0.27x on mma.sync. Fewer tiles (one CTA per SM and 128-row tiles leave
-// SMs idle) and K < 256 are unmeasured and stay on mma.sync.
+// By default only where it was measured faster than the mma.sync tier: K >= 256 and at least 64 tiles of
+// 128x128, or 128x64 tiles (NarrowTilePaysOff), or split-K. H200 (bench/lab/matmul_wgmma_h200.md,
+// matmul_small_h200.md, matmul_width_h200.md): 0.95-1.0x cuBLAS from 2048^3 up, 1000^3 10.8 us against 20.1
+// on mma.sync, at K = 256-768 (GPT-2-small's projections, 2048x2048x512) 0.78-0.88x cuBLAS against
+// 0.16-0.27x on mma.sync; 128x64 tiles at 512^3 4.6 us against 9.5. Fewer tiles and K < 256 are unmeasured
+// and stay on mma.sync.
 bool WgmmaPaysOff(const MatmulProblem& p) {
   constexpr int64_t kMinTiles = 64, kMinK = 256;
-  return (p.k >= kMinK && CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles) ||
+  return (p.k >= kMinK && (CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles ||
+                            NarrowTilePaysOff(p))) ||
          SplitKPaysOff(p);
 }
 
@@ -201,20 +214,12 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
 // 5 waves against 3: 84 / 98.5, so 128 there), ~0.7 where N is not a multiple of 64 (3000^3 159 / 134,
 // 2000^3 30.9 / 24.8 at 2 waves against 1, 4000x1000x4000 77 / 65). One wave of 128x128 or less stays
 // 128x128 (1000^3: 10.9 / 15.1). Before: 128x256 only where its tiles filled every SM (2000^3 took 128).
-// Ping-pong tiles are 128 x 128. JK_MATMUL_WGMMA=64, =128 or =256 forces one width (for the lab; NarrowTilePaysOff below).
+// Ping-pong tiles are 128 x 128. JK_MATMUL_WGMMA=64, =128 or =256 forces a width (for the lab and tests).
 bool WideTilePaysOff(const MatmulProblem& p) {
   const int64_t sms = NumSMs(), mt = CeilDiv(p.m, kWgmmaBM) * p.batch_count;
   const int64_t waves128 = CeilDiv(mt * CeilDiv(p.n, 128), sms), waves256 = CeilDiv(mt * CeilDiv(p.n, 256), sms);
   const double f = p.n % 64 == 0 ? 0.95 : 0.7;
   return 2.0 * f * static_cast<double>(waves256) < static_cast<double>(waves128);
-}
-
-// 128x64 tiles where 128x128 ones would fill at most half the SMs (1000^3: 64 tiles), so twice as many SMs
-// work, each on half the columns; not where split-K over a cluster applies (SplitKPaysOff, measured) nor for
-// ping-pong. Provisional: not yet measured. JK_MATMUL_WGMMA=64 forces it (for the lab and tests).
-bool NarrowTilePaysOff(const MatmulProblem& p) {
-  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
-  return 2 * tiles <= NumSMs() && !SplitKPaysOff(p) && !UsePingPong(p);
 }
 
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
