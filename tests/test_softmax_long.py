@@ -1,7 +1,7 @@
 """Long rows: the ring tier (cuda/common/long_rows.cuh; softmax_long.cuh, norm_long.cu) against float64 NumPy.
 
 On a GPU every test runs under the default dispatch and under each forced ring shape (JK_SOFTMAX_LONG /
-JK_NORM_LONG = "ring C U L [S]", read at every launch; S = 1: the norms' parameters staged in shared memory): C CTAs per row (the part n / C must be whole 16-byte
+JK_NORM_LONG = "ring C U L", read at every launch): C CTAs per row (the part n / C must be whole 16-byte
 packs, else the other tiers), chunks of U * 512 packs (8192 float32 / 16384 16-bit elements at U = 4), at
 least L slots of the 7 (U = 4) or 14 (U = 2) kept for the next rows: rows of more than 4 (U = 4) chunks keep
 a tail outside the ring, read twice. Row lengths cross those limits: partial last chunks, a one-pack tail,
@@ -20,9 +20,6 @@ import jax_kernels as jk
 from conftest import FLOAT_DTYPES, ON_GPU, assert_close, randn
 
 RINGS = ["default", "ring 1 4 3", "ring 1 2 6", "ring 2 4 3", "ring 4 4 3"] if ON_GPU else ["default"]
-# The norms also with their parameters staged in shared memory ("ring C U L 1"; where the staged rows leave
-# fewer than 2 ring slots the launcher declines and the two-read tier runs).
-NORM_RINGS = RINGS + (["ring 1 2 6 1", "ring 2 4 3 1", "ring 4 2 6 1"] if ON_GPU else [])
 
 # (rows, n): see the module docstring; 16-bit chunks are twice as long in elements, so the same lengths
 # land on other boundaries there (65536: 4 whole chunks; 131080: 4 chunks + a tail).
@@ -99,7 +96,7 @@ def np_layer_norm(x, s, b, eps=1e-5):
     return y, mu[..., 0], rstd[..., 0]
 
 
-@pytest.mark.parametrize("ring", NORM_RINGS)
+@pytest.mark.parametrize("ring", RINGS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("rows,n", ROWS)
 def test_layer_norm_long_rows(monkeypatch, rng, ring, dtype, rows, n):
@@ -115,7 +112,7 @@ def test_layer_norm_long_rows(monkeypatch, rng, ring, dtype, rows, n):
     assert_close(rstd, er, jnp.float32, scale=4.0)
 
 
-@pytest.mark.parametrize("ring", NORM_RINGS)
+@pytest.mark.parametrize("ring", RINGS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("rows,n", ROWS)
 def test_rms_norm_long_rows(monkeypatch, rng, ring, dtype, rows, n):
@@ -126,7 +123,7 @@ def test_rms_norm_long_rows(monkeypatch, rng, ring, dtype, rows, n):
     assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf, dtype, scale=2.0)
 
 
-@pytest.mark.parametrize("ring", NORM_RINGS)
+@pytest.mark.parametrize("ring", RINGS)
 def test_norm_long_no_params_large_mean(monkeypatch, rng, ring):
     """No scale/bias; a mean large against the spread (the shifted statistics keep the variance)."""
     _ring(monkeypatch, ring, "JK_NORM_LONG")
@@ -139,7 +136,7 @@ def test_norm_long_no_params_large_mean(monkeypatch, rng, ring):
     assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6), jnp.float32)
 
 
-@pytest.mark.parametrize("ring", NORM_RINGS)
+@pytest.mark.parametrize("ring", RINGS)
 def test_norm_long_grouped_scale(monkeypatch, rng, ring):
     """vmap over scale: one parameter row per group of rows (the kernel's grouped-parameter contract)."""
     _ring(monkeypatch, ring, "JK_NORM_LONG")
@@ -149,11 +146,10 @@ def test_norm_long_grouped_scale(monkeypatch, rng, ring):
     assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf[:, None, :], jnp.float32)
 
 
-@pytest.mark.parametrize("ring", NORM_RINGS)
+@pytest.mark.parametrize("ring", RINGS)
 @pytest.mark.parametrize("dtype,n", [(jnp.float32, 16392), (jnp.bfloat16, 32776)])
 def test_norm_long_grouped_params_many_rows(monkeypatch, rng, ring, dtype, n):
-    """vmap over scale and bias with more rows than CTAs: a CTA's rows cross parameter groups, so the staged
-    variant must copy the parameter rows again (and only then)."""
+    """vmap over scale and bias with more rows than CTAs: a CTA's rows cross parameter groups."""
     _ring(monkeypatch, ring, "JK_NORM_LONG")
     groups, rows = (5, 64) if ON_GPU else (2, 3)
     x, xf = randn(rng, (groups, rows, n), dtype)

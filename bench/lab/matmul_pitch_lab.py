@@ -1,6 +1,6 @@
 """bf16 matmuls whose rows do not start on 128-byte boundaries (K or N not a multiple of 64): the Hopper tier's
 default tile against 128x64, 128x128 and 128x256 forced (JK_MATMUL_WGMMA=64|128|256), against jnp. Aligned shapes as
-controls, and fused `linear` cases. (Session 7's first run also timed a cp.async producer, since removed:
+controls, and fused `linear` cases; with --l2 the default width under the tensor maps' L2 promotions instead. (Session 7's first run also timed a cp.async producer, since removed:
 bench/lab/matmul_pitch_h200.md.)
 
 One process on the GPU: CUPTI kernel time (profiler.measure), the lower of two medians of up to 20 calls, the
@@ -30,7 +30,7 @@ import jax_kernels as jk  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
 measure = lab_measure()
-KNOBS = ("JK_MATMUL_WGMMA",)
+KNOBS = ("JK_MATMUL_WGMMA", "JK_MATMUL_TMA_L2")
 VARIANTS = [("default", {}), ("w64", {"JK_MATMUL_WGMMA": "64"}), ("w128", {"JK_MATMUL_WGMMA": "128"}),
             ("w256", {"JK_MATMUL_WGMMA": "256"})]
 SHAPES = [(1000, 1000, 1000), (1024, 1024, 1024), (2000, 2000, 2000), (2048, 2048, 2048), (3000, 3000, 3000),
@@ -77,7 +77,11 @@ def main():
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--shapes", default="")
     ap.add_argument("--linear", action="store_true", help="also linear +bias gelu (+residual)")
+    ap.add_argument("--l2", action="store_true",
+                    help="the default width under the tensor maps' other L2 promotions (JK_MATMUL_TMA_L2) instead")
     a = ap.parse_args()
+    if a.l2:
+        VARIANTS[1:] = [(f"l2_{v}", {"JK_MATMUL_TMA_L2": v}) for v in ("none", "64", "128")]
     t_end = time.time() + a.budget
     shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")] if a.shapes else SHAPES
     print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}")

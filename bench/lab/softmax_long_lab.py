@@ -2,8 +2,7 @@
 default dispatch and jnp, softmax / log_softmax and (with --norms) LayerNorm / RMSNorm, on the GPU.
 
 One process: every variant is a value of JK_SOFTMAX_LONG / JK_NORM_LONG ("off" = the other tiers, "ring C U L"
-= C CTAs per row, chunks of U * 8 KB, at least L ring slots for the next rows; "ring C U L 1": the norms'
-parameters staged in shared memory, --ring NAME=C,U,L,1), which the launchers read at
+= C CTAs per row, chunks of U * 8 KB, at least L ring slots for the next rows), which the launchers read at
 every launch (XLA command buffers off, so each call launches anew). Per case: ours under each variant and
 jnp (jax.nn / jax_kernels.reference) alternated, CUPTI kernel time (jax.experimental.mosaic.gpu.profiler),
 median of up to 20 calls per measurement (fewer where 20 outputs would not fit in half the free
@@ -87,7 +86,7 @@ def main():
     ap.add_argument("--budget", type=float, default=1e9, help="seconds; stop starting cases after this")
     ap.add_argument("--case", action="append", default=[], metavar="OP:DTYPE:COLS",
                     help="only these cases (repeatable), e.g. rms_norm:float32:65536")
-    ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L[,S]",
+    ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
     for spec in a.ring:

@@ -24,17 +24,6 @@
 //   void Apply(float (&v)[P], const Stats3& fin, const ColumnParams&) const
 //   static constexpr bool kShift                    statistics of x - (the part's first element)
 //   static constexpr int kOutputGroup               packs loaded together in the output pass (registers)
-// Ops with per-column parameters (the norms) may also run with the parameters staged in shared memory
-// (kStaged; RingChoice::staged): the CTA's part of each parameter row is copied after the ring once, and
-// again only when a row's parameter rows differ from the staged ones, so the output pass reads them from
-// shared memory instead of from L2 for every row. Such an op supplies
-//   static constexpr int kParamRows                 parameter rows at most (0: staging unsupported)
-//   StagedKey Key(int64_t row) const                which parameter rows row uses (comparable with !=)
-//   void Stage(T* dst, const StagedKey&, int64_t col0, int64_t part, int t) const   consumer t's share of the
-//                                                   copy of columns [col0, col0 + part) into dst
-//   ColumnParams LoadStaged(uint32_t staged, uint32_t part_bytes, uint32_t local_bytes) const   the pack at
-//                                                   column col0 + local, from the staged copy (shared-window
-//                                                   addresses; parameter row r starts at staged + r * part_bytes)
 #pragma once
 #include <cooperative_groups.h>
 
@@ -124,13 +113,6 @@ __device__ __forceinline__ void StoreU4(void* p, uint4 r) {
                : "memory");
 }
 
-__device__ __forceinline__ uint4 LoadSharedU4(uint32_t addr) {
-  uint4 r;
-  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(addr)
-               : "memory");
-  return r;
-}
-
 template <typename T, int P>
 __device__ __forceinline__ void ToFloats(const uint4& raw, float* v) {
   Pack<T, P> pk;
@@ -174,18 +156,7 @@ __device__ __forceinline__ Stats3 ConsumerAllReduce(Stats3 s, float* scratch, in
   return r;
 }
 
-// The op's StagedKey where the kernel stages parameters; a placeholder otherwise (ops without parameters
-// need not declare one).
-template <typename Op, bool kStaged>
-struct StagedKeyOf {
-  struct type {};
-};
-template <typename Op>
-struct StagedKeyOf<Op, true> {
-  using type = typename Op::StagedKey;
-};
-
-template <typename T, typename Op, int U, bool kStaged = false>
+template <typename T, typename Op, int U>
 __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, const T* __restrict__ x, T* __restrict__ y,
                                                                      Geometry g) {
   constexpr int P = 16 / sizeof(T);
@@ -205,10 +176,6 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
   const int64_t total = my_rows * cpr;
   const int64_t col0 = rank * g.part;                                  // this CTA's first column
   const int slots = g.slots;
-  // kStaged: the parameter rows' part after the ring (Op::kParamRows x g.part elements), and which rows
-  // it holds (written by thread 0 between two consumer barriers).
-  T* const staged = ring + int64_t{slots} * kChunkElems;
-  __shared__ typename StagedKeyOf<Op, kStaged>::type staged_key;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < slots; ++s) {
@@ -244,16 +211,6 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
 
   const int t = threadIdx.x;
   const int64_t res_packs = g.resident / P, part_packs = g.part / P;
-  // The output pass's parameter packs: from the staged copy (kStaged; 32-bit shared-window byte offsets,
-  // so the path costs no 64-bit pointers in registers) or from global memory.
-  const auto params = [&](int64_t row, int64_t local) {
-    if constexpr (kStaged) {
-      return op.LoadStaged(SmemAddress(staged), static_cast<uint32_t>(g.part * sizeof(T)),
-                           static_cast<uint32_t>(local * sizeof(T)));
-    } else {
-      return op.Load(row, col0 + local);
-    }
-  };
   for (int64_t k = 0; k < my_rows; ++k) {
     const int64_t row = cid + k * nclusters;
     const int64_t i0 = k * cpr;  // ring index of the row's first chunk
@@ -318,15 +275,6 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
       }
     }
     const Stats3 fin = op.Finalize(st, row_shift, row, rank == 0 && t == 0);
-    if constexpr (kStaged) {
-      const auto key = op.Key(row);  // uniform across the CTA
-      if (k == 0 || key != staged_key) {
-        ConsumerSync();  // nobody still reads the previous parameter rows
-        op.Stage(staged, key, col0, g.part, t);
-        if (t == 0) staged_key = key;
-        ConsumerSync();
-      }
-    }
     // ---- pass 2: outputs, chunk by chunk; each warp releases a chunk's slot when done with it
     T* yr = y + row * g.n + col0;
     #pragma unroll 1
@@ -343,7 +291,7 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
         for (int u = 0; u < G; ++u) {
           if ((u0 + u) * kConsumers + t < left) {
             raw[u] = chunk[(u0 + u) * kConsumers + t];
-            prm[u] = params(row, (c * kChunkPacks + (u0 + u) * kConsumers + t) * P);
+            prm[u] = op.Load(row, col0 + (c * kChunkPacks + (u0 + u) * kConsumers + t) * P);
           }
         }
         if (u0 + G == U) {  // the warp's last read of this slot
@@ -373,7 +321,7 @@ __global__ void __launch_bounds__(kConsumers + 32, 1) RingRowsKernel(Op op, cons
         if (pk < part_packs) {
           const int4 q = __ldcs(reinterpret_cast<const int4*>(xp + pk));  // the row's last read
           memcpy(&raw[u], &q, 16);
-          prm[u] = params(row, pk * P);
+          prm[u] = op.Load(row, col0 + pk * P);
         }
       }
 #pragma unroll
@@ -401,22 +349,19 @@ namespace jk::long_rows {
 // The ring tier's shape: CTAs per row, packs per consumer thread per chunk (chunk = U * 8 KB), and the
 // fewest ring slots kept free for the next row's chunks (rows longer than the ring minus these keep a
 // tail in DRAM/L2). enabled = false: the op's other tiers.
-// staged: the op's parameter rows copied to shared memory after the ring (ops with parameters only).
 struct RingChoice {
   bool enabled = false;
   int cluster = 1, u = 4, lookahead = 3;
-  bool staged = false;
 };
-// "off", or "ring C U L [S]" (C in {1, 2, 4}, U in {2, 4}, L >= 1, S = 1: staged parameters); anything
-// else: `fallback`.
+// "off", or "ring C U L" (C in {1, 2, 4}, U in {2, 4}, L >= 1); anything else: `fallback`.
 inline RingChoice ParseRing(const char* s, RingChoice fallback) {
   if (s == nullptr) return fallback;
   char name[8] = {0};
-  int c = 1, u = 4, l = 3, st = 0;
-  const int got = std::sscanf(s, "%7s %d %d %d %d", name, &c, &u, &l, &st);
+  int c = 1, u = 4, l = 3;
+  const int got = std::sscanf(s, "%7s %d %d %d", name, &c, &u, &l);
   if (got >= 1 && std::strcmp(name, "off") == 0) return RingChoice{};
   if (got >= 1 && std::strcmp(name, "ring") == 0 && (c == 1 || c == 2 || c == 4) && (u == 2 || u == 4) && l >= 1)
-    return RingChoice{true, c, u, l, st == 1};
+    return RingChoice{true, c, u, l};
   return fallback;
 }
 
@@ -433,16 +378,13 @@ inline RingChoice RuleFor(std::initializer_list<RingRule> rules, int elem_bytes,
   return RingChoice{};
 }
 
-template <typename T, typename Op, int U, bool kStaged = false>
+template <typename T, typename Op, int U>
 cudaError_t LaunchRingU(const Op& op, const T* x, T* y, int64_t rows, int64_t n, const RingChoice& ch,
                         cudaStream_t stream) {
   constexpr int P = 16 / sizeof(T);
   constexpr int64_t kChunkElems = int64_t{U} * kConsumers * P, kChunkBytes = kChunkElems * sizeof(T);
   if (n % (int64_t{ch.cluster} * P) != 0) return cudaErrorNotSupported;
-  auto* kernel = RingRowsKernel<T, Op, U, kStaged>;
-  const int64_t part = n / ch.cluster;
-  // kStaged: the parameter rows' part after the ring; the slots get what is left.
-  const int64_t staged_bytes = kStaged ? int64_t{Op::kParamRows} * part * int64_t{sizeof(T)} : 0;
+  auto* kernel = RingRowsKernel<T, Op, U>;
   constexpr int kMaxDevices = 64;
   static int dynamic_limit[kMaxDevices] = {};
   static int max_clusters[kMaxDevices][3] = {};
@@ -462,26 +404,22 @@ cudaError_t LaunchRingU(const Op& op, const T* x, T* y, int64_t rows, int64_t n,
     if (cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev); e != cudaSuccess)
       return failed(e);
     if (cudaError_t e = cudaFuncGetAttributes(&attr, kernel); e != cudaSuccess) return failed(e);
-    // Without staging: whole chunks, at most kMaxSlots. Staged: all the device allows (the staged rows'
-    // size depends on the row length; the slots are sized per launch below).
-    const int avail = optin - static_cast<int>(attr.sharedSizeBytes);
-    const int limit = kStaged ? avail
-                              : static_cast<int>(std::min<int64_t>(avail, kMaxSlots * kChunkBytes) / kChunkBytes *
-                                                 kChunkBytes);
+    const int limit = static_cast<int>(std::min<int64_t>(optin - static_cast<int>(attr.sharedSizeBytes),
+                                                         kMaxSlots * kChunkBytes) /
+                                       kChunkBytes * kChunkBytes);
     if (limit < 2 * kChunkBytes) return cudaErrorNotSupported;  // a GPU with little shared memory
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
         e != cudaSuccess)
       return failed(e);
     dynamic_limit[dev] = limit;
   }
-  const int slots = static_cast<int>(
-      std::min<int64_t>(kMaxSlots, std::max<int64_t>(0, dynamic_limit[dev] - staged_bytes) / kChunkBytes));
-  if (slots < 2) return cudaErrorNotSupported;  // the staged parameters leave no ring
+  const int slots = static_cast<int>(dynamic_limit[dev] / kChunkBytes);
+  const int64_t part = n / ch.cluster;
   const int64_t need = (part + kChunkElems - 1) / kChunkElems;
   const int64_t resident_chunks = need + ch.lookahead <= slots ? need : slots - ch.lookahead;
   if (resident_chunks < 1) return cudaErrorNotSupported;
   Geometry g{rows, n, part, std::min(part, resident_chunks * kChunkElems), slots, ch.cluster};
-  const int smem = slots * static_cast<int>(kChunkBytes) + static_cast<int>(staged_bytes);
+  const int smem = slots * static_cast<int>(kChunkBytes);
 
   cudaLaunchConfig_t cfg = {};
   cfg.blockDim = dim3(kConsumers + 32);
@@ -517,14 +455,6 @@ template <typename T, typename Op>
 cudaError_t LaunchRing(const Op& op, const T* x, T* y, int64_t rows, int64_t n, const RingChoice& ch,
                        cudaStream_t stream) {
   if (!ch.enabled || rows == 0 || n == 0) return cudaErrorNotSupported;
-  if (ch.staged) {
-    if constexpr (Op::kParamRows > 0) {
-      return ch.u == 2 ? LaunchRingU<T, Op, 2, true>(op, x, y, rows, n, ch, stream)
-                       : LaunchRingU<T, Op, 4, true>(op, x, y, rows, n, ch, stream);
-    } else {
-      return cudaErrorNotSupported;
-    }
-  }
   return ch.u == 2 ? LaunchRingU<T, Op, 2>(op, x, y, rows, n, ch, stream)
                    : LaunchRingU<T, Op, 4>(op, x, y, rows, n, ch, stream);
 }

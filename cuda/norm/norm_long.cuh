@@ -71,31 +71,6 @@ struct RingNormOp {
     }
     return Stats3{mean, rstd, 0.f};
   }
-  // Staged parameters (RingChoice::staged): the part of the scale row, then of the bias row, in shared memory.
-  static constexpr int kParamRows = K == Kind::kLayerNorm ? 2 : 1;
-  struct StagedKey {  // trivial: the kernel keeps one in shared memory
-    const T* scale;
-    const T* bias;
-    __device__ __forceinline__ bool operator!=(const StagedKey& o) const { return scale != o.scale || bias != o.bias; }
-  };
-  __device__ __forceinline__ StagedKey Key(int64_t row) const {
-    return StagedKey{p.scale != nullptr ? ScaleRow(p, row) : nullptr,
-                     K == Kind::kLayerNorm && p.bias != nullptr ? BiasRow(p, row) : nullptr};
-  }
-  __device__ __forceinline__ void Stage(T* dst, const StagedKey& k, int64_t col0, int64_t part, int t) const {
-    uint4* ds = reinterpret_cast<uint4*>(dst);
-    uint4* db = reinterpret_cast<uint4*>(dst + part);
-    for (int64_t i = t; i < part / P; i += long_rows::kConsumers) {
-      if (k.scale != nullptr) ds[i] = reinterpret_cast<const uint4*>(k.scale + col0)[i];
-      if (k.bias != nullptr) db[i] = reinterpret_cast<const uint4*>(k.bias + col0)[i];
-    }
-  }
-  __device__ __forceinline__ ColumnParams LoadStaged(uint32_t staged, uint32_t part_bytes, uint32_t local_bytes) const {
-    ColumnParams r{};
-    if (p.scale != nullptr) r.g = long_rows::LoadSharedU4(staged + local_bytes);
-    if (K == Kind::kLayerNorm && p.bias != nullptr) r.b = long_rows::LoadSharedU4(staged + part_bytes + local_bytes);
-    return r;
-  }
   __device__ __forceinline__ ColumnParams Load(int64_t row, int64_t col) const {
     ColumnParams r{};
     if (p.scale != nullptr) r.g = *reinterpret_cast<const uint4*>(ScaleRow(p, row) + col);

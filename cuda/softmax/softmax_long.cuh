@@ -13,7 +13,6 @@ struct RingSoftmaxOp {
   bool log;
   static constexpr bool kShift = false;
   static constexpr int kOutputGroup = 4;
-  static constexpr int kParamRows = 0;  // no parameters to stage
   struct ColumnParams {};
   using Stats3 = long_rows::Stats3;
 
