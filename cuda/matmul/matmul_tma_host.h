@@ -31,11 +31,14 @@ inline EncodeTiledFn EncodeTiled() {
   return fn;
 }
 
-// The L2 promotion of the operand loads: 256-byte by default; JK_MATMUL_TMA_L2=none|64|128|256 (read at
-// every launch) picks another (for the lab: rows off 128-byte boundaries, bench/lab/matmul_pitch_h200.md).
-inline CUtensorMapL2promotion L2Promotion() {
+// The L2 promotion of a tensor map over rows of `pitch` bytes: 256-byte where rows start on 128-byte
+// boundaries, 128-byte where they do not. H200 (bench/lab/matmul_pitch2_h200.md, bf16, us): 4096x1000x4096
+// 62.2 with 256-byte promotion against 52.6 with 128, 64 or none (jnp 45.4), 4096x1016x4096 60.1 / 53.1,
+// 1024x1024x1000 9.7 / 8.7; aligned rows 45.7 / 45.6 (4096x1024x4096), and 4096x1008x4096 (rows 96 bytes off)
+// 46.1 either way. JK_MATMUL_TMA_L2=none|64|128|256 (read at every launch) forces one (for the lab).
+inline CUtensorMapL2promotion L2Promotion(int64_t pitch) {
   const char* env = std::getenv("JK_MATMUL_TMA_L2");
-  if (env == nullptr) return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  if (env == nullptr) return pitch % 128 == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
   if (std::strcmp(env, "none") == 0) return CU_TENSOR_MAP_L2_PROMOTION_NONE;
   if (std::strcmp(env, "64") == 0) return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
   if (std::strcmp(env, "128") == 0) return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
@@ -43,7 +46,8 @@ inline CUtensorMapL2promotion L2Promotion() {
 }
 
 // A 3-d tensor map over `count` contiguous (rows, cols) matrices of `elem_bytes`-byte elements, box
-// (box_rows, box_cols) with the 128-byte swizzle; out-of-bounds elements read as zero and are not written.
+// (box_rows, box_cols) with the 128-byte swizzle (L2Promotion by the row pitch); out-of-bounds elements read as
+// zero and are not written.
 inline bool EncodeMatrices3d(CUtensorMap* map, CUtensorMapDataType type, int elem_bytes, const void* base,
                              int64_t rows, int64_t cols, int64_t count, uint32_t box_rows, uint32_t box_cols) {
   EncodeTiledFn encode = EncodeTiled();
@@ -55,7 +59,7 @@ inline bool EncodeMatrices3d(CUtensorMap* map, CUtensorMapDataType type, int ele
   const cuuint32_t box[3] = {box_cols, box_rows, 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   return encode(map, type, 3, const_cast<void*>(base), dims, strides, box, elem_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, L2Promotion(),
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, L2Promotion(cols * elem_bytes),
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
