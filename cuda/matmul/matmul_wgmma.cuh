@@ -102,6 +102,16 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, 
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
 }
 
+// One TMA box into the same shared-memory offset of every CTA in `mask` (cluster ranks), each completing on
+// its own mbarrier at offset `bar`.
+__device__ __forceinline__ void TmaLoad3dMulticast(uint32_t dst, const CUtensorMap* map, int32_t c0, int32_t c1,
+                                                   int32_t c2, uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3, %4}], [%5], %6;\n"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask) : "memory");
+}
+
 // Shared -> global TMA store of one box (elements outside the tensor are not written), in the issuing
 // thread's current bulk group.
 __device__ __forceinline__ void TmaStore3d(const CUtensorMap* map, uint32_t src, int32_t c0, int32_t c1, int32_t c2) {
@@ -480,7 +490,15 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // warpgroup starts a tile's mainloop only once the other has waited for every k-tile of the tile before
 // (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
 // phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
-template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false>
+//
+// kMulticast (128x64 tiles, cooperative, launched as clusters of 2 along x with split == 2): the two CTAs of a
+// cluster take the two 64-column halves of a 128x128 tile, so they share its a rows. Each producer loads its
+// half of them (64 rows; tma_a's box is 64 rows) into both CTAs' rings (TMA multicast) and its own b panel;
+// each CTA's "full" barrier counts the bytes of both. A stage is free only once the consumers of both CTAs
+// have read it: they arrive on both CTAs' "empty" barriers. Small problems are bound by L2 -> SM traffic
+// (1024^3 in 128x64 tiles reads ~10 TB/s from L2); this reads a third less.
+template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false,
+          bool kMulticast = false>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                    const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p,
@@ -497,10 +515,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const uint32_t xfree = bars + 16 * STAGES, xdata = xfree + 8;
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
+  static_assert(!kMulticast || (BN == 64 && !kPingPong), "multicast pairs: 128x64 tiles, cooperative");
+  const uint32_t peer = blockIdx.x % 2 ^ 1;  // kMulticast: the other CTA of the cluster
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       MbarInit(full(s), 1);
-      MbarInit(empty(s), kPingPong ? 128 : 256);  // every thread of the consuming warpgroup(s) arrives
+      // Every thread of the consuming warpgroup(s) arrives; with kMulticast, the peer's too.
+      MbarInit(empty(s), (kPingPong ? 128 : 256) * (kMulticast ? 2 : 1));
     }
     MbarInit(xfree, 1);
     MbarInit(xdata, 256);
@@ -512,8 +533,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
   // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
+  // kMulticast: tiles of 128 x 2 BN, one per cluster.
+  constexpr int kTileN = kMulticast ? 2 * BN : BN;
   const auto counts = [&p] {
-    const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + BN - 1) / BN;
+    const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + kTileN - 1) / kTileN;
     return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,
                        static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
   };
@@ -527,16 +550,23 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_b)) : "memory");
     int stage = 0;
     uint32_t phase = 0;
-    const WgmmaKRange kr = WgmmaKRangeOf(ktiles, split);
+    const WgmmaKRange kr = kMulticast ? WgmmaKRange{0, ktiles} : WgmmaKRangeOf(ktiles, split);
+    const int rank = static_cast<int>(peer ^ 1);
     for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
-      const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+      WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
+      if constexpr (kMulticast) tc.n0 += BN * rank;
       const BatchOffsets o = OffsetsOf(p, tc.z);
       const int32_t za = static_cast<int32_t>(o.a / (p.m * p.k)), zb = static_cast<int32_t>(o.b / (p.k * p.n));
       for (int kt = kr.begin; kt < kr.end; ++kt) {
         MbarWait(empty(stage), phase ^ 1);  // a fresh barrier counts its "previous" phase as complete
         MbarExpectTx(full(stage), C::kStageBytes);
         const int32_t k0 = kt * kWgmmaBK;
-        TmaLoad3d(sa + stage * C::kAStage, &tma_a, k0, static_cast<int32_t>(tc.m0), za, full(stage));
+        if constexpr (kMulticast) {
+          TmaLoad3dMulticast(sa + stage * C::kAStage + rank * (64 * 128), &tma_a, k0,
+                             static_cast<int32_t>(tc.m0) + 64 * rank, za, full(stage), 3);
+        } else {
+          TmaLoad3d(sa + stage * C::kAStage, &tma_a, k0, static_cast<int32_t>(tc.m0), za, full(stage));
+        }
 #pragma unroll
         for (int c = 0; c < BN / 64; ++c)
           TmaLoad3d(sb + stage * C::kBStage + c * C::kBPanel, &tma_b, static_cast<int32_t>(tc.n0) + 64 * c, k0, zb,
@@ -566,7 +596,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   int stage = 0;
   uint32_t phase = 0;
   int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
-  const WgmmaKRange kr = WgmmaKRangeOf(ktiles, split);
+  const WgmmaKRange kr = kMulticast ? WgmmaKRange{0, ktiles} : WgmmaKRangeOf(ktiles, split);
+  // kMulticast: a stage is released to both producers (the peer's multicast writes here too).
+  const auto release = [&](int s) {
+    MbarArrive(empty(s));
+    if constexpr (kMulticast) MbarArriveCluster(MapaShared(empty(s), peer));
+  };
   for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
     if constexpr (kPingPong) {
       if ((mine & 1) != w) {  // the other warpgroup's tile: step over its k-tiles in the ring
@@ -580,7 +615,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     if constexpr (!kTmaStore || kFusedTma) {
       if (epi_flags & kWgmmaPrefetchResidualL2) {
-        const WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, BN);
+        WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
+        if constexpr (kMulticast) pc.n0 += BN * (peer ^ 1);
 #pragma unroll
         for (int i = 0; i < (kPingPong ? 2 : 1); ++i)  // ping-pong: both 64-row halves of the tile
           PrefetchResidualL2<T>(p, pc.z, pc.m0 + (kPingPong ? 64 * i : 64 * w), pc.n0, BN, tid);
@@ -619,7 +655,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       WgmmaCommit();
       // Keep this k-tile's wgmmas in flight; the previous k-tile's have retired, so its stage is free.
       WgmmaWait<1>();
-      if (kt > kr.begin) MbarArrive(empty(prev));
+      if (kt > kr.begin) release(prev);
       prev = stage;
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
@@ -631,12 +667,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
-    if (kr.end > kr.begin) MbarArrive(empty(prev));
+    if (kr.end > kr.begin) release(prev);
     if constexpr (!kPingPong) {
       // Split-K: rank 1 sends its partial sums into rank 0's ring (free once rank 0's consumers are past
       // their mainloop: each cluster has one tile, so no later k-tile lands there), rank 0 adds them and
       // runs the epilogue. Per (warpgroup, block j, 4 registers q): 128 threads x 16 bytes.
-      if (split > 1) {
+      if (!kMulticast && split > 1) {
         const uint32_t slot = sa + w * (kAcc * 16 * 2048) + tid * 16;
         if (blockIdx.x % split != 0) {
           MbarWaitCluster(xfree, 0);
@@ -664,7 +700,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
 
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
-    const WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, BN);
+    WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
+    if constexpr (kMulticast) tc.n0 += BN * (peer ^ 1);
     if constexpr (kFusedTma) {
       StoreTileTmaFused<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)),
                                             tc.n0, tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z), w,
@@ -685,6 +722,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if constexpr (kTmaStore) {
     if (tid == 0) BulkWaitAll();
   }
+  // kMulticast: the peer's consumers arrive on this CTA's barriers until their last k-tile.
+  if constexpr (kMulticast) ClusterBarrier();
 #endif  // JK_WGMMA_DEVICE
 }
 

@@ -123,18 +123,31 @@ int SplitKOverride() {
 // columns (SplitKPaysOff's shapes included: 768^3, split-K's 36 clusters of 2 against 72 CTAs). H200
 // (bench/lab/matmul_width_h200.md, bf16, us 128x64 / best other / jnp): 512^3 4.6 / 5.8 / 5.3, 768^3 5.5 / 8.7
 // (split-K) / 8.3, 1024^3 6.6 / 8.4 / 5.9, 512x1024x1024 6.1 / 9.2 / 8.1, 1024x1024x4096 16.1 / 22.3 / 16.6.
-// Not where N is not a multiple of 64 (1000^3: 11.6 against 10.9 on 128x128), not below 16 tiles of 128x128
-// (unmeasured), not for ping-pong. JK_MATMUL_WGMMA=64 forces it (for the lab and tests).
+// With N off a multiple of 64 too since the 128-byte L2 promotion (bench/lab/matmul_pitch2_h200.md): 1000^3
+// 10.5 / 11.0 (with 256-byte promotion it had lost, 11.6 / 10.9), 768x1000x768 6.4 / 9.3 (split-K), linear
+// 1000^3 +bias gelu +residual 13.3 / 16.2. Not below 16 tiles of 128x128 (unmeasured), not for ping-pong.
+// JK_MATMUL_WGMMA=64 forces it (for the lab and tests).
 bool NarrowTilePaysOff(const MatmulProblem& p) {
   const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
-  return p.n % 64 == 0 && tiles >= 16 && 2 * tiles <= NumSMs() && !UsePingPong(p);
+  return tiles >= 16 && 2 * tiles <= NumSMs() && !UsePingPong(p);
+}
+
+// 128x64 tiles in clusters of 2 sharing their a rows through TMA multicast (WgmmaTmaKernel's kMulticast):
+// JK_MATMUL_WGMMA_MC=0 turns it off (for the lab and tests). Provisional: not yet measured.
+constexpr bool kMulticastByDefault = true;
+bool UseMulticast() {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_MC");
+  if (env != nullptr) return std::strcmp(env, "0") != 0;
+  return kMulticastByDefault;
 }
 
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
+  // 128x64 tiles, unless split-K is forced: multicast pairs, whose producers load 64 rows of a each.
+  const bool multicast = BN == 64 && UseMulticast() && SplitKOverride() != 2;
   CUtensorMap map_a, map_b, map_out;
-  if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, kWgmmaBM, kWgmmaBK) ||
+  if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, multicast ? 64 : kWgmmaBM, kWgmmaBK) ||
       !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, 64))
     return cudaErrorNotSupported;
   // The output's batch matrices are contiguous (out + z * m * n); without a map the fused epilogue stores.
@@ -147,6 +160,9 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   auto kernel = WgmmaTmaKernel<T, BN, STAGES, true, false>;
   if constexpr (BN == 64) {  // cooperative with TMA stores only (the caller checks)
     if (fused_tma) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, true>;
+    if (multicast)
+      kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, true>
+                         : WgmmaTmaKernel<T, BN, STAGES, true, false, false, true>;
   } else {
     kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
     if (tma_store) kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true> : WgmmaTmaKernel<T, BN, STAGES, true, false>;
@@ -177,6 +193,11 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   if (split == 0) split = BN != 64 && SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
   if (pingpong) split = 1;
   cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
+  if (multicast) {  // persistent clusters of 2, one 128x128 pair of tiles at a time
+    split = 2;
+    const int64_t pairs = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 2 * BN) * p.batch_count;
+    cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
+  }
   cfg.numAttrs = split > 1 ? 1 : 0;
   e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, p, FusedEpilogueFlags(), split);
   return e != cudaSuccess ? e : LastLaunchError();
