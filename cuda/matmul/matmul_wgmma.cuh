@@ -520,8 +520,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       MbarInit(full(s), 1);
-      // Every thread of the consuming warpgroup(s) arrives; with kMulticast, the peer's too.
-      MbarInit(empty(s), (kPingPong ? 128 : 256) * (kMulticast ? 2 : 1));
+      // Every thread of the consuming warpgroup(s) arrives; with kMulticast one lane per consumer warp, of
+      // both CTAs (a remote arrival per thread throttled the pairs to half speed).
+      MbarInit(empty(s), kMulticast ? 2 * 8 : kPingPong ? 128 : 256);
     }
     MbarInit(xfree, 1);
     MbarInit(xdata, 256);
@@ -597,10 +598,17 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   uint32_t phase = 0;
   int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
   const WgmmaKRange kr = kMulticast ? WgmmaKRange{0, ktiles} : WgmmaKRangeOf(ktiles, split);
-  // kMulticast: a stage is released to both producers (the peer's multicast writes here too).
+  // kMulticast: a stage is released to both producers (the peer's multicast writes here too), by one lane
+  // per warp once the warp's wgmma wait has returned (the wgmmas that read the stage are complete).
   const auto release = [&](int s) {
-    MbarArrive(empty(s));
-    if constexpr (kMulticast) MbarArriveCluster(MapaShared(empty(s), peer));
+    if constexpr (kMulticast) {
+      if (tid % 32 == 0) {
+        MbarArrive(empty(s));
+        MbarArriveCluster(MapaShared(empty(s), peer));
+      }
+    } else {
+      MbarArrive(empty(s));
+    }
   };
   for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
     if constexpr (kPingPong) {
