@@ -21,9 +21,9 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # wgmma_<schedule>_<epilogue>: the Hopper tier forced on with the cooperative or ping-pong schedule
 # (JK_MATMUL_WGMMA_SCHED) and the fused epilogue through StoreRow8 or TMA stores (JK_MATMUL_WGMMA_EPI);
 # mma: the mma.sync tier (same activations, other code path).
-# coop64_tma: 128x64 tiles (JK_MATMUL_WGMMA=64), cooperative with TMA stores, their only configuration, in
-# multicast pairs; coop64mc0_tma without them (JK_MATMUL_WGMMA_MC=0).
-WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc0_tma"]
+# coop64_tma: 128x64 tiles (JK_MATMUL_WGMMA=64), cooperative with TMA stores, their only configuration;
+# coop64mc1_tma in multicast pairs (JK_MATMUL_WGMMA_MC=1).
+WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -31,9 +31,9 @@ def set_wgmma_fused(monkeypatch, variant):
     """variant: "default" or "<schedule>_<epilogue>" from WGMMA_FUSED."""
     if variant != "default":
         sched, epi = variant.split("_")
-        if sched.startswith("coop64"):  # coop64mc0: without the multicast pairs
-            if sched == "coop64mc0":
-                monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "0")
+        if sched.startswith("coop64"):  # coop64mc1: in multicast pairs
+            if sched == "coop64mc1":
+                monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1")
             sched = "coop"
             monkeypatch.setenv("JK_MATMUL_WGMMA", "64")
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)

@@ -145,16 +145,16 @@ WGMMA_SHAPES = [  # (M, K, N)
 
 # Variants of the tier for plain matmuls: the default (TMA-store epilogue), the fused epilogue
 # (JK_MATMUL_WGMMA_EPI=row8), the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong), split-K over a
-# cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), and 128x64 / 128x256 tiles forced (JK_MATMUL_WGMMA=64 / 256; 64 in
-# multicast pairs by default, also without them and with split-K). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs there.
-WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc0", "w64_splitk", "w256"]
+# cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), and 128x64 / 128x256 tiles forced (JK_MATMUL_WGMMA=64 / 256; 64 also
+# in multicast pairs and with split-K). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs there.
+WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc1", "w64_splitk", "w256"]
                                 if ON_GPU else [])
-WGMMA_WIDTHS = {"w64": "64", "w64_mc0": "64", "w64_splitk": "64", "w256": "256"}
+WGMMA_WIDTHS = {"w64": "64", "w64_mc1": "64", "w64_splitk": "64", "w256": "256"}
 
 
 def set_wgmma_variant(monkeypatch, variant):
-    if variant == "w64_mc0":  # 128x64 tiles without the multicast pairs (JK_MATMUL_WGMMA_MC=0)
-        monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "0")
+    if variant == "w64_mc1":  # 128x64 tiles in multicast pairs (JK_MATMUL_WGMMA_MC=1; off by default)
+        monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1")
     if variant in WGMMA_WIDTHS:
         monkeypatch.setenv("JK_MATMUL_WGMMA", WGMMA_WIDTHS[variant])
         variant = "splitk" if variant.endswith("_splitk") else ""

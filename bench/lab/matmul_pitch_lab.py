@@ -1,5 +1,5 @@
 """bf16 matmuls whose rows do not start on 128-byte boundaries (K or N not a multiple of 64): the Hopper tier's
-default tile against 128x64 (in multicast pairs and without, JK_MATMUL_WGMMA_MC=0), 128x128 and 128x256 forced
+default tile against 128x64 (alone and in multicast pairs, JK_MATMUL_WGMMA_MC=1), 128x128 and 128x256 forced
 (JK_MATMUL_WGMMA=64|128|256), against jnp. Aligned shapes as
 controls, and fused `linear` cases; with --l2 the default width under the tensor maps' L2 promotions instead. (Session 7's first run also timed a cp.async producer, since removed:
 bench/lab/matmul_pitch_h200.md.)
@@ -33,7 +33,7 @@ ON_GPU = jax.default_backend() == "gpu"
 measure = lab_measure()
 KNOBS = ("JK_MATMUL_WGMMA", "JK_MATMUL_TMA_L2", "JK_MATMUL_WGMMA_MC")
 VARIANTS = [("default", {}), ("w64", {"JK_MATMUL_WGMMA": "64"}),
-            ("w64mc0", {"JK_MATMUL_WGMMA": "64", "JK_MATMUL_WGMMA_MC": "0"}), ("w128", {"JK_MATMUL_WGMMA": "128"}),
+            ("w64mc1", {"JK_MATMUL_WGMMA": "64", "JK_MATMUL_WGMMA_MC": "1"}), ("w128", {"JK_MATMUL_WGMMA": "128"}),
             ("w256", {"JK_MATMUL_WGMMA": "256"})]
 SHAPES = [(1000, 1000, 1000), (1024, 1024, 1024), (2000, 2000, 2000), (2048, 2048, 2048), (3000, 3000, 3000),
           (3072, 3072, 3072), (4000, 1000, 4000), (4096, 1024, 4096), (1000, 4000, 4000), (4096, 4096, 4096),

@@ -151,6 +151,11 @@ __device__ __forceinline__ void StoreCluster4(uint32_t addr, float a, float b, f
 __device__ __forceinline__ void MbarArriveCluster(uint32_t remote_bar) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
 }
+// Arrival on an mbarrier of another CTA of the cluster with the default (CTA-scope release) semantics: for the
+// multicast pairs' stage releases, which order only this CTA's completed wgmma reads before the arrival.
+__device__ __forceinline__ void MbarArriveRemote(uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
+}
 __device__ __forceinline__ void MbarWaitCluster(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;
   while (!done) {
@@ -604,7 +609,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     if constexpr (kMulticast) {
       if (tid % 32 == 0) {
         MbarArrive(empty(s));
-        MbarArriveCluster(MapaShared(empty(s), peer));
+        MbarArriveRemote(MapaShared(empty(s), peer));
       }
     } else {
       MbarArrive(empty(s));

@@ -133,8 +133,10 @@ bool NarrowTilePaysOff(const MatmulProblem& p) {
 }
 
 // 128x64 tiles in clusters of 2 sharing their a rows through TMA multicast (WgmmaTmaKernel's kMulticast):
-// JK_MATMUL_WGMMA_MC=0 turns it off (for the lab and tests). Provisional: not yet measured.
-constexpr bool kMulticastByDefault = true;
+// off by default, JK_MATMUL_WGMMA_MC=1 turns it on (for the lab and tests). H200 (bench/lab/matmul_mc_h200.md):
+// correct, but 2-3x slower than 128x64 tiles alone (1024^3 14.6 us against 6.6; 512x1024x1024, 32 pairs,
+// 13.8 against 6.2), with one arrival per thread or per warp on the peer's barriers. Not explained.
+constexpr bool kMulticastByDefault = false;
 bool UseMulticast() {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MC");
   if (env != nullptr) return std::strcmp(env, "0") != 0;
