@@ -72,8 +72,12 @@ def _new_primitive(name: str, abstract_eval: Callable, multiple_results: bool) -
 
 
 def define_primitive(name: str, *, abstract_eval: Callable, batch_rule: Callable, attrs: AttrsFn,
-                     multiple_results: bool = False, partitioning=None) -> Primitive:
+                     multiple_results: bool = False, partitioning=None,
+                     wrap_lowering: Callable | None = None) -> Primitive:
     """Creates the primitive ``name`` lowered to the FFI target of the same name on CPU and CUDA.
+
+    ``wrap_lowering(platform, kernel, rule)``, if given, returns the lowering rule registered for
+    ``platform`` in place of the plain FFI ``rule`` (e.g. operands re-laid-out around the same custom call).
 
     ``partitioning``: an object with ``rule(params, mesh, operand_types, result_types)`` (the Shardy
     sharding rule) and ``partition(params, local, mesh, arg_shapes, result_shape)`` returning
@@ -90,6 +94,9 @@ def define_primitive(name: str, *, abstract_eval: Callable, batch_rule: Callable
         # custom_partitioning's lowering needs the device assignment of the enclosing jit.
         dispatch.prim_requires_devices_during_lowering.add(p)
     for platform in ("cpu", "cuda"):
-        mlir.register_lowering(kernel, _lowering(name, attrs, platform), platform=platform)
+        rule = _lowering(name, attrs, platform)
+        if wrap_lowering is not None:
+            rule = wrap_lowering(platform, kernel, rule)
+        mlir.register_lowering(kernel, rule, platform=platform)
     p.kernel = kernel  # the device-local primitive (p itself when there is no partitioning)
     return p

@@ -8,13 +8,23 @@ broadcast operand is never materialised. An absent bias/residual is a rank-1 arr
 Precision follows ``jax.lax.Precision``: DEFAULT and HIGH may use TF32 tensor cores for float32 on GPUs
 (as XLA does); HIGHEST is exact float32. Half types always accumulate in float32. On CPU every
 precision is exact float32.
+
+Rows that are not 16-byte aligned (K or N not a multiple of 8 half / 4 float32 elements) keep the tensor
+cores' fast tiers out (TMA and cp.async move 16-byte rows). On CUDA, with M > 8, the lowering pads K and N
+up to the next multiple with zeros (XLA pads: a, b, bias and a residual with N columns), runs the kernel on
+the aligned problem and slices the output back (`_cuda_padding`). JK_MATMUL_PAD=0 (read when the op is
+traced; a primitive parameter, so it is part of the compilation cache key) keeps the unaligned kernels.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import jax
 import jax.numpy as jnp
 from jax import lax
+
+from jax.interpreters import mlir
 
 from . import _checks
 from ._primitive import absent, define_primitive, is_absent
@@ -68,12 +78,49 @@ def _out_aval(a, b, *rest):
     return a.update(shape=tuple(batch) + (a.shape[-2], b.shape[-1]), dtype=a.dtype)
 
 
-def _matmul_abstract(a, b, *, precision):
+def _matmul_abstract(a, b, *, precision, pad=False):
     return _out_aval(a, b)
 
 
-def _linear_abstract(a, b, bias, residual, *, precision, activation):
+def _linear_abstract(a, b, bias, residual, *, precision, activation, pad=False):
     return _out_aval(a, b, bias, residual)
+
+
+def _pad_dims(x, pads):
+    """Zeros after the last len(pads) dims of x: pads[i] more along dim -len(pads) + i."""
+    widths = [(0, 0)] * (x.ndim - len(pads)) + [(0, p) for p in pads]
+    return jnp.pad(x, widths) if any(pads) else x
+
+
+def _cuda_padding(platform, kernel, ffi_rule):
+    """The CUDA lowering: the FFI call as it is, or (params["pad"], M > 8, K or N off 16-byte rows) the same
+    call on operands zero-padded to 16-byte rows and the output sliced back. Zero columns of a and rows of
+    b add nothing to the sums; the extra output columns are dropped."""
+    if platform != "cuda":
+        return ffi_rule
+
+    def rule(ctx, *operands, **params):
+        a, b = ctx.avals_in[0], ctx.avals_in[1]
+        unit = 16 // np.dtype(a.dtype).itemsize
+        m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+        if not params.get("pad") or m <= 8 or (k % unit == 0 and n % unit == 0):
+            return ffi_rule(ctx, *operands, **params)
+        dk, dn = -k % unit, -n % unit
+
+        def padded(a, b, *epilogue):
+            rest = []
+            for i, x in enumerate(epilogue):  # bias (..., N), residual broadcastable to the output
+                wide = not is_absent(x) and x.shape[-1] == n and (i == 0 or n > 1)
+                rest.append(_pad_dims(x, (dn,)) if wide else x)
+            out = kernel.bind(_pad_dims(a, (dk,)), _pad_dims(b, (dk, dn)), *rest, **{**params, "pad": False})
+            return lax.slice_in_dim(out, 0, n, axis=out.ndim - 1) if dn else out
+
+        return mlir.lower_fun(padded, multiple_results=False)(ctx, *operands)
+    return rule
+
+
+def _pad_unaligned() -> bool:
+    return os.environ.get("JK_MATMUL_PAD", "1") != "0"
 
 
 def _batch_rule(get_prim):
@@ -100,11 +147,11 @@ def _batch_rule(get_prim):
 
 _matmul_p = define_primitive(
     "jk_matmul", abstract_eval=_matmul_abstract, batch_rule=_batch_rule(lambda: _matmul_p),
-    partitioning=MatmulPartitioning(linear=False),
+    partitioning=MatmulPartitioning(linear=False), wrap_lowering=_cuda_padding,
     attrs=lambda p: dict(precision=np.int64(p["precision"])))
 _linear_p = define_primitive(
     "jk_linear", abstract_eval=_linear_abstract, batch_rule=_batch_rule(lambda: _linear_p),
-    partitioning=MatmulPartitioning(linear=True),
+    partitioning=MatmulPartitioning(linear=True), wrap_lowering=_cuda_padding,
     attrs=lambda p: dict(precision=np.int64(p["precision"]), activation=np.int64(p["activation"])))
 
 
@@ -141,7 +188,7 @@ def matmul(a, b, *, precision=None):
     prec = _precision_code(op, precision)
     a2, b2, batch, final = _as_matrices(op, "a", a, "b", b)
     r = len(batch) + 2
-    out = _matmul_p.bind(_pad(a2, r), _pad(b2, r), precision=prec)
+    out = _matmul_p.bind(_pad(a2, r), _pad(b2, r), precision=prec, pad=_pad_unaligned())
     return jnp.reshape(out, final)
 
 
@@ -191,5 +238,5 @@ def linear(x, w, bias=None, *, activation=None, residual=None, precision=None):
             res2 = jnp.expand_dims(res2, -2)
         res2 = _pad(res2, r)
     out = _linear_p.bind(_pad(x2, r), _pad(w2, r), bias2, res2, precision=prec,
-                         activation=ACTIVATIONS[activation])
+                         activation=ACTIVATIONS[activation], pad=_pad_unaligned())
     return jnp.reshape(out, final)

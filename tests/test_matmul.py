@@ -252,9 +252,11 @@ def test_matmul_wgmma_k_tail_reads_no_neighbour(rng, wgmma):
 # masked past the row's end) into the mma.sync tier's ring; the epilogue stores elements. Shapes: N = 1, 7,
 # 9, 129, 1031 (tails inside and across 64/128/256-column tiles), K tails inside a 32-deep k-tile and past the
 # ring, M tails, each tile size (64x64, 128x128 past 132 tiles of it, 128x256 past 132 tiles of it), b-only
-# and a-and-b staging. On a GPU also "simt" (JK_MATMUL_UNALIGNED=simt: SimtTiled, the tier these shapes had
-# before) and "mma" (the staged tier for M <= 8 too). Elsewhere all variants run the same CPU code.
-UNALIGNED_VARIANTS = ["default"] + (["simt", "mma"] if ON_GPU else [])
+# and a-and-b staging. By default on a GPU the lowering pads K and N to 16-byte rows for M > 8 (XLA pads
+# around the aligned kernels, the output sliced back); "nopad" (JK_MATMUL_PAD=0) keeps the unaligned kernels,
+# also under "simt" (JK_MATMUL_UNALIGNED=simt: SimtTiled, the tier these shapes had before) and "mma" (the
+# staged tier for M <= 8 too). Elsewhere all variants run the same CPU code.
+UNALIGNED_VARIANTS = ["default"] + (["nopad", "simt", "mma"] if ON_GPU else [])
 UNALIGNED_SHAPES = [  # (M, K, N)
     (9, 768, 1), (9, 64, 7), (1, 40, 9), (5, 13, 65), (257, 64, 9), (257, 72, 129), (129, 136, 1031),
     (33, 7, 64), (65, 9, 136), (257, 1001, 264), (130, 1000, 1001), (300, 129, 255)] + (
@@ -264,6 +266,8 @@ UNALIGNED_SHAPES = [  # (M, K, N)
 @pytest.fixture
 def unaligned_variant(monkeypatch, request):
     if request.param != "default":
+        monkeypatch.setenv("JK_MATMUL_PAD", "0")  # read when the op is traced: each test jits afresh
+    if request.param in ("simt", "mma"):
         monkeypatch.setenv("JK_MATMUL_UNALIGNED", request.param)
     return request.param
 
@@ -809,3 +813,25 @@ def test_matmul_float32_split_k(rng, monkeypatch, mkn, variant):
     a, a64 = randn(rng, (3, m, k), jnp.float32)  # batched
     b, b64 = randn(rng, (3, k, n), jnp.float32)
     assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)
+
+
+# The CUDA lowering of rows off 16-byte boundaries (M > 8): operands zero-padded by XLA around the same
+# custom call, the output sliced back. Lowered for CUDA on any backend (no GPU needed to lower).
+@pytest.mark.skipif(not jk.WITH_CUDA, reason="the CUDA lowering needs the CUDA targets")
+@pytest.mark.parametrize("case", ["unaligned", "aligned", "skinny", "off", "float32"])
+def test_cuda_lowering_pads_unaligned_rows(monkeypatch, case):
+    m, k, n, dt = {"unaligned": (100, 30, 50, jnp.bfloat16), "aligned": (100, 32, 56, jnp.bfloat16),
+                   "skinny": (8, 30, 50, jnp.bfloat16), "off": (100, 30, 50, jnp.bfloat16),
+                   "float32": (100, 30, 50, jnp.float32)}[case]
+    if case == "off":
+        monkeypatch.setenv("JK_MATMUL_PAD", "0")
+    a, b = jnp.ones((m, k), dt), jnp.ones((k, n), dt)
+    bias, res = jnp.ones((n,), dt), jnp.ones((m, n), dt)
+    f = jax.jit(lambda a, b, bias, res: jk.linear(a, b, bias, activation="gelu", residual=res))
+    text = f.trace(a, b, bias, res).lower(lowering_platforms=("cuda",)).as_text()
+    padded = case in ("unaligned", "float32")
+    kp, np_ = ((32, 56) if dt == jnp.bfloat16 else (32, 52)) if padded else (k, n)
+    call = [line for line in text.splitlines() if "stablehlo.custom_call @jk_linear" in line]
+    assert len(call) == 1
+    assert f"tensor<{m}x{kp}x" in call[0] and f"tensor<{kp}x{np_}x" in call[0], call[0]
+    assert ("stablehlo.pad" in text) == padded and ("stablehlo.slice" in text) == padded
