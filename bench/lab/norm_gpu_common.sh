@@ -8,6 +8,8 @@
 #   norm_tier_tests K HI T DIV TIER...   the tests of tests/test_norms.py matching -k K with JK_NORM_TIER=TIER,
 #                                 each given T seconds (left / DIV when HI or fewer are left); $OUT/tests_TIER.log
 #   norm_default_tests            the default dispatch's suite (not large) with the time left; $OUT/tests.log
+#   matmul_tests                  tests/test_matmul.py + tests/test_linear_epilogue.py with the time left;
+#                                 $OUT/tests_matmul.log
 set -uo pipefail
 
 norm_gpu_start() {
@@ -58,4 +60,14 @@ norm_default_tests() {
     -o addopts="" -n 8 --maxfail=20 -m "not large" "$REPO/tests/test_norms.py" >"$OUT/tests.log" 2>&1
   echo "pytest rc=$?"
   grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests.log" | tail -8 | cut -c1-300
+}
+
+matmul_tests() {
+  local l
+  l=$(left)
+  echo "=== matmul tests (${l}s left)"
+  XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( l - 10 )) python3 -m pytest -q -n 8 -p no:cacheprovider \
+    -o addopts= "$REPO/tests/test_matmul.py" "$REPO/tests/test_linear_epilogue.py" >"$OUT/tests_matmul.log" 2>&1
+  echo "pytest rc=$?"
+  grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_matmul.log" | tail -15 | cut -c1-300
 }

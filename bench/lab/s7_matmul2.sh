@@ -17,9 +17,4 @@ grep -E "^(\||device|Trace|[A-Za-z]+Error)" "$OUT/width2_lab.log" | cut -c1-300
 timeout -k 5 40 python3 "$REPO/bench/lab/matmul_pitch_lab.py" --budget 25 --linear --shapes 1000x1000x1000,1024x1024x1024 \
   >"$OUT/width2_lab_linear.log" 2>&1
 grep -E "^\| linear|Trace|[A-Za-z]+Error" "$OUT/width2_lab_linear.log" | cut -c1-300
-l=$(left)
-echo "=== matmul tests (${l}s left)"
-XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( l - 10 )) python3 -m pytest -q -n 8 -p no:cacheprovider \
-  -o addopts= "$REPO/tests/test_matmul.py" "$REPO/tests/test_linear_epilogue.py" >"$OUT/tests_matmul.log" 2>&1
-echo "pytest rc=$?"
-grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_matmul.log" | tail -15 | cut -c1-300
+matmul_tests

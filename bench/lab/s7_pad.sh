@@ -8,9 +8,4 @@ echo "=== pad lab (${l}s left)"
 timeout -k 5 170 python3 "$REPO/bench/lab/matmul_pad_lab.py" --budget 140 >"$OUT/pad_lab.log" 2>&1
 echo "lab rc=$?"
 grep -E "^(\||device|Trace|[A-Za-z]+Error)" "$OUT/pad_lab.log" | cut -c1-300
-l=$(left)
-echo "=== matmul tests (${l}s left)"
-XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( l - 10 )) python3 -m pytest -q -n 8 -p no:cacheprovider \
-  -o addopts= "$REPO/tests/test_matmul.py" "$REPO/tests/test_linear_epilogue.py" >"$OUT/tests_matmul.log" 2>&1
-echo "pytest rc=$?"
-grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_matmul.log" | tail -15 | cut -c1-300
+matmul_tests
