@@ -4,8 +4,9 @@
 //   warpgroup 0  producer: one thread issues the TMA loads (cp.async.bulk.tensor) of each k-tile into a
 //                STAGES-deep ring; completion is counted in bytes on the stage's "full" mbarrier.
 //   warpgroups 1-2  consumers: each owns 64 rows of the tile and issues wgmma.mma_async m64n128k16 (BN/128
-//                of them per 16 k) straight from shared memory, accumulating in float32 registers; a stage
-//                goes back to the producer (its "empty" mbarrier) once the wgmmas reading it retired.
+//                of them per 16 k; one m64n64k16 for BN = 64) straight from shared memory, accumulating in
+//                float32 registers; a stage goes back to the producer (its "empty" mbarrier) once the
+//                wgmmas reading it retired.
 // The grid is persistent (one CTA per SM, tiles strided by gridDim.x), so the producer already streams the
 // next tile's k-tiles while the consumers run the epilogue of the current one.
 //
@@ -501,7 +502,8 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // half of them (64 rows; tma_a's box is 64 rows) into both CTAs' rings (TMA multicast) and its own b panel;
 // each CTA's "full" barrier counts the bytes of both. A stage is free only once the consumers of both CTAs
 // have read it: they arrive on both CTAs' "empty" barriers. Small problems are bound by L2 -> SM traffic
-// (1024^3 in 128x64 tiles reads ~10 TB/s from L2); this reads a third less.
+// (1024^3 in 128x64 tiles reads ~10 TB/s from L2); this reads a third less. Measured 1.2x slower than the
+// tiles alone all the same (H200, bench/lab/matmul_mc_h200.md), so off by default (JK_MATMUL_WGMMA_MC=1).
 template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false,
           bool kMulticast = false>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
