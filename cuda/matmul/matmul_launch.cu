@@ -10,13 +10,15 @@
 //                                                 is SkinnyStream, its cp.async-ring twin, off by default)
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
-//     batch strides of whole matrices,            =1 forces it for any size; with 32-63 tiles each
-//     K >= 256 and >= 64 tiles of 128x128,        tile's K is split over a cluster of 2 CTAs)
-//     or K >= 768 and 32-63 tiles
+//     batch strides of whole matrices,            =1 forces it for any size; 128x256, 128x128 or 128x64
+//     K >= 256 and >= 16 tiles of 128x128,        tiles, matmul_wgmma_launch.cu; split-K over a cluster
+//     or K >= 768 and 32-63 tiles                 of 2 where 128x64 tiles do not apply: on 132 SMs, never)
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   bf16/f16, M > 8, rows not 16-byte aligned    MmaStaged (MmaTensorCore reading the misaligned operand
 //     (odd N, K % 8 != 0, sliced base)             through registers; JK_MATMUL_UNALIGNED=simt opts out,
-//                                                 =mma forces it for M <= 8 too)
+//                                                 =mma forces it for M <= 8 too). On CUDA the JAX lowering
+//                                                 pads odd K/N rows first (jax_kernels/matmul.py), so
+//                                                 this runs with JK_MATMUL_PAD=0 or for sliced bases
 //   f32 DEFAULT/HIGH on sm_90, K % 4, N % 4,     WgmmaTf32 (C^T = b^T a^T on TF32 wgmma: a's tile the
 //     aligned, batch strides of whole matrices,    K-major smem operand, b's from registers; TMA in and
 //     shapes where it was measured faster          out; JK_MATMUL_TF32=mma|wgmma, matmul_wgmma_tf32.cu)
