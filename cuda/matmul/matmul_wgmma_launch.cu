@@ -56,6 +56,11 @@ bool UseFusedTma(const MatmulProblem& p) {
 // 108.9; but 2048^3 gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate.
 constexpr bool kFusedPingPongByDefault = true;
 
+// Tiles of 128 x bn over the whole batch: the unit of the width, schedule and split-K rules below.
+int64_t TileCount(const MatmulProblem& p, int64_t bn) {
+  return CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, bn) * p.batch_count;
+}
+
 // The schedule of `p`: JK_MATMUL_WGMMA_SCHED=pingpong or =coop forces one (for the lab and tests); unset,
 // plain matmuls (TMA-store epilogue) stay cooperative (128x256 tiles: H200, bench/lab/matmul_wgmma_h200.md,
 // 4096^3 174.2 us against 181.8 ping-pong) and fused ones follow kFusedPingPongByDefault.
@@ -64,7 +69,7 @@ bool UsePingPong(const MatmulProblem& p) {
   if (env != nullptr && std::strcmp(env, "pingpong") == 0) return true;
   if (env != nullptr && std::strcmp(env, "coop") == 0) return false;
   if (!IsFused(p) || !kFusedPingPongByDefault) return false;
-  return CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= 2 * static_cast<int64_t>(NumSMs());
+  return TileCount(p, 128) >= 2 * static_cast<int64_t>(NumSMs());
 }
 
 // The fused epilogue's prefetches (kWgmmaPrefetch*): by default the next chunk's bias and residual loads
@@ -88,7 +93,7 @@ int FusedEpilogueFlags() {
 // 9.0. Smaller K and fewer tiles are unmeasured and stay where they were.
 bool SplitKPaysOff(const MatmulProblem& p) {
   constexpr int64_t kMinTiles = 32, kMaxTiles = 63, kMinK = 768;
-  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
+  const int64_t tiles = TileCount(p, 128);
   return p.k >= kMinK && tiles >= kMinTiles && tiles <= kMaxTiles;
 }
 
@@ -128,14 +133,14 @@ int SplitKOverride() {
 // 1000^3 +bias gelu +residual 13.3 / 16.2. Not below 16 tiles of 128x128 (unmeasured), not for ping-pong.
 // JK_MATMUL_WGMMA=64 forces it (for the lab and tests).
 bool NarrowTilePaysOff(const MatmulProblem& p) {
-  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count;
+  const int64_t tiles = TileCount(p, 128);
   return tiles >= 16 && 2 * tiles <= NumSMs() && !UsePingPong(p);
 }
 
 // 128x64 tiles in clusters of 2 sharing their a rows through TMA multicast (WgmmaTmaKernel's kMulticast):
 // off by default, JK_MATMUL_WGMMA_MC=1 turns it on (for the lab and tests). H200 (bench/lab/matmul_mc_h200.md):
-// correct, but 2-3x slower than 128x64 tiles alone (1024^3 14.6 us against 6.6; 512x1024x1024, 32 pairs,
-// 13.8 against 6.2), with one arrival per thread or per warp on the peer's barriers. Not explained.
+// correct, but 1.2x slower than 128x64 tiles alone (1024^3 8.0 us against 6.6, 1024x1024x4096 18.9 against
+// 16.1); 2-3x slower while the remote stage releases carried .release.cluster semantics.
 constexpr bool kMulticastByDefault = false;
 bool UseMulticast() {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MC");
@@ -160,7 +165,7 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   if (BN == 64 && !tma_store) return cudaErrorNotSupported;  // 128 x 64 tiles have TMA-store epilogues only
   const bool pingpong = BN == 128 && UsePingPong(p);
   auto kernel = WgmmaTmaKernel<T, BN, STAGES, true, false>;
-  if constexpr (BN == 64) {  // cooperative with TMA stores only (the caller checks)
+  if constexpr (BN == 64) {  // cooperative with TMA stores only (checked above)
     if (fused_tma) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, true>;
     if (multicast)
       kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, true>
@@ -178,7 +183,7 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
-  const int64_t tiles = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, BN) * p.batch_count;
+  const int64_t tiles = TileCount(p, BN);
   cudaLaunchConfig_t cfg{};
   cfg.blockDim = dim3(kWgmmaThreads);
   cfg.dynamicSmemBytes = C::kSmemBytes;
@@ -197,7 +202,7 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
   if (multicast) {  // persistent clusters of 2, one 128x128 pair of tiles at a time
     split = 2;
-    const int64_t pairs = CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 2 * BN) * p.batch_count;
+    const int64_t pairs = TileCount(p, 2 * BN);
     cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
   }
   cfg.numAttrs = split > 1 ? 1 : 0;
@@ -219,8 +224,7 @@ constexpr bool kWgmmaByDefault = true;
 // and stay on mma.sync.
 bool WgmmaPaysOff(const MatmulProblem& p) {
   constexpr int64_t kMinTiles = 64, kMinK = 256;
-  return (p.k >= kMinK && (CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, 128) * p.batch_count >= kMinTiles ||
-                            NarrowTilePaysOff(p))) ||
+  return (p.k >= kMinK && (TileCount(p, 128) >= kMinTiles || NarrowTilePaysOff(p))) ||
          SplitKPaysOff(p);
 }
 
@@ -239,8 +243,7 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
 // 128x128 (1000^3: 10.9 / 15.1). Before: 128x256 only where its tiles filled every SM (2000^3 took 128).
 // Ping-pong tiles are 128 x 128. JK_MATMUL_WGMMA=64, =128 or =256 forces a width (for the lab and tests).
 bool WideTilePaysOff(const MatmulProblem& p) {
-  const int64_t sms = NumSMs(), mt = CeilDiv(p.m, kWgmmaBM) * p.batch_count;
-  const int64_t waves128 = CeilDiv(mt * CeilDiv(p.n, 128), sms), waves256 = CeilDiv(mt * CeilDiv(p.n, 256), sms);
+  const int64_t sms = NumSMs(), waves128 = CeilDiv(TileCount(p, 128), sms), waves256 = CeilDiv(TileCount(p, 256), sms);
   const double f = p.n % 64 == 0 ? 0.95 : 0.7;
   return 2.0 * f * static_cast<double>(waves256) < static_cast<double>(waves128);
 }
