@@ -523,7 +523,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
   static_assert(!kMulticast || (BN == 64 && !kPingPong), "multicast pairs: 128x64 tiles, cooperative");
-  const uint32_t peer = blockIdx.x % 2 ^ 1;  // kMulticast: the other CTA of the cluster
+  // kMulticast: this CTA's rank in its cluster of 2, and the other CTA's.
+  const int rank = static_cast<int>(blockIdx.x % 2);
+  const uint32_t peer = static_cast<uint32_t>(rank ^ 1);
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       MbarInit(full(s), 1);
@@ -548,6 +550,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,
                        static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
   };
+  // This CTA's tile t (kMulticast: its 64-column half of the cluster's tile).
+  const auto tile_of = [&](int64_t t, int64_t mtiles, int64_t ntiles) {
+    WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
+    if constexpr (kMulticast) tc.n0 += BN * rank;
+    return tc;
+  };
 
   if (wg == 0) {
     // Producer: the other 127 threads leave at once; their registers go to the consumers.
@@ -559,10 +567,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     int stage = 0;
     uint32_t phase = 0;
     const WgmmaKRange kr = kMulticast ? WgmmaKRange{0, ktiles} : WgmmaKRangeOf(ktiles, split);
-    const int rank = static_cast<int>(peer ^ 1);
     for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
-      WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
-      if constexpr (kMulticast) tc.n0 += BN * rank;
+      const WgmmaTileCoord tc = tile_of(t, mtiles, ntiles);
       const BatchOffsets o = OffsetsOf(p, tc.z);
       const int32_t za = static_cast<int32_t>(o.a / (p.m * p.k)), zb = static_cast<int32_t>(o.b / (p.k * p.n));
       for (int kt = kr.begin; kt < kr.end; ++kt) {
@@ -630,8 +636,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     if constexpr (!kTmaStore || kFusedTma) {
       if (epi_flags & kWgmmaPrefetchResidualL2) {
-        WgmmaTileCoord pc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
-        if constexpr (kMulticast) pc.n0 += BN * (peer ^ 1);
+        const WgmmaTileCoord pc = tile_of(t, mtiles, ntiles);
 #pragma unroll
         for (int i = 0; i < (kPingPong ? 2 : 1); ++i)  // ping-pong: both 64-row halves of the tile
           PrefetchResidualL2<T>(p, pc.z, pc.m0 + (kPingPong ? 64 * i : 64 * w), pc.n0, BN, tid);
@@ -715,8 +720,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
 
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
-    WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
-    if constexpr (kMulticast) tc.n0 += BN * (peer ^ 1);
+    const WgmmaTileCoord tc = tile_of(t, mtiles, ntiles);
     if constexpr (kFusedTma) {
       StoreTileTmaFused<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)),
                                             tc.n0, tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z), w,
