@@ -255,7 +255,7 @@ class MatmulPartitioning:
         plain = mm._matmul_p.kernel
 
         def matmul(a, b):
-            return lax.psum(plain.bind(a, b, precision=params["precision"], pad=params.get("pad", False)), k_axes)
+            return lax.psum(plain.bind(a, b, precision=params["precision"], pad=params["pad"]), k_axes)
 
         if not self.linear:
             return matmul

@@ -23,7 +23,6 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 from jax import lax
-
 from jax.interpreters import mlir
 
 from . import _checks
@@ -103,7 +102,7 @@ def _cuda_padding(platform, kernel, ffi_rule):
         a, b = ctx.avals_in[0], ctx.avals_in[1]
         unit = 16 // np.dtype(a.dtype).itemsize
         m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-        if not params.get("pad") or m <= 8 or (k % unit == 0 and n % unit == 0):
+        if not params["pad"] or m <= 8 or (k % unit == 0 and n % unit == 0):
             return ffi_rule(ctx, *operands, **params)
         dk, dn = -k % unit, -n % unit
 
