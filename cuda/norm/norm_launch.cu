@@ -423,7 +423,8 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // registers (BlockPerRowRegistersTwoPerSm, JK_NORM_TIER="block2 8 256") was faster in two lab runs on an
   // H200 (827.9 and 832.3 us against 854.2; XLA command buffers off, bench/lab/norm_block2_h200.txt) but
   // took 951.7 us in the benchmark run that followed (command buffers on, the default; the bulk tier: 863.9
-  // in session 5's), so it is not the default until the two are timed side by side in the benchmark's setting.
+  // in session 5's). Timed side by side in separate benchmark processes (session 7): bulk 857 us against 953
+  // with command buffers on, 855 / 946 off, so the bulk tier stays.
   if (dflt && BulkSmemFits<T, P>(p) && p.n >= 8192 &&
       (sizeof(T) == 2 || K == Kind::kLayerNorm))
     return LaunchBulkSmem<T, K, P>(p, stream, 0, kBulkDefaultThreads, 0);
