@@ -112,7 +112,7 @@ def test_matmul_large_tiles_float32(rng):
 # Exact float32 (SimtRegisterBlocked): each tile size (32x64, 64x64, 128x128, chosen by tile counts) with
 # many k-tiles (more than the cp.async ring's stages), a K tail inside the last k-tile, M/N tails; default
 # (register double buffering) and, on a GPU, JK_MATMUL_SIMT=cpasync.
-@pytest.mark.parametrize("variant", ["default"] + (["cpasync"] if ON_GPU else []))
+@pytest.mark.parametrize("variant", ["default"] + (["cpasync", "noswizzle"] if ON_GPU else []))
 @pytest.mark.parametrize("mkn", [(130, 1028, 132), (1000, 100, 1100), (2100, 1028, 2060)], ids=str)
 def test_matmul_float32_pipeline(rng, monkeypatch, mkn, variant):
     if variant != "default":

@@ -84,6 +84,53 @@ def test_softmax_long_masked_falls_back(monkeypatch, rng, ring, dtype):
     assert_close(y, want, dtype)
 
 
+# kClusterRowsRegisters (cuda/softmax/softmax_cluster.cuh), forced by JK_SOFTMAX_CLUSTER_ROWS = "E R" (E
+# elements per thread, 64: 16-bit packed (float32 then keeps the default tiers); R resident CTAs per SM, 0: a
+# cluster per row, -1: as many as fit): rows over one CTA's 512 x 32 elements, clusters of 2-8; (600, 20000)
+# loops every persistent cluster over several rows (both slot parities).
+CLUSTERS = ["32 2", "16 2", "32 0", "32 -1", "64 -1", "64 0"] if ON_GPU else []
+CLUSTER_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3, 65544), (2, 131072)]
+
+
+@pytest.mark.parametrize("knob", CLUSTERS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", CLUSTER_ROWS)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_cluster_rows(monkeypatch, rng, knob, dtype, rows, n, log):
+    monkeypatch.setenv("JK_SOFTMAX_CLUSTER_ROWS", knob)
+    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
+    fn = jk.log_softmax if log else jk.softmax
+    y = jax.jit(lambda v: fn(v))(x)
+    assert y.dtype == dtype and y.shape == (rows, n)
+    assert_close(y, np_softmax(xf, log), dtype)
+
+
+@pytest.mark.parametrize("knob", CLUSTERS)
+def test_softmax_cluster_special_and_masked_rows(monkeypatch, rng, knob):
+    """As test_softmax_long_special_rows, through the cluster tier; then a mask (applied in the kernel)."""
+    monkeypatch.setenv("JK_SOFTMAX_CLUSTER_ROWS", knob)
+    n = 40000
+    r = np.random.default_rng(8)
+    x = r.standard_normal((6, n)).astype(np.float32)
+    x[0] = -np.inf
+    x[1, 123] = np.nan
+    x[2, 39999] = np.inf
+    x[3] *= 1e4
+    x[4] = x[4] * 0.1 - 3e38
+    for log in (False, True):
+        fn = jk.log_softmax if log else jk.softmax
+        y = np.asarray(jax.jit(lambda v: fn(v))(jnp.asarray(x)))
+        assert np.isnan(y[:3]).all()
+        assert_close(y[3:], np_softmax(x[3:].astype(np.float64), log), jnp.float32, scale=4.0)
+    where = r.random((6, n)) < 0.7
+    where[5] = False  # a fully masked row: zeros (softmax), as jax.nn
+    xs, xf = randn(rng, (6, n), jnp.float32)
+    y = np.asarray(jax.jit(lambda v, w: jk.softmax(v, where=w))(xs, jnp.asarray(where)))
+    want = np.where(where, np_softmax(np.where(where, xf, -np.inf)), 0.0)
+    assert_close(y[:5], want[:5], jnp.float32)
+    assert (y[5] == 0).all()
+
+
 def np_layer_norm(x, s, b, eps=1e-5):
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)

@@ -31,6 +31,15 @@ CEILING = 4274.0
 TOL = {"float32": 1e-5, "bfloat16": 1.6e-2, "float16": 2e-3}
 RING = {"r1u4": "ring 1 4 3", "r1u2": "ring 1 2 6", "r1u2l4": "ring 1 2 4", "r2u4": "ring 2 4 3",
         "r4u4": "ring 4 4 3"}
+# Session 8, --cluster: softmax's kClusterRowsRegisters (cuda/softmax/softmax_cluster.cuh) under
+# JK_SOFTMAX_CLUSTER_ROWS = "E R" (E elements per thread, 64: 16-bit packed; R resident CTAs per SM, 0: a
+# cluster per row, -1 (a): as many clusters as fit at once). The first run (bench/lab/s8_h200.md) also timed
+# c32r1 ("32 1"), c32r4 ("32 4") and c16r2 ("16 2"), all slower.
+CLUSTER = {"c32r2": "32 2", "c32ra": "32 -1", "c32r0": "32 0", "c64r2": "64 2", "c64ra": "64 -1", "c64r0": "64 0"}
+
+
+def cluster_variants(dname):
+    return ["c32r2", "c32ra", "c32r0"] if dname == "float32" else ["c64r2", "c64ra", "c64r0", "c32r0"]
 
 
 def rows_for(cols):
@@ -86,6 +95,7 @@ def main():
     ap.add_argument("--budget", type=float, default=1e9, help="seconds; stop starting cases after this")
     ap.add_argument("--case", action="append", default=[], metavar="OP:DTYPE:COLS",
                     help="only these cases (repeatable), e.g. rms_norm:float32:65536")
+    ap.add_argument("--cluster", action="store_true", help="time the cluster-rows variants (softmax only)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -158,14 +168,22 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        names = ["off"] + ([spec.split("=")[0] for spec in a.ring] or variants(op, dname, cols))
+        if a.cluster:
+            names = ["off"] + cluster_variants(dname)
+        else:
+            names = ["off"] + ([spec.split("=")[0] for spec in a.ring] or variants(op, dname, cols))
         for rep in range(2):  # alternate: jnp, variants, then the reverse order
             order = ["jnp"] + names if rep == 0 else names[::-1] + ["jnp"]
             for name in order:
                 if name == "jnp":
                     res.setdefault(name, []).append(timed(ref))
                     continue
-                os.environ[knob] = "off" if name == "off" else RING[name]
+                os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
+                if name in CLUSTER:
+                    os.environ["JK_SOFTMAX_CLUSTER_ROWS"] = CLUSTER[name]
+                    os.environ[knob] = "off"
+                else:
+                    os.environ[knob] = "off" if name == "off" else RING[name]
                 try:
                     ms = timed(ours)
                     if rep == 0:
@@ -177,6 +195,7 @@ def main():
                     ms = float("nan")
                 res.setdefault(name, []).append(ms)
         os.environ.pop(knob, None)
+        os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

@@ -386,10 +386,15 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       const int64_t sms = NumSMs();
       const char* env = std::getenv("JK_MATMUL_SIMT");
       const bool regs = !(env != nullptr && std::strcmp(env, "cpasync") == 0);
+      // Session 8 lab: the 128x128 tile with a's tile swizzled (conflict-free stash); JK_MATMUL_SIMT=noswizzle
+      // keeps the layout of before.
+      const bool swizzle = !(env != nullptr && std::strcmp(env, "noswizzle") == 0);
       // Measured without gain at 4096^3 (bench/lab/matmul_tf32_h200.md): BK = 8 3.40 -> 4.73 ms, BK = 8 with
       // 2 blocks per SM (128 registers, spills) 3.42 ms.
       if (tiles(128, 128) >= 2 * sms) {
-        if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        if (regs && swizzle)
+          mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0, true><<<Grid(p, 128, 128), block, 0, stream>>>(p);
+        else if (regs) mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0><<<Grid(p, 128, 128), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 8, 2, 4><<<Grid(p, 128, 128), block, 0, stream>>>(p);
       } else if (tiles(64, 64) >= sms) {
         if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);

@@ -119,10 +119,15 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // The body is shared by two kernels so the unsplit one (SimtRegisterBlockedKernel) keeps the signature it
 // had before split-K existed; its SASS is the one measured then (cuobjdump, sm_90a; see ActivateFor in
 // matmul_epilogue.cuh for the change that had altered it).
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK>
+// kSwizzle: a's k-major tile stores row r of k-row k at column r ^ ((k / 4 % 4) * 8). Without it the
+// stash's 4-byte stores put the 4 lanes that share a row of a (its 4 k-quads) in one bank, a 4-way conflict
+// on every store, paid on the critical path between the math and the barrier; the XOR of bits 3-4 spreads
+// them over 32 banks and keeps the math's TM/2-wide vector reads contiguous (TM/2 <= 8).
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK, bool kSwizzle = false>
 __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, int cluster) {
   constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
+  static_assert(!kSwizzle || (BM >= 32 && VM <= 8), "the XOR stays inside the row and the vector");
   static_assert(kStages == 0 || kStages >= 2, "register double buffering or a cp.async ring");
   constexpr int kBufs = kStages == 0 ? 2 : kStages;
   constexpr int kALoads = (BM * BK / 4 + kSimtThreads - 1) / kSimtThreads;  // float4 per thread
@@ -161,9 +166,10 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
         pb[l] = static_cast<const float*>(p.b) + o.b + (b_ok[l] ? n0 + c : 0) + b_kk[l] * p.n;
       }
       // Shared-memory destinations of a thread's slots (the same in every buffer).
+      auto a_col = [](int k, int r) { return kSwizzle ? r ^ (((k >> 2) & 3) << 3) : r; };
       auto a_dst = [&](int buf, int l, int q) -> float* {
         const int e = threadIdx.x + l * kSimtThreads;
-        return &as[buf][a_kq[l] + q][e / (BK / 4)];
+        return &as[buf][a_kq[l] + q][a_col(a_kq[l] + q, e / (BK / 4))];
       };
       auto b_dst = [&](int buf, int l) -> float* { return &bs[buf][b_kk[l]][(threadIdx.x + l * kSimtThreads) % (BN / 4) * 4]; };
       auto a_live = [&](int l) { return threadIdx.x + l * kSimtThreads < BM * BK / 4; };
@@ -210,7 +216,8 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
           float af[TM], bf[TN];
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const Pack<float, VM> va = *reinterpret_cast<const Pack<float, VM>*>(&as[buf][kk][ty * VM + h * BM / 2]);
+            const Pack<float, VM> va =
+                *reinterpret_cast<const Pack<float, VM>*>(&as[buf][kk][a_col(kk, ty * VM + h * BM / 2)]);
             const Pack<float, VN> vb = *reinterpret_cast<const Pack<float, VN>*>(&bs[buf][kk][tx * VN + h * BN / 2]);
 #pragma unroll
             for (int i = 0; i < VM; ++i) af[h * VM + i] = va.v[i];
@@ -293,9 +300,9 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
   }
 }
 
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages>
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSwizzle = false>
 __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
-  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, kStages, false>(p, 1);
+  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, kStages, false, kSwizzle>(p, 1);
 }
 template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks>
 __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedSplitKernel(MatmulProblem p, int cluster) {

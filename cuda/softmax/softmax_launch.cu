@@ -14,8 +14,11 @@
 //                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
 //                        thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS (256) that exchange the
 //                        statistics through distributed shared memory.
-//   kBlockRowsTwoPass    longer rows: a block per row, an online max/sum pass, then a second read
-//                        (mostly from L2) that writes.
+//   kClusterRowsRegisters  unmasked 16-byte rows past the block tier (float32 n > 16384, 16-bit n > 32768; up
+//                        to 8x longer): the row in the registers of a thread-block cluster (softmax_cluster.cuh),
+//                        one read, a persistent grid; see ClusterRowsChoice.
+//   kBlockRowsTwoPass    longer rows (and masked ones past the block tier): a block per row, an online max/sum
+//                        pass, then a second read (mostly from L2) that writes.
 //   kRingRows            (where SoftmaxRingChoice says; none by default yet) unmasked 16-byte rows read from
 //                        DRAM once through a shared-memory ring fed by bulk copies (softmax_long.cuh,
 //                        common/long_rows.cuh); lab knob JK_SOFTMAX_LONG = "ring C U L" / "off".
@@ -42,10 +45,12 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
 #include "common/launch.h"
+#include "softmax/softmax_cluster.cuh"
 #include "softmax/softmax_columns.cuh"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
@@ -361,6 +366,86 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
   return LastLaunchError();
 }
 
+// kClusterRowsRegisters (softmax_cluster.cuh): unmasked rows longer than one CTA's registers, spread over a
+// cluster of C CTAs of 512 threads x `elems` elements, read once: float32 rows of 16384 < n <= 131072 at 32
+// widened elements per thread (C = 2..8), 16-bit rows of 32768 < n <= 262144 at 64 packed elements (C =
+// 2..8); a persistent grid of as many clusters as fit at once. Measured on an H200 (bench/lab/s8_h200.md,
+// softmax / log_softmax, against the tiers of before: two passes, and for 16-bit 32768 HalfWideRows):
+//   float32 49152 x 32768   74% -> 88-89% of the copy ceiling   1.45 -> 1.74x jnp
+//   float32 24576 x 65536   65% -> 80-82%                       1.27 -> 1.57-1.60x
+//   16-bit  24576 x 65536   63-69% -> 80-83%                    1.47-1.82 -> 1.88-2.30x
+// (one cluster per row instead of a persistent grid: 75-85%; 16 widened elements per thread, clusters twice
+// as wide: 41-44%). Masked rows keep the other tiers (float32 at 32 elements spills under the mask).
+// Lab knob JK_SOFTMAX_CLUSTER_ROWS = "E R" (E = 16, 32 or 64 (16-bit only) elements per thread; R resident
+// CTAs per SM for a persistent grid, 0: one cluster per row, -1: as many clusters as the occupancy
+// calculator says fit at once) forces the tier past one CTA's 512 x 32 elements, masked rows included;
+// "off" disables it. Re-read at every launch (XLA command buffers off) so one process can time each setting.
+struct ClusterRowsShape {
+  int ctas = 0, elems = 0, resident = 0;  // ctas == 0: not this tier
+};
+template <typename T, bool kMask>
+ClusterRowsShape ClusterRowsChoice(int64_t n) {
+  if (!HasClusters()) return {};
+  constexpr int64_t kThreads = softmax::kBlockRowsMaxThreads;
+  int e = sizeof(T) == 2 ? 64 : 32, r = -1;
+  int64_t from = sizeof(T) == 2 ? kThreads * 64 : kThreads * 32;  // longer than the block tiers' rows
+  if (const char* env = std::getenv("JK_SOFTMAX_CLUSTER_ROWS")) {
+    if (std::sscanf(env, "%d %d", &e, &r) != 2 || !(e == 16 || e == 32 || (e == 64 && sizeof(T) == 2))) return {};
+    from = kThreads * 32;
+  } else if (kMask) {
+    return {};
+  }
+  if (n <= from) return {};
+  int c = 1;
+  while (c < kMaxCluster && n > int64_t(c) * kThreads * e) c *= 2;
+  if (n > int64_t(c) * kThreads * e) return {};
+  return {c, e, r};
+}
+
+// Clusters in the grid: one per row (resident == 0), `resident` CTAs per SM, or (resident < 0) the number the
+// occupancy calculator says can be resident at once.
+template <typename Kernel>
+cudaError_t ClusterRowsGrid(Kernel kernel, const ClusterRowsShape& shape, int threads, int64_t rows,
+                            int64_t* clusters) {
+  *clusters = std::min<int64_t>(rows, int64_t(1) << 24);
+  if (shape.resident > 0) {
+    *clusters = std::min<int64_t>(*clusters, std::max<int64_t>(1, int64_t(shape.resident) * NumSMs() / shape.ctas));
+  } else if (shape.resident < 0) {
+    ClusterLaunch probe(dim3(static_cast<unsigned>(shape.ctas)), dim3(threads), nullptr, shape.ctas);
+    int fit = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
+    if (e != cudaSuccess) return e;
+    *clusters = std::min<int64_t>(*clusters, std::max(fit, 1));
+  }
+  return cudaSuccess;
+}
+
+template <typename T, int kVec, int kElems, bool kMask>
+cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
+  auto kernel = [] {
+    if constexpr (kElems == 64) return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask>;
+    else return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask>;
+  }();
+  // Threads: the row's packs over the cluster, rounded up to whole warps.
+  const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
+  const int threads = static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(per_cta, 32) * 32));
+  int64_t clusters = 0;
+  cudaError_t e = ClusterRowsGrid(kernel, shape, threads, a.rows, &clusters);
+  if (e != cudaSuccess) return e;
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), a.stream, shape.ctas);
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+
+template <typename T, int kVec, bool kMask>
+cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
+  if constexpr (sizeof(T) == 2) {
+    if (shape.elems == 64) return LaunchClusterRowsImpl<T, kVec, 64, kMask>(a, shape);
+  }
+  if (shape.elems == 32) return LaunchClusterRowsImpl<T, kVec, 32, kMask>(a, shape);
+  return LaunchClusterRowsImpl<T, kVec, 16, kMask>(a, shape);
+}
+
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
@@ -372,6 +457,10 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
           long_rows::LaunchRing<T>(softmax::RingSoftmaxOp{a.log}, a.x, a.y, a.rows, a.n, ring, a.stream);
       if (e != cudaErrorNotSupported) return e;
     }
+  }
+  if constexpr (kVec > 1) {
+    const ClusterRowsShape cs = ClusterRowsChoice<T, kMask>(a.n);
+    if (cs.ctas > 1) return LaunchClusterRows<T, kVec, kMask>(a, cs);
   }
   const bool fits = a.n <= BlockRowsMax();
   if constexpr (sizeof(T) == 2 && kVec > 1) {
