@@ -32,6 +32,8 @@ if not ON_GPU:  # the CPU twin has no tiers here (test_softmax.py / test_norms.p
 def _ring(monkeypatch, ring, knob):
     if ring != "default":
         monkeypatch.setenv(knob, ring)
+        # The norms' cluster tier (norm_cluster.cu) comes first in their dispatch: off, so the ring runs.
+        monkeypatch.setenv("JK_NORM_CLUSTER", "off")
 
 
 def np_softmax(x, log=False):
@@ -207,3 +209,50 @@ def test_norm_long_grouped_params_many_rows(monkeypatch, rng, ring, dtype, n):
     assert_close(y, ey, dtype, scale=2.0)
     y = jax.jit(jax.vmap(lambda v, s: jk.rms_norm(v, s)))(x, s)
     assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf[:, None, :], dtype, scale=2.0)
+
+
+# The norms' cluster tier (cuda/norm/norm_cluster.cu), JK_NORM_CLUSTER = "F R": rows longer than F columns
+# (0: the default rule, float32 n >= 16384, 16-bit n > 32768; 2048: also rows that fit one CTA, no
+# cluster), R resident clusters (-1: as many as fit, 0: one per row, 2: 2 CTAs per SM). The default dispatch
+# runs it too (the long-row tests above); here every grid shape, with statistics, grouped parameters, a
+# large mean, and rows crossing the cluster sizes (16384 f32 = one CTA; 131072 = 8 CTAs of 16-bit).
+NORM_CLUSTERS = ["0 -1", "0 0", "2048 -1", "0 2"] if ON_GPU else []
+NORM_CLUSTER_ROWS = [(3, 4104), (5, 16384), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3, 65544),
+                     (2, 131072)]
+
+
+@pytest.mark.parametrize("knob", NORM_CLUSTERS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", NORM_CLUSTER_ROWS)
+def test_norm_cluster_rows(monkeypatch, rng, knob, dtype, rows, n):
+    monkeypatch.setenv("JK_NORM_CLUSTER", knob)
+    x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
+    s, sf = randn(rng, (n,), dtype)
+    b, bf = randn(rng, (n,), dtype)
+    y, mean, rstd = jax.jit(lambda v, s, b: jk.layer_norm(v, s, b, return_stats=True))(x, s, b)
+    ey, em, er = np_layer_norm(xf, sf, bf)
+    assert_close(y, ey, dtype, scale=2.0)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(rstd, er, jnp.float32, scale=4.0)
+    y = jax.jit(lambda v, s: jk.rms_norm(v, s))(x, s)
+    assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf, dtype, scale=2.0)
+    y = jax.jit(lambda v: jk.layer_norm(v))(x)  # no parameters
+    assert_close(y, np_layer_norm(xf, None, None)[0], dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("knob", NORM_CLUSTERS)
+def test_norm_cluster_large_mean_and_groups(monkeypatch, rng, knob):
+    monkeypatch.setenv("JK_NORM_CLUSTER", knob)
+    x, xf = randn(rng, (4, 65536), jnp.float32, scale=0.1, loc=1e4)
+    y, mean, rstd = jax.jit(lambda v: jk.layer_norm(v, return_stats=True))(x)
+    ey, em, er = np_layer_norm(xf, None, None)
+    assert_close(rstd, er, jnp.float32, rtol=1e-3, atol=1e-3)
+    assert_close(y, ey, jnp.float32, rtol=1e-2, atol=1e-2)
+    for dtype, n in [(jnp.float32, 32768), (jnp.bfloat16, 65536)]:
+        x, xf = randn(rng, (5, 40, n), dtype)
+        s, sf = randn(rng, (5, n), dtype)
+        b, bf = randn(rng, (5, n), dtype)
+        y = jax.jit(jax.vmap(lambda v, s, b: jk.layer_norm(v, s, b)))(x, s, b)
+        assert_close(y, np_layer_norm(xf, sf[:, None, :], bf[:, None, :])[0], dtype, scale=2.0)
+        y = jax.jit(jax.vmap(lambda v, s: jk.rms_norm(v, s)))(x, s)
+        assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf[:, None, :], dtype, scale=2.0)

@@ -38,6 +38,12 @@ RING = {"r1u4": "ring 1 4 3", "r1u2": "ring 1 2 6", "r1u2l4": "ring 1 2 4", "r2u
 CLUSTER = {"c32r2": "32 2", "c32ra": "32 -1", "c32r0": "32 0", "c64r2": "64 2", "c64ra": "64 -1", "c64r0": "64 0"}
 
 
+# --norm-cluster: the norms' cluster tier (cuda/norm/norm_cluster.cu) under JK_NORM_CLUSTER ("F R", see there):
+# "before" = off (the ring / two-read tiers of before), "ncdef" = the default rule (occupancy-sized grid),
+# "nc0" = one cluster per row, "nc2" = 2 CTAs per SM.
+NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0", "nc2": "0 2"}
+
+
 def cluster_variants(dname):
     return ["c32r2", "c32ra", "c32r0"] if dname == "float32" else ["c64r2", "c64ra", "c64r0", "c32r0"]
 
@@ -96,6 +102,7 @@ def main():
     ap.add_argument("--case", action="append", default=[], metavar="OP:DTYPE:COLS",
                     help="only these cases (repeatable), e.g. rms_norm:float32:65536")
     ap.add_argument("--cluster", action="store_true", help="time the cluster-rows variants (softmax only)")
+    ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -168,7 +175,9 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        if a.cluster:
+        if a.norm_cluster:
+            names = list(NORM_CLUSTER)
+        elif a.cluster:
             names = ["off"] + cluster_variants(dname)
         else:
             names = ["off"] + ([spec.split("=")[0] for spec in a.ring] or variants(op, dname, cols))
@@ -179,7 +188,12 @@ def main():
                     res.setdefault(name, []).append(timed(ref))
                     continue
                 os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
-                if name in CLUSTER:
+                os.environ.pop("JK_NORM_CLUSTER", None)
+                if name in NORM_CLUSTER:
+                    os.environ.pop(knob, None)
+                    if NORM_CLUSTER[name] is not None:
+                        os.environ["JK_NORM_CLUSTER"] = NORM_CLUSTER[name]
+                elif name in CLUSTER:
                     os.environ["JK_SOFTMAX_CLUSTER_ROWS"] = CLUSTER[name]
                     os.environ[knob] = "off"
                 else:
@@ -196,6 +210,7 @@ def main():
                 res.setdefault(name, []).append(ms)
         os.environ.pop(knob, None)
         os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
+        os.environ.pop("JK_NORM_CLUSTER", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

@@ -37,6 +37,7 @@
 #include <type_traits>
 
 #include "common/launch.h"
+#include "norm/norm_cluster.h"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
 #include "norm/norm_long.h"
@@ -444,8 +445,12 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     const int64_t threads = CeilDiv(CeilDiv(packs, c), 32) * 32;
     if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), 1);
   }
-  if (forced.tier == Forced::kNone) {  // long rows read once through a shared-memory ring (norm_long.cu)
-    const cudaError_t e = norm::LaunchLongRows<T, K>(p, stream);
+  if (forced.tier == Forced::kNone) {
+    // Long rows held in a thread-block cluster's registers, read once (norm_cluster.cu), where its rule
+    // says; else read once through a shared-memory ring (norm_long.cu), where that one's says.
+    cudaError_t e = norm::LaunchClusterRows<T, K>(p, stream);
+    if (e != cudaErrorNotSupported) return e;
+    e = norm::LaunchLongRows<T, K>(p, stream);
     if (e != cudaErrorNotSupported) return e;
   }
   return LaunchTwoReads<T, K, P>(p, stream, false);

@@ -70,6 +70,8 @@ struct RingSoftmaxOp {
 // Where it lost, no entry: float32 16384 (the 32-element block tier, 96%: ring 72-74%) and 16-bit 32768
 // (64 packed elements per thread, 90-94%: ring 58-68%). Rows between the measured lengths take the entry
 // of the longer one (the row still fits the ring or the cluster's rings the same way).
+// Since session 8 these rows take the cluster tier first (softmax_launch.cu, ClusterRowsChoice: 80-89%), so
+// this table applies only where JK_SOFTMAX_LONG is set ("ring C U L" there overrides it anyway).
 template <typename T>
 long_rows::RingChoice SoftmaxRingChoice(int64_t n) {
   const long_rows::RingChoice def = long_rows::RuleFor({{4, 16385, 32768, {true, 1, 2, 6}},

@@ -1,0 +1,97 @@
+// The norms' cluster tier: shape rule and launch (kernel in norm_cluster.cuh).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/launch.h"
+#include "norm/norm_cluster.cuh"
+#include "norm/norm_cluster.h"
+
+namespace jk::norm {
+
+namespace {
+constexpr int kThreads = 512;
+constexpr int kMaxCluster = 8;  // the portable cluster size limit
+
+// Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
+// CTA of 512 threads under 64 registers, two per SM. The default takes LayerNorm rows of float32 n >= 16384
+// and of 16-bit n > 32768 (past the packed block tier); clusters of up to 8 on an occupancy-sized persistent
+// grid, and at float32 16384 (one CTA, no cluster) a CTA per row. H200 (bench/lab/s8_h200.md), against the
+// tiers before (two reads):
+//   float32 16384  85% -> 97% of the copy ceiling     float32 32768  67% -> 75%
+//   float32 65536  58% -> 71%                         16-bit 65536   64% -> 72%
+// RMSNorm lost (float32 32768 82% -> 66%, 65536 69% -> 59%; 16-bit 65536 a tie): its instantiations keep
+// 32-80 bytes of stack the LayerNorm ones do not (not analysed), so it keeps its tiers.
+// Lab knob JK_NORM_CLUSTER = "F R": rows longer than F columns (F = 0: the default's; RMSNorm included), R
+// resident clusters (-1: as many as the occupancy calculator says fit, 0: one cluster per row, R > 0: R
+// CTAs per SM); "off": none.
+struct Shape {
+  int ctas = 0, resident = -1;  // ctas == 0: not this tier
+};
+template <typename T, Kind K>
+Shape Choose(int64_t n) {
+  constexpr int64_t kElems = sizeof(T) == 4 ? 32 : 64;
+  int64_t from = sizeof(T) == 4 ? 16383 : 32768;  // rows longer than this
+  int resident = -2;                              // -2: the default's grid (see above)
+  if (const char* env = std::getenv("JK_NORM_CLUSTER")) {
+    int f = 0, r = -1;
+    if (std::sscanf(env, "%d %d", &f, &r) != 2) return {};
+    if (f > 0) from = f;
+    resident = r;
+  } else if (K == Kind::kRmsNorm) {
+    return {};
+  }
+  if (n <= from) return {};
+  int c = 1;
+  while (c < kMaxCluster && n > int64_t(c) * kThreads * kElems) c *= 2;
+  if (n > int64_t(c) * kThreads * kElems) return {};
+  if (resident == -2) resident = c == 1 ? 0 : -1;
+  return {c, resident};
+}
+}  // namespace
+
+template <typename T, Kind K>
+cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
+  if (p.inner != 1 || !RunsSm90Code()) return cudaErrorNotSupported;
+  const Shape shape = Choose<T, K>(p.n);
+  if (shape.ctas == 0) return cudaErrorNotSupported;
+  constexpr int kPacks = 8;
+  constexpr int kP = 16 / sizeof(T);
+  auto kernel = ClusterRowsNorm<T, K, kPacks>;
+  // Threads: the row's packs over the cluster, rounded up to whole warps (ranks own contiguous slices of
+  // kPacks * threads packs; the last rank's may be partly padding).
+  const int64_t packs = p.n / kP;
+  const int threads =
+      static_cast<int>(std::min<int64_t>(kThreads, CeilDiv(CeilDiv(packs, int64_t(kPacks) * shape.ctas), 32) * 32));
+  int64_t clusters = std::min<int64_t>(p.outer, int64_t(1) << 24);
+  if (shape.resident < 0) {
+    int fit = 0;
+    if (shape.ctas > 1) {
+      ClusterLaunch probe(dim3(static_cast<unsigned>(shape.ctas)), dim3(threads), nullptr, shape.ctas);
+      const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
+      if (e != cudaSuccess) return e;
+    } else {
+      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0);
+      if (e != cudaSuccess) return e;
+      fit *= NumSMs();
+    }
+    clusters = std::min<int64_t>(clusters, std::max(fit, 1));
+  } else if (shape.resident > 0) {
+    clusters = std::min<int64_t>(clusters, std::max<int64_t>(1, int64_t(shape.resident) * NumSMs() / shape.ctas));
+  }
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), stream, shape.ctas);
+  const cudaError_t e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+
+template cudaError_t LaunchClusterRows<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchClusterRows<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchClusterRows<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
+template cudaError_t LaunchClusterRows<__nv_bfloat16, Kind::kRmsNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
+template cudaError_t LaunchClusterRows<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t);
+template cudaError_t LaunchClusterRows<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t);
+
+}  // namespace jk::norm

@@ -1,0 +1,196 @@
+// LayerNorm / RMSNorm tier kClusterRowsRegisters: rows too long for one CTA's registers held in the registers
+// of a thread-block cluster and read from DRAM once. Device code only; the launcher is norm_cluster.cu.
+//
+// The softmax tier of the same name (softmax/softmax_cluster.cuh) showed the shape that works on an H200:
+// one cluster barrier per row, a persistent grid of as many clusters as fit, two CTAs of 512 threads per SM
+// so one streams while the other waits at its barrier. The norms' earlier cluster attempt
+// (BlockPerRowRegisters with `cluster` > 1) paid a cluster round trip per reduction and one cluster launch
+// per row, and lost to the two-read tier.
+//
+// Statistics: each thread reduces its elements of the row (shifted by the row's first element for LayerNorm,
+// RowShift in norm_kernels.cuh) to an exact two-pass Welford state (count, mean, M2) in registers; the CTA
+// merges the states (BlockAllReduceWelford), then every CTA merges the cluster's states in rank order after
+// one barrier (bit-identical statistics on every rank). RMSNorm uses the same states: mean(x^2) = var +
+// mean^2, two non-negative terms (as BlockPerRowTwoReads). The slots are indexed by row parity: a slot is
+// rewritten two rows later, after a barrier every peer reaches only once it has read it.
+//
+// Two layouts of the thread's part of the row, as the block tiers:
+//   float32  kPacks 16-byte packs held as floats (kPacks = 8: 32 elements, <= 64 registers);
+//   16-bit   kPacks 16-byte packs held as raw words (kPacks = 8: 64 elements, <= 64 registers), converted
+//            on the fly in each pass (UnpackPinned / UnpackAgain, norm_packed_block.cuh).
+// Pack k of rank r's thread t covers columns ((r * kPacks + k) * blockDim.x + t) * 8 / sizeof(T)...: each
+// rank owns a contiguous slice of the row, each pass coalesced.
+#pragma once
+#include <cooperative_groups.h>
+
+#include "norm/norm_packed_block.cuh"
+
+namespace jk::norm {
+
+namespace cg = cooperative_groups;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// The row's Welford state from every thread's: the CTA's merge, then the cluster's after one barrier.
+__device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, float4* slot) {
+  w = BlockAllReduceWelford(w, scratch);
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) *slot = make_float4(w.count, w.mean, w.m2, 0.f);
+  cluster.sync();  // every rank's state for this row is written and visible
+  Welford r;
+  for (unsigned k = 0; k < cluster.num_blocks(); ++k) {
+    const float4 s = *cluster.map_shared_rank(slot, k);
+    Welford o;
+    o.count = s.x, o.mean = s.y, o.m2 = s.z;
+    if (k == 0) r = o;
+    else r.Merge(o);
+  }
+  return r;
+}
+#endif
+
+// This thread's Welford state of `count` values: Begin with their sum (the mean), then Add each value (the
+// squared deviations from that mean): two exact passes over registers.
+struct ThreadWelford {
+  Welford w;
+  __device__ __forceinline__ void Begin(float count, float sum) {
+    w.count = count;
+    w.mean = count > 0.f ? sum / count : 0.f;
+  }
+  __device__ __forceinline__ void Add(float v) {
+    const float d = v - w.mean;
+    w.m2 = fmaf(d, d, w.m2);
+  }
+};
+
+template <typename T, Kind K, int kPacks>
+__global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
+    ClusterRowsNorm(Params<T> p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kP = 16 / sizeof(T);  // elements per pack
+  __shared__ float scratch[3 * 32];
+  __shared__ float4 slots[2];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  const int64_t rows = p.outer, n = p.n;
+  const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
+  const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
+  auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
+  int parity = 0;
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
+    const T* xr = p.x + row * n;
+    const float shift = RowShift<K>(p.x, row, rows, n);
+    ThreadWelford tw;
+    float mean = 0.f, rstd;
+    if constexpr (sizeof(T) == 4) {
+      Pack<T, kP> v[kPacks];  // x as loaded; the passes subtract the shift
+      int live = 0;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        const int col = col_of(k);
+        if (col < ncols) {
+          v[k] = LoadPack<T, kP>(xr + col);
+          ++live;
+        }
+      }
+      float s = 0.f;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k)
+        if (col_of(k) < ncols)
+#pragma unroll
+          for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
+      tw.Begin(static_cast<float>(live * kP), s);
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k)
+        if (col_of(k) < ncols)
+#pragma unroll
+          for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
+      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity]);
+      const float var = w.m2 / static_cast<float>(n);
+      mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
+      rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
+      asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
+      const T* scale = ScaleRow(p, row);
+      const T* bias = BiasRow(p, row);
+      T* yr = p.y + row * n;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        const int col = col_of(k);
+        if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
+      }
+    } else {
+      uint32_t pad = 0;
+      if constexpr (K == Kind::kLayerNorm) {
+        const uint16_t bits = *reinterpret_cast<const uint16_t*>(xr);
+        pad = uint32_t{bits} * 0x10001u;
+      }
+      uint4 raw[kPacks];
+      int live = 0;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        const int col = col_of(k);
+        raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
+        live += col < ncols;
+      }
+      // Padding packs hold the shift: they add nothing to the shifted sum, and the M2 pass skips them.
+      float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+          const float2 f = UnpackPinned<T>(Word(raw[k], w));
+          s0 += f.x - shift;
+          s1 += f.y - shift;
+        }
+      }
+      tw.Begin(static_cast<float>(live * kP), s0 + s1);
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        if (col_of(k) >= ncols) continue;
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+          const float2 f = UnpackAgain<T, 1>(Word(raw[k], w));
+          tw.Add(f.x - shift);
+          tw.Add(f.y - shift);
+        }
+      }
+      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity]);
+      const float var = w.m2 / static_cast<float>(n);
+      mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
+      rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
+      asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
+      const T* scale = ScaleRow(p, row);
+      const T* bias = K == Kind::kLayerNorm ? BiasRow(p, row) : nullptr;
+      T* yr = p.y + row * n;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        const int col = col_of(k);
+        if (col >= ncols) continue;
+        const uint4 g = scale != nullptr ? LoadWords(scale + col)
+                                         : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
+        uint4 b = make_uint4(0, 0, 0, 0);
+        if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
+        uint32_t o[4];
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+          const float2 f = UnpackAgain<T, 2>(Word(raw[k], w));
+          const float2 gf = UnpackPinned<T>(Word(g, w));
+          if constexpr (K == Kind::kLayerNorm) {
+            const float2 bf = UnpackPinned<T>(Word(b, w));
+            o[w] = Pack2<T>(fmaf((f.x - mean) * rstd, gf.x, bf.x), fmaf((f.y - mean) * rstd, gf.y, bf.y));
+          } else {
+            o[w] = Pack2<T>(f.x * rstd * gf.x, f.y * rstd * gf.y);
+          }
+        }
+        *reinterpret_cast<uint4*>(yr + col) = make_uint4(o[0], o[1], o[2], o[3]);
+      }
+    }
+    if (rank == 0 && t == 0 && p.mean != nullptr) {
+      p.mean[row] = mean;
+      p.rstd[row] = rstd;
+    }
+  }
+  cluster.sync();  // shared memory must outlive the peers' last reads
+#endif
+}
+
+}  // namespace jk::norm

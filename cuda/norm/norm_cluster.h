@@ -1,0 +1,16 @@
+// Host entry of the norms' cluster tier (norm_cluster.cu): rows too long for one CTA held in a thread-block
+// cluster's registers, read once. Included by norm_launch.cu only (it needs norm::Params).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "norm/norm_kernels.cuh"
+
+namespace jk::norm {
+
+// Normalises vectorised rows (the caller checks n % P == 0 and 16-byte alignment, inner == 1) with the
+// cluster tier where its shape rule (or the lab knob JK_NORM_CLUSTER = "E R" / "off", read at every launch)
+// takes them; otherwise cudaErrorNotSupported before launching anything.
+template <typename T, Kind K>
+cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream);
+
+}  // namespace jk::norm
