@@ -19,9 +19,10 @@
 //                        one read, a persistent grid; see ClusterRowsChoice.
 //   kBlockRowsTwoPass    longer rows (and masked ones past the block tier): a block per row, an online max/sum
 //                        pass, then a second read (mostly from L2) that writes.
-//   kRingRows            (where SoftmaxRingChoice says; none by default yet) unmasked 16-byte rows read from
-//                        DRAM once through a shared-memory ring fed by bulk copies (softmax_long.cuh,
-//                        common/long_rows.cuh); lab knob JK_SOFTMAX_LONG = "ring C U L" / "off".
+//   kRingRows            (lab knob JK_SOFTMAX_LONG = "ring C U L" / "off"; the default for float32 n > 16384
+//                        and 16-bit n > 32768 until session 8, now behind the cluster tier) unmasked 16-byte
+//                        rows read from DRAM once through a shared-memory ring fed by bulk copies
+//                        (softmax_long.cuh, common/long_rows.cuh).
 // Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
 // Opt-in (JK_STRIDED_TILE, not measured on a GPU yet): kColumnsTileRegisters for unmasked calls (16-byte
 // packs of inner columns, the column tile held in registers or a cluster's, one read; softmax_columns.cuh).
@@ -370,16 +371,18 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 // cluster of C CTAs of 512 threads x `elems` elements, read once: float32 rows of 16384 < n <= 131072 at 32
 // widened elements per thread (C = 2..8), 16-bit rows of 32768 < n <= 262144 at 64 packed elements (C =
 // 2..8); a persistent grid of as many clusters as fit at once. Measured on an H200 (bench/lab/s8_h200.md,
-// softmax / log_softmax, against the tiers of before: two passes, and for 16-bit 32768 HalfWideRows):
-//   float32 49152 x 32768   74% -> 88-89% of the copy ceiling   1.45 -> 1.74x jnp
-//   float32 24576 x 65536   65% -> 80-82%                       1.27 -> 1.57-1.60x
-//   16-bit  24576 x 65536   63-69% -> 80-83%                    1.47-1.82 -> 1.88-2.30x
+// softmax / log_softmax; two passes; the ring tier, the default before, from softmax_long.cuh's table):
+//   float32 49152 x 32768   two passes 74%, ring 85-89% -> 88-89% of the copy ceiling (1.74x jnp)
+//   float32 24576 x 65536   two passes 65%, ring 72-73% -> 80-82%                    (1.57-1.60x)
+//   16-bit  24576 x 65536   two passes 63-69%, ring 70-75% -> 80-85%                 (1.88-2.30x)
 // (one cluster per row instead of a persistent grid: 75-85%; 16 widened elements per thread, clusters twice
 // as wide: 41-44%). Masked rows keep the other tiers (float32 at 32 elements spills under the mask).
 // Lab knob JK_SOFTMAX_CLUSTER_ROWS = "E R" (E = 16, 32 or 64 (16-bit only) elements per thread; R resident
 // CTAs per SM for a persistent grid, 0: one cluster per row, -1: as many clusters as the occupancy
 // calculator says fit at once) forces the tier past one CTA's 512 x 32 elements, masked rows included;
 // "off" disables it. Re-read at every launch (XLA command buffers off) so one process can time each setting.
+// The cluster tier comes before the ring tier, which runs only where JK_SOFTMAX_LONG is set (and this
+// knob is not).
 struct ClusterRowsShape {
   int ctas = 0, elems = 0, resident = 0;  // ctas == 0: not this tier
 };
@@ -392,8 +395,8 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
   if (const char* env = std::getenv("JK_SOFTMAX_CLUSTER_ROWS")) {
     if (std::sscanf(env, "%d %d", &e, &r) != 2 || !(e == 16 || e == 32 || (e == 64 && sizeof(T) == 2))) return {};
     from = kThreads * 32;
-  } else if (kMask) {
-    return {};
+  } else if (kMask || std::getenv("JK_SOFTMAX_LONG") != nullptr) {
+    return {};  // masked rows; or the ring tier's lab knob set, which then decides (SoftmaxRingChoice)
   }
   if (n <= from) return {};
   int c = 1;
@@ -449,6 +452,10 @@ cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
+  if constexpr (kVec > 1) {
+    const ClusterRowsShape cs = ClusterRowsChoice<T, kMask>(a.n);
+    if (cs.ctas > 1) return LaunchClusterRows<T, kVec, kMask>(a, cs);
+  }
   if constexpr (kVec > 1 && !kMask) {
     // Long rows read once through a shared-memory ring (softmax_long.cuh), where chosen.
     const long_rows::RingChoice ring = softmax::SoftmaxRingChoice<T>(a.n);
@@ -457,10 +464,6 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
           long_rows::LaunchRing<T>(softmax::RingSoftmaxOp{a.log}, a.x, a.y, a.rows, a.n, ring, a.stream);
       if (e != cudaErrorNotSupported) return e;
     }
-  }
-  if constexpr (kVec > 1) {
-    const ClusterRowsShape cs = ClusterRowsChoice<T, kMask>(a.n);
-    if (cs.ctas > 1) return LaunchClusterRows<T, kVec, kMask>(a, cs);
   }
   const bool fits = a.n <= BlockRowsMax();
   if constexpr (sizeof(T) == 2 && kVec > 1) {
