@@ -59,6 +59,31 @@ struct ClusterLaunch {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Clusters of `ctas` CTAs of `threads` threads (no dynamic shared memory) in a grid over `rows` row tasks:
+// one per row (resident == 0, capped at 2^24), `resident` CTAs per SM (resident > 0), or (resident < 0) as
+// many as the occupancy calculator says can be resident at once (clusters of 1: blocks per SM x SMs). The
+// softmax and norm cluster tiers size their persistent grids with it.
+inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_t rows, int resident,
+                               int64_t* clusters) {
+  *clusters = std::min<int64_t>(rows, int64_t(1) << 24);
+  if (resident > 0) {
+    *clusters = std::min<int64_t>(*clusters, std::max<int64_t>(1, int64_t(resident) * NumSMs() / ctas));
+  } else if (resident < 0) {
+    int fit = 0;
+    if (ctas > 1) {
+      ClusterLaunch probe(dim3(static_cast<unsigned>(ctas)), dim3(threads), nullptr, ctas);
+      const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
+      if (e != cudaSuccess) return e;
+    } else {
+      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0);
+      if (e != cudaSuccess) return e;
+      fit *= NumSMs();
+    }
+    *clusters = std::min<int64_t>(*clusters, std::max(fit, 1));
+  }
+  return cudaSuccess;
+}
+
 // After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by
 // earlier asynchronous work; the caller's message names the op that noticed it.
 inline cudaError_t LastLaunchError() { return cudaGetLastError(); }

@@ -66,24 +66,12 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const int64_t packs = p.n / kP;
   const int threads =
       static_cast<int>(std::min<int64_t>(kThreads, CeilDiv(CeilDiv(packs, int64_t(kPacks) * shape.ctas), 32) * 32));
-  int64_t clusters = std::min<int64_t>(p.outer, int64_t(1) << 24);
-  if (shape.resident < 0) {
-    int fit = 0;
-    if (shape.ctas > 1) {
-      ClusterLaunch probe(dim3(static_cast<unsigned>(shape.ctas)), dim3(threads), nullptr, shape.ctas);
-      const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
-      if (e != cudaSuccess) return e;
-    } else {
-      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0);
-      if (e != cudaSuccess) return e;
-      fit *= NumSMs();
-    }
-    clusters = std::min<int64_t>(clusters, std::max(fit, 1));
-  } else if (shape.resident > 0) {
-    clusters = std::min<int64_t>(clusters, std::max<int64_t>(1, int64_t(shape.resident) * NumSMs() / shape.ctas));
-  }
+  int64_t clusters = 0;
+  cudaError_t e =
+      ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, p.outer, shape.resident, &clusters);
+  if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), stream, shape.ctas);
-  const cudaError_t e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 

@@ -164,24 +164,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (col >= ncols) continue;
-        const uint4 g = scale != nullptr ? LoadWords(scale + col)
-                                         : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
-        uint4 b = make_uint4(0, 0, 0, 0);
-        if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
-        uint32_t o[4];
-#pragma unroll
-        for (int w = 0; w < 4; ++w) {
-          const float2 f = UnpackAgain<T, 2>(Word(raw[k], w));
-          const float2 gf = UnpackPinned<T>(Word(g, w));
-          if constexpr (K == Kind::kLayerNorm) {
-            const float2 bf = UnpackPinned<T>(Word(b, w));
-            o[w] = Pack2<T>(fmaf((f.x - mean) * rstd, gf.x, bf.x), fmaf((f.y - mean) * rstd, gf.y, bf.y));
-          } else {
-            o[w] = Pack2<T>(f.x * rstd * gf.x, f.y * rstd * gf.y);
-          }
-        }
-        *reinterpret_cast<uint4*>(yr + col) = make_uint4(o[0], o[1], o[2], o[3]);
+        if (col < ncols) StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
       }
     }
     if (rank == 0 && t == 0 && p.mean != nullptr) {

@@ -75,6 +75,29 @@ __device__ __forceinline__ float RowSum(float v, float* scratch) {
   else return BlockAllReduce(v, SumOp(), scratch);
 }
 
+// The output pack of a packed row at column `col` (8 elements): LayerNorm (x - mean) * rstd * scale + bias,
+// RMSNorm x * rstd * scale, with the scale/bias packs loaded here (absent: 1 and 0) and converted on the fly.
+template <typename T, Kind K>
+__device__ __forceinline__ void StorePackedNormalized(T* yr, const uint4& x, const T* scale, const T* bias, int col,
+                                                      float mean, float rstd) {
+  const uint4 g = scale != nullptr ? LoadWords(scale + col) : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
+  uint4 b = make_uint4(0, 0, 0, 0);
+  if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
+  uint32_t o[4];
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    const float2 f = UnpackAgain<T, 2>(Word(x, w));
+    const float2 gf = UnpackPinned<T>(Word(g, w));
+    if constexpr (K == Kind::kLayerNorm) {
+      const float2 bf = UnpackPinned<T>(Word(b, w));
+      o[w] = Pack2<T>(fmaf((f.x - mean) * rstd, gf.x, bf.x), fmaf((f.y - mean) * rstd, gf.y, bf.y));
+    } else {
+      o[w] = Pack2<T>(f.x * rstd * gf.x, f.y * rstd * gf.y);
+    }
+  }
+  *reinterpret_cast<uint4*>(yr + col) = make_uint4(o[0], o[1], o[2], o[3]);
+}
+
 // kMinBlocks: the CTAs of 512 threads per SM the register cap must allow (3: <= 40 registers, 2: <= 64,
 // 4: <= 32).
 template <typename T, Kind K, int kPacks, int kMinBlocks, bool kWarpRow>
@@ -156,23 +179,7 @@ __global__ void __launch_bounds__(kPackedBlockMaxThreads, kMinBlocks) BlockPerRo
 #pragma unroll
     for (int k = 0; k < kPacks; ++k) {
       const int col = (k * lanes + t) * kP;
-      if (col >= ncols) continue;
-      const uint4 g = scale != nullptr ? LoadWords(scale + col) : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
-      uint4 b = make_uint4(0, 0, 0, 0);
-      if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
-      uint32_t o[4];
-#pragma unroll
-      for (int w = 0; w < 4; ++w) {
-        const float2 f = UnpackAgain<T, 2>(Word(raw[k], w));
-        const float2 gf = UnpackPinned<T>(Word(g, w));
-        if constexpr (K == Kind::kLayerNorm) {
-          const float2 bf = UnpackPinned<T>(Word(b, w));
-          o[w] = Pack2<T>(fmaf((f.x - mean) * rstd, gf.x, bf.x), fmaf((f.y - mean) * rstd, gf.y, bf.y));
-        } else {
-          o[w] = Pack2<T>(f.x * rstd * gf.x, f.y * rstd * gf.y);
-        }
-      }
-      *reinterpret_cast<uint4*>(yr + col) = make_uint4(o[0], o[1], o[2], o[3]);
+      if (col < ncols) StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
     }
     if (t == 0 && p.mean != nullptr) {
       p.mean[row] = mean;

@@ -133,15 +133,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
         const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-        if (col >= n) continue;
-        bool live[kVec];
-        LoadLive<kVec>(mask, moff, col, live);
-        uint32_t* w = &raw[p].x;
-#pragma unroll
-        for (int k = 0; k < kVec / 2; ++k) {
-          const uint32_t keep = (live[2 * k] ? 0xFFFFu : 0u) | (live[2 * k + 1] ? 0xFFFF0000u : 0u);
-          w[k] = (w[k] & keep) | (kNegInf2 & ~keep);
-        }
+        if (col < n) MaskPackedPack(raw[p], mask, moff, col, kNegInf2);
       }
     }
     float m = PackedMax<T2, kPacks>(raw, kNegInf2);

@@ -405,6 +405,20 @@ __device__ __forceinline__ uint4 PackedOutput(const uint4& raw, float m, float a
   return out;
 }
 
+// Masked entries of one packed 16-byte pack (8 16-bit elements at column `col`) set to -inf (neg_inf2: the
+// -inf pair's bits).
+__device__ __forceinline__ void MaskPackedPack(uint4& raw, const MaskIndex& mask, int64_t moff, int64_t col,
+                                               uint32_t neg_inf2) {
+  bool live[8];
+  LoadLive<8>(mask, moff, col, live);
+  uint32_t* w = &raw.x;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t keep = (live[2 * k] ? 0xFFFFu : 0u) | (live[2 * k + 1] ? 0xFFFF0000u : 0u);
+    w[k] = (w[k] & keep) | (neg_inf2 & ~keep);
+  }
+}
+
 // kMinBlocks = 3: <= 40 registers (32 elements per thread); 2: <= 64 registers, for 64 elements per thread
 // (16-bit rows of up to 32768 in one read).
 template <typename T, int kPacks, bool kMask, int kMinBlocks = 3>
@@ -433,15 +447,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
         const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-        if (col >= n) continue;
-        bool live[kVec];
-        LoadLive<kVec>(mask, moff, col, live);
-        uint32_t* w = &raw[p].x;
-#pragma unroll
-        for (int k = 0; k < kVec / 2; ++k) {
-          const uint32_t keep = (live[2 * k] ? 0xFFFFu : 0u) | (live[2 * k + 1] ? 0xFFFF0000u : 0u);
-          w[k] = (w[k] & keep) | (kNegInf2 & ~keep);
-        }
+        if (col < n) MaskPackedPack(raw[p], mask, moff, col, kNegInf2);
       }
     }
     float m = PackedMax<T2, kPacks>(raw, kNegInf2);

@@ -405,24 +405,6 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
   return {c, e, r};
 }
 
-// Clusters in the grid: one per row (resident == 0), `resident` CTAs per SM, or (resident < 0) the number the
-// occupancy calculator says can be resident at once.
-template <typename Kernel>
-cudaError_t ClusterRowsGrid(Kernel kernel, const ClusterRowsShape& shape, int threads, int64_t rows,
-                            int64_t* clusters) {
-  *clusters = std::min<int64_t>(rows, int64_t(1) << 24);
-  if (shape.resident > 0) {
-    *clusters = std::min<int64_t>(*clusters, std::max<int64_t>(1, int64_t(shape.resident) * NumSMs() / shape.ctas));
-  } else if (shape.resident < 0) {
-    ClusterLaunch probe(dim3(static_cast<unsigned>(shape.ctas)), dim3(threads), nullptr, shape.ctas);
-    int fit = 0;
-    const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
-    if (e != cudaSuccess) return e;
-    *clusters = std::min<int64_t>(*clusters, std::max(fit, 1));
-  }
-  return cudaSuccess;
-}
-
 template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
   auto kernel = [] {
@@ -433,7 +415,8 @@ cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
   const int threads = static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(per_cta, 32) * 32));
   int64_t clusters = 0;
-  cudaError_t e = ClusterRowsGrid(kernel, shape, threads, a.rows, &clusters);
+  cudaError_t e =
+      ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, a.rows, shape.resident, &clusters);
   if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), a.stream, shape.ctas);
   e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
