@@ -21,10 +21,11 @@
 //                          in registers, block reductions
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2)
-//   kStridedTwoReads       a non-last axis (inner > 1)
-//   kStridedTileRegisters  opt-in (JK_STRIDED_TILE, not measured on a GPU yet): a non-last axis in
-//                          16-byte packs of inner columns, the column tile held in registers (or a
-//                          cluster's), x read once (norm_strided.cuh)
+//   kStridedTileRegisters  a non-last axis (inner > 1) in 16-byte packs of inner columns, the column tile
+//                          held in registers (or a cluster's), x read once (norm_strided.cuh; configuration
+//                          by n: tile::DefaultConfig)
+//   kStridedTwoReads       the other non-last axes (misaligned, inner not a whole number of packs, past
+//                          8 x 4096 rows) and the statistics-only entry point
 // BlockPerRowRegisters can also spread a row over a thread-block cluster (DSMEM reductions); every
 // measured cluster configuration (2-8 CTAs, 2048-65536 columns) was slower than one CTA per row or the
 // two-read kernel, so only the JK_NORM_TIER lab hook launches clusters.
@@ -299,8 +300,8 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
 
 template <typename T, Kind K>
 cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only) {
-  // The column tile held in registers (norm_strided.cuh) where its configuration applies (opt-in until
-  // measured: DefaultTileConfig); else the scalar two-read kernel.
+  // The column tile held in registers (norm_strided.cuh) where its configuration applies
+  // (tile::DefaultConfig); else the scalar two-read kernel.
   if (!stats_only) {
     const cudaError_t e = norm::LaunchStridedTile<T, K>(p, stream, RunsSm90Code());
     if (e != cudaErrorNotSupported) return e;

@@ -151,24 +151,13 @@ cudaError_t LaunchTileRegisters(const Params<T>& p, cudaStream_t stream, const t
   return LastLaunchError();
 }
 
-// The default configuration for a shape (legacy: the scalar two-read kernel).
-template <typename T, Kind K>
-tile::Config DefaultTileConfig(const Params<T>&) {
-  tile::Config c;
-  // Not measured on a GPU yet (no device time in the session that wrote the tier): the scalar kernel stays
-  // the default. bench/lab/strided_gpu.sh times every configuration against it and jnp in one process;
-  // return the winner here, gated by dtype and n where it wins (e.g. {2, 8, 1024, 0} for n <= 4096).
-  c.legacy = true;
-  return c;
-}
-
 // The register tile tier for a full normalisation over a non-last axis; cudaErrorNotSupported where it does
 // not apply (the caller then launches StridedTwoReads).
 template <typename T, Kind K>
 cudaError_t LaunchStridedTile(const Params<T>& p, cudaStream_t stream, bool clusters_ok) {
   constexpr int P = kVec16<T>;
   tile::Config c;
-  if (!tile::ForcedConfig(c)) c = DefaultTileConfig<T, K>(p);
+  if (!tile::ForcedConfig(c)) c = tile::DefaultConfig(p.n);
   if (c.legacy || p.inner % P != 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16)) return cudaErrorNotSupported;
   const tile::Geometry g = tile::PlanTiles(c, p.outer, p.n, p.inner, P, clusters_ok);
   if (!g.ok) return cudaErrorNotSupported;

@@ -115,16 +115,6 @@ cudaError_t LaunchColumnsTileRegisters(cudaStream_t stream, const T* x, T* y, in
   return LastLaunchError();
 }
 
-template <typename T>
-tile::Config DefaultColumnsTileConfig(int64_t, int64_t, int64_t) {
-  tile::Config c;
-  // Not measured on a GPU yet (no device time in the session that wrote the tier): the scalar kernel stays
-  // the default. bench/lab/strided_gpu.sh times every configuration against it and jnp in one process;
-  // return the winner here, gated by dtype and n where it wins (e.g. {2, 8, 1024, 0} for n <= 4096).
-  c.legacy = true;
-  return c;
-}
-
 // The register tile tier for an unmasked softmax over a non-last axis; cudaErrorNotSupported where it does
 // not apply (the caller then launches ColumnsKernel).
 template <typename T>
@@ -132,7 +122,7 @@ cudaError_t LaunchColumnsTile(cudaStream_t stream, const T* x, T* y, int64_t out
                               bool log, bool clusters_ok) {
   constexpr int P = kVec16<T>;
   tile::Config c;
-  if (!tile::ForcedConfig(c)) c = DefaultColumnsTileConfig<T>(outer, n, inner);
+  if (!tile::ForcedConfig(c)) c = tile::DefaultConfig(n);
   if (c.legacy || inner % P != 0 || !IsAligned(x, 16) || !IsAligned(y, 16)) return cudaErrorNotSupported;
   const tile::Geometry g = tile::PlanTiles(c, outer, n, inner, P, clusters_ok);
   if (!g.ok) return cudaErrorNotSupported;

@@ -23,9 +23,10 @@
 //                        and 16-bit n > 32768 until session 8, now behind the cluster tier) unmasked 16-byte
 //                        rows read from DRAM once through a shared-memory ring fed by bulk copies
 //                        (softmax_long.cuh, common/long_rows.cuh).
-// Other axes (inner > 1), statistics-only and apply: kColumns, a strided kernel (online pass + write pass).
-// Opt-in (JK_STRIDED_TILE, not measured on a GPU yet): kColumnsTileRegisters for unmasked calls (16-byte
-// packs of inner columns, the column tile held in registers or a cluster's, one read; softmax_columns.cuh).
+// Other axes (inner > 1): kColumnsTileRegisters for unmasked calls (16-byte packs of inner columns, the
+// column tile held in registers or a cluster's, one read; softmax_columns.cuh; configuration by n:
+// tile::DefaultConfig); masked calls, misaligned or narrow columns, axes past 8 x 4096 rows, statistics-only
+// and apply: kColumns, a strided kernel (online pass + write pass).
 // 16-byte accesses when n and the pointers allow (and the mask is contiguous along the axis with aligned
 // rows); the same kernels with kVec = 1 otherwise.
 //
@@ -332,7 +333,7 @@ cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out,
                           const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
                           const MaskIndex& mask, bool log) {
   // Unmasked softmax: the column tile held in registers (softmax_columns.cuh) where its configuration
-  // applies (opt-in until measured: DefaultColumnsTileConfig).
+  // applies (tile::DefaultConfig).
   if constexpr (kMode == ColumnsMode::kSoftmax) {
     if (mask.data == nullptr) {
       const cudaError_t e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
