@@ -91,13 +91,11 @@ def test_softmax_long_masked_falls_back(monkeypatch, rng, ring, dtype):
     assert_close(y, want, dtype)
 
 
-# kClusterRowsRegisters (cuda/softmax/softmax_cluster.cuh), forced by JK_SOFTMAX_CLUSTER_ROWS = "E R [S]" (E
+# kClusterRowsRegisters (cuda/softmax/softmax_cluster.cuh), forced by JK_SOFTMAX_CLUSTER_ROWS = "E R" (E
 # elements per thread, 64: 16-bit packed (float32 then keeps the default tiers); R resident CTAs per SM, 0: a
-# cluster per row, -1: as many as fit; S = 0: the next row not staged in shared memory, 1 (default): staged,
-# unmasked rows only): rows over one CTA's 512 x 32 elements, clusters of 1-8 (16-bit rows of <= 32768 at
-# 64 elements: one CTA); (600, 20000) loops every persistent cluster over several rows (both slot parities,
-# both phases of the prefetch barrier).
-CLUSTERS = ["32 2", "16 2", "32 0", "32 -1", "64 -1", "64 0", "32 -1 0", "64 -1 0", "16 2 0"] if ON_GPU else []
+# cluster per row, -1: as many as fit): rows over one CTA's 512 x 32 elements, clusters of 2-8; (600, 20000)
+# loops every persistent cluster over several rows (both slot parities).
+CLUSTERS = ["32 2", "16 2", "32 0", "32 -1", "64 -1", "64 0"] if ON_GPU else []
 CLUSTER_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3, 65544), (2, 131072)]
 
 
@@ -213,9 +211,7 @@ def test_norm_long_grouped_params_many_rows(monkeypatch, rng, ring, dtype, n):
 # cluster), R resident clusters (-1: as many as fit, 0: one per row, 2: 2 CTAs per SM). The default dispatch
 # runs it too (the long-row tests above); here every grid shape, with statistics, grouped parameters, a
 # large mean, and rows crossing the cluster sizes (16384 f32 = one CTA; 131072 = 8 CTAs of 16-bit).
-# "F R S P" (norm_cluster.cu): S = 0 unstaged (8 packs per thread), 1 (default) the next row and one-group
-# parameters staged in shared memory, P = 4 (default) or 8 packs per thread.
-NORM_CLUSTERS = ["0 -1", "0 0", "2048 -1", "0 2", "0 -1 0", "2048 0 0", "0 -1 1 8", "2048 -1 1 8"] if ON_GPU else []
+NORM_CLUSTERS = ["0 -1", "0 0", "2048 -1", "0 2"] if ON_GPU else []
 NORM_CLUSTER_ROWS = [(3, 4104), (5, 16384), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3, 65544),
                      (2, 131072)]
 

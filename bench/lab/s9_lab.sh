@@ -2,7 +2,8 @@
 # Session 9, first device call (~560 s): build (sm_90a); the cluster tiers' tests (softmax and norms, staged
 # and unstaged knobs) and the column-tile tests on the new default; then softmax long rows, unstaged
 # against staged (softmax_long_lab.py --cluster --staged), and the norms' cluster variants (--norm-cluster,
-# set s9) against the tiers before and jnp. Logs under $OUT.
+# set s9) against the tiers before and jnp. Logs under $OUT. Runs on commit 8ddb9cd only (its staged variants and
+# lab options were removed in the next commit).
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start ${JK_TOTAL_S:-570}
 l=$(left)

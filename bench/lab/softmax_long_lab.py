@@ -35,25 +35,16 @@ RING = {"r1u4": "ring 1 4 3", "r1u2": "ring 1 2 6", "r1u2l4": "ring 1 2 4", "r2u
 # JK_SOFTMAX_CLUSTER_ROWS = "E R" (E elements per thread, 64: 16-bit packed; R resident CTAs per SM, 0: a
 # cluster per row, -1 (a): as many clusters as fit at once). The first run (bench/lab/s8_h200.md) also timed
 # c32r1 ("32 1"), c32r4 ("32 4") and c16r2 ("16 2"), all slower.
-CLUSTER = {"c32r2": "32 2 0", "c32ra": "32 -1 0", "c32r0": "32 0 0", "c64r2": "64 2 0", "c64ra": "64 -1 0",
-           "c64r0": "64 0 0",
-           # Session 9: the third field stages the next row in shared memory (RowPrefetch), 1 = on.
-           "c32s": "32 -1 1", "c64s": "64 -1 1"}
+CLUSTER = {"c32r2": "32 2", "c32ra": "32 -1", "c32r0": "32 0", "c64r2": "64 2", "c64ra": "64 -1", "c64r0": "64 0"}
 
 
 # --norm-cluster: the norms' cluster tier (cuda/norm/norm_cluster.cu) under JK_NORM_CLUSTER ("F R", see there):
 # "before" = off (the ring / two-read tiers of before), "ncdef" = the default rule (occupancy-sized grid),
 # "nc0" = one cluster per row, "nc2" = 2 CTAs per SM.
-NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0 0", "nc2": "0 2 0",
-                # Session 9 ("F R S P"): unstaged at 8 packs (session 8's default), staged (next row and
-                # parameters in shared memory) at 4 and 8 packs per thread.
-                "ncu8": "0 -1 0", "ncs4": "0 -1 1 4", "ncs8": "0 -1 1 8"}
-NORM_CLUSTER_SETS = {"s8": ["before", "ncdef", "nc0", "nc2"], "s9": ["before", "ncdef", "ncu8", "ncs4", "ncs8"]}
+NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0", "nc2": "0 2"}
 
 
-def cluster_variants(dname, staged=False):
-    if staged:  # session 9: unstaged against staged, occupancy-sized grids
-        return ["c32ra", "c32s"] if dname == "float32" else ["c64ra", "c64s"]
+def cluster_variants(dname):
     return ["c32r2", "c32ra", "c32r0"] if dname == "float32" else ["c64r2", "c64ra", "c64r0", "c32r0"]
 
 
@@ -112,8 +103,6 @@ def main():
                     help="only these cases (repeatable), e.g. rms_norm:float32:65536")
     ap.add_argument("--cluster", action="store_true", help="time the cluster-rows variants (softmax only)")
     ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
-    ap.add_argument("--norm-cluster-set", default="s9", choices=sorted(NORM_CLUSTER_SETS))
-    ap.add_argument("--staged", action="store_true", help="--cluster: unstaged against staged (session 9)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -187,9 +176,9 @@ def main():
 
         res = {}
         if a.norm_cluster:
-            names = NORM_CLUSTER_SETS[a.norm_cluster_set]
+            names = list(NORM_CLUSTER)
         elif a.cluster:
-            names = ["off"] + cluster_variants(dname, a.staged)
+            names = ["off"] + cluster_variants(dname)
         else:
             names = ["off"] + ([spec.split("=")[0] for spec in a.ring] or variants(op, dname, cols))
         for rep in range(2):  # alternate: jnp, variants, then the reverse order

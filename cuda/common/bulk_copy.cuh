@@ -61,45 +61,4 @@ __device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
 #endif
 }
 
-// One CTA's slice of the NEXT row, fetched into shared memory by the copy engine while the CTA reduces,
-// synchronises and writes the current one (the register cluster tiers: softmax_cluster.cuh, norm_cluster.cuh).
-// Without it a CTA of those tiers has no loads in flight from the end of its row's loads to the start of the
-// next row's: through its block reduction, its cluster barrier and its stores. Thread 0 issues the copies,
-// every thread waits; a CTA whose slice is empty (`bytes` == 0: a last rank past the row's end) does neither.
-// Each copy completes one phase of `bar`, so the waits alternate parities.
-// The bytes of a row of n elements from column col0 on, at most `chunk` elements: a CTA's slice.
-template <typename T>
-__device__ __forceinline__ uint32_t StageBytes(int64_t n, int col0, int chunk) {
-  const int64_t left = n - col0;
-  return static_cast<uint32_t>(left <= 0 ? 0 : (left < chunk ? left : chunk) * int64_t(sizeof(T)));
-}
-struct RowPrefetch {
-  void* buf;
-  uint64_t* bar;
-  uint32_t bytes;
-  uint32_t phase = 0;
-  // The barrier and the first row's copy; the caller's __syncthreads then publishes the barrier's init.
-  __device__ __forceinline__ void Start(const void* src) {
-    if (threadIdx.x == 0 && bytes != 0) {
-      BarrierInit(bar);
-      BarrierInitFence();
-      BulkLoadRow(buf, src, bytes, bar);
-    }
-  }
-  // The next row's copy into the same buffer: only once every thread's reads of it are done (after a
-  // __syncthreads); the proxy fence orders those generic reads before the copy engine's writes.
-  __device__ __forceinline__ void Refill(const void* src) {
-    if (threadIdx.x == 0 && bytes != 0) {
-      FenceProxyAsync();
-      BulkLoadRow(buf, src, bytes, bar);
-    }
-  }
-  __device__ __forceinline__ void Wait() {
-    if (bytes != 0) {
-      BarrierWait(bar, phase);
-      phase ^= 1u;
-    }
-  }
-};
-
 }  // namespace jk

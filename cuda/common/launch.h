@@ -42,10 +42,9 @@ bool RunsSm90Code();
 struct ClusterLaunch {
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1];
-  ClusterLaunch(dim3 grid, dim3 block, cudaStream_t stream, int cluster, size_t smem = 0) {
+  ClusterLaunch(dim3 grid, dim3 block, cudaStream_t stream, int cluster) {
     cfg.gridDim = grid;
     cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
@@ -60,45 +59,29 @@ struct ClusterLaunch {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Clusters of `ctas` CTAs of `threads` threads (`smem` bytes of dynamic shared memory) in a grid over `rows` row tasks:
+// Clusters of `ctas` CTAs of `threads` threads (no dynamic shared memory) in a grid over `rows` row tasks:
 // one per row (resident == 0, capped at 2^24), `resident` CTAs per SM (resident > 0), or (resident < 0) as
 // many as the occupancy calculator says can be resident at once (clusters of 1: blocks per SM x SMs). The
 // softmax and norm cluster tiers size their persistent grids with it.
 inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_t rows, int resident,
-                               int64_t* clusters, size_t smem = 0) {
+                               int64_t* clusters) {
   *clusters = std::min<int64_t>(rows, int64_t(1) << 24);
   if (resident > 0) {
     *clusters = std::min<int64_t>(*clusters, std::max<int64_t>(1, int64_t(resident) * NumSMs() / ctas));
   } else if (resident < 0) {
     int fit = 0;
     if (ctas > 1) {
-      ClusterLaunch probe(dim3(static_cast<unsigned>(ctas)), dim3(threads), nullptr, ctas, smem);
+      ClusterLaunch probe(dim3(static_cast<unsigned>(ctas)), dim3(threads), nullptr, ctas);
       const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
       if (e != cudaSuccess) return e;
     } else {
-      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, smem);
+      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0);
       if (e != cudaSuccess) return e;
       fit *= NumSMs();
     }
     *clusters = std::min<int64_t>(*clusters, std::max(fit, 1));
   }
   return cudaSuccess;
-}
-
-// Shared memory past 48 KB needs a per-kernel opt-in; set once per device (a host-side attribute, legal
-// under stream capture; every writer stores the same value).
-template <auto kKernel>
-cudaError_t AllowDynamicSmem(int bytes) {
-  constexpr int kMaxDevices = 64;
-  static int done[kMaxDevices] = {0};
-  int dev = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  if (dev >= 0 && dev < kMaxDevices && done[dev] >= bytes) return cudaSuccess;
-  e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kKernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           bytes);
-  if (e == cudaSuccess && dev >= 0 && dev < kMaxDevices) done[dev] = bytes;
-  return e;
 }
 
 // After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by

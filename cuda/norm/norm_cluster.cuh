@@ -31,12 +31,8 @@ namespace cg = cooperative_groups;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // The row's Welford state from every thread's: the CTA's merge, then the cluster's after one barrier.
-// `between` runs after the CTA's merge (every thread's reads of the row are done) and before the cluster
-// barrier: where a staged CTA refills its prefetch buffer.
-template <typename Between>
-__device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, float4* slot, Between between) {
+__device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, float4* slot) {
   w = BlockAllReduceWelford(w, scratch);
-  between();
   cg::cluster_group cluster = cg::this_cluster();
   if (threadIdx.x == 0) *slot = make_float4(w.count, w.mean, w.m2, 0.f);
   cluster.sync();  // every rank's state for this row is written and visible
@@ -66,26 +62,11 @@ struct ThreadWelford {
   }
 };
 
-// LayerNorm's shift source: the row's first element (RowShift), as stored; RMSNorm: 0.
-template <Kind K, typename T>
-__device__ __forceinline__ T RowHead(const T* x, int64_t row, int64_t rows, int64_t n) {
-  return K == Kind::kLayerNorm && row < rows ? x[row * n] : FromFloat<T>(0.f);
-}
-
-// kStage: the CTA's slice of its next row is prefetched into dynamic shared memory (RowPrefetch,
-// common/bulk_copy.cuh), and, where every row uses the same scale and bias (one group), the CTA's slices of
-// those are copied there once: a persistent CTA always owns the same columns, so the parameters are read
-// from L2 once per kernel instead of once per row (on the two-read tier each parameter row cost 10-15% of
-// the copy ceiling at 32768 float32 columns: bench/lab/s6_probe_h200.md). Dynamic shared memory: the slice
-// of x, then those of scale and bias (each blockDim.x * kPacks * 16 bytes). The next row's first element
-// (LayerNorm's shift) is loaded a row ahead too, so no CTA waits on a lone DRAM load at a row's start.
-template <typename T, Kind K, int kPacks, bool kStage>
+template <typename T, Kind K, int kPacks>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kP = 16 / sizeof(T);  // elements per pack
-  extern __shared__ __align__(128) unsigned char stage_mem[];
-  __shared__ __align__(8) uint64_t bars[3];
   __shared__ float scratch[3 * 32];
   __shared__ float4 slots[2];
   cg::cluster_group cluster = cg::this_cluster();
@@ -93,45 +74,13 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   const int64_t rows = p.outer, n = p.n;
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
-  const int chunk = lanes * kPacks * kP;  // this CTA's slice: columns [col0, col0 + chunk) of every row
-  const int col0 = static_cast<int>(rank) * chunk;
-  auto col_of = [&](int k) { return col0 + (k * lanes + t) * kP; };
-  const int64_t step = gridDim.x / ranks;
-  // Staged parameters: slice-relative pointers (index col - col0); otherwise each row's, indexed by col.
-  T* const sx = reinterpret_cast<T*>(stage_mem);
-  T* const sg = sx + chunk;
-  T* const sb = sg + chunk;
-  const bool one_group = (p.scale == nullptr || p.scale_rows_per_group >= rows) &&
-                         (K == Kind::kRmsNorm || p.bias == nullptr || p.bias_rows_per_group >= rows);
-  const bool params_staged = kStage && one_group;
-  const uint32_t slice = StageBytes<T>(n, col0, chunk);
-  RowPrefetch pf{sx, &bars[0], kStage ? slice : 0u};
-  RowPrefetch pg{sg, &bars[1], params_staged && p.scale != nullptr ? slice : 0u};
-  RowPrefetch pb{sb, &bars[2], params_staged && K == Kind::kLayerNorm && p.bias != nullptr ? slice : 0u};
-  const int64_t first = blockIdx.x / ranks;
-  T head = kStage ? RowHead<K>(p.x, first, rows, n) : FromFloat<T>(0.f);
-  if constexpr (kStage) {
-    pf.Start(p.x + first * n + col0);
-    pg.Start(p.scale != nullptr ? p.scale + col0 : nullptr);
-    pb.Start(p.bias != nullptr ? p.bias + col0 : nullptr);
-    __syncthreads();  // the barriers' init, before anyone waits
-    pg.Wait();
-    pb.Wait();
-  }
-  const int poff = params_staged ? col0 : 0;  // parameter index = col - poff
+  auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
   int parity = 0;
-  for (int64_t row = first; row < rows; row += step, parity ^= 1) {
-    // Column col of the row: at xs[col - xoff] (staged: the CTA's slice in shared memory, from col0 on).
-    const T* xs = kStage ? sx : p.x + row * n;
-    const int xoff = kStage ? col0 : 0;
-    if constexpr (kStage) pf.Wait();
-    else head = RowHead<K>(p.x, row, rows, n);
-    const float shift = ToFloat(head);
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
+    const T* xr = p.x + row * n;
+    const float shift = RowShift<K>(p.x, row, rows, n);
     ThreadWelford tw;
     float mean = 0.f, rstd;
-    auto refill = [&] {
-      if (kStage && row + step < rows) pf.Refill(p.x + (row + step) * n + col0);
-    };
     if constexpr (sizeof(T) == 4) {
       Pack<T, kP> v[kPacks];  // x as loaded; the passes subtract the shift
       int live = 0;
@@ -139,11 +88,10 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
         if (col < ncols) {
-          v[k] = LoadPack<T, kP>(xs + (col - xoff));
+          v[k] = LoadPack<T, kP>(xr + col);
           ++live;
         }
       }
-      if constexpr (kStage) head = RowHead<K>(p.x, row + step, rows, n);  // in flight through the barrier
       float s = 0.f;
 #pragma unroll
       for (int k = 0; k < kPacks; ++k)
@@ -156,25 +104,23 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         if (col_of(k) < ncols)
 #pragma unroll
           for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
-      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity], refill);
+      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity]);
       const float var = w.m2 / static_cast<float>(n);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
       asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
-      const T* scale = params_staged ? (p.scale != nullptr ? sg : nullptr) : ScaleRow(p, row);
-      const T* bias = params_staged ? (p.bias != nullptr ? sb : nullptr) : BiasRow(p, row);
+      const T* scale = ScaleRow(p, row);
+      const T* bias = BiasRow(p, row);
       T* yr = p.y + row * n;
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (col < ncols)
-          StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col - poff));
+        if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
       }
     } else {
       uint32_t pad = 0;
       if constexpr (K == Kind::kLayerNorm) {
-        uint16_t bits;
-        memcpy(&bits, &head, sizeof(bits));
+        const uint16_t bits = *reinterpret_cast<const uint16_t*>(xr);
         pad = uint32_t{bits} * 0x10001u;
       }
       uint4 raw[kPacks];
@@ -182,10 +128,9 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        raw[k] = col < ncols ? LoadWords(xs + (col - xoff)) : make_uint4(pad, pad, pad, pad);
+        raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
         live += col < ncols;
       }
-      if constexpr (kStage) head = RowHead<K>(p.x, row + step, rows, n);  // in flight through the barrier
       // Padding packs hold the shift: they add nothing to the shifted sum, and the M2 pass skips them.
       float s0 = 0.f, s1 = 0.f;
 #pragma unroll
@@ -208,21 +153,18 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
           tw.Add(f.y - shift);
         }
       }
-      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity], refill);
+      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity]);
       const float var = w.m2 / static_cast<float>(n);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
       asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
-      const T* scale = params_staged ? (p.scale != nullptr ? sg : nullptr) : ScaleRow(p, row);
-      const T* bias = K != Kind::kLayerNorm ? nullptr
-                      : params_staged       ? (p.bias != nullptr ? sb : nullptr)
-                                            : BiasRow(p, row);
-      // StorePackedNormalized indexes y and the parameters alike: y from the slice's start when staged.
-      T* yr = p.y + row * n + poff;
+      const T* scale = ScaleRow(p, row);
+      const T* bias = K == Kind::kLayerNorm ? BiasRow(p, row) : nullptr;
+      T* yr = p.y + row * n;
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (col < ncols) StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col - poff, mean, rstd);
+        if (col < ncols) StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
       }
     }
     if (rank == 0 && t == 0 && p.mean != nullptr) {

@@ -21,13 +21,8 @@ namespace jk::softmax {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // The row's (max, sum) from every thread's pair: the CTA's merge, then the cluster's, after one barrier.
 // `slot` is this CTA's slot for the row's parity (see the header: a slot is rewritten two rows later).
-// `between` runs after the CTA's merge (every thread's reads of the row are done) and before the cluster
-// barrier: where a staged CTA refills its prefetch buffer.
-template <typename Between>
-__device__ __forceinline__ void ClusterRowStats(float& m, float& s, float* sm, float* ss, float2* slot,
-                                                Between between) {
+__device__ __forceinline__ void ClusterRowStats(float& m, float& s, float* sm, float* ss, float2* slot) {
   BlockAllReduceStats(m, s, sm, ss);
-  between();
   cg::cluster_group cluster = cg::this_cluster();
   if (threadIdx.x == 0) *slot = make_float2(m, s);
   cluster.sync();  // every rank's pair for this row is written and visible
@@ -40,42 +35,28 @@ __device__ __forceinline__ void ClusterRowStats(float& m, float& s, float* sm, f
 }
 #endif
 
-//
-// kStage (unmasked rows): the CTA's slice of its next row is prefetched into shared memory (RowPrefetch,
-// common/bulk_copy.cuh; blockDim.x x kElems elements of dynamic shared memory) and read from there.
-template <typename T, int kVec, int kPacks, bool kMask, bool kStage>
+template <typename T, int kVec, int kPacks, bool kMask>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                       bool log) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(!(kMask && kStage), "staged rows are unmasked");
   constexpr int kElems = kPacks * kVec;
-  extern __shared__ __align__(128) unsigned char stage_mem[];
-  __shared__ __align__(8) uint64_t stage_bar;
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];  // this CTA's (max, sum) for rows of parity 0 / 1, read by the peers
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int col0 = int(rank * blockDim.x) * kElems;  // n < 2^31 in this tier: 32-bit column math
-  const int64_t step = gridDim.x / ranks;
-  RowPrefetch pf{stage_mem, &stage_bar, StageBytes<T>(n, col0, int(blockDim.x) * kElems)};
-  if constexpr (kStage) {
-    pf.Start(x + (blockIdx.x / ranks) * n + col0);
-    __syncthreads();
-  }
   int parity = 0;
-  for (int64_t row = blockIdx.x / ranks; row < rows; row += step, parity ^= 1) {
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
-    // The CTA's slice of the row (from column col0 on): in global memory, or staged in shared memory.
-    const T* xr = kStage ? reinterpret_cast<const T*>(stage_mem) : x + row * n + col0;
-    if constexpr (kStage) pf.Wait();
+    const T* xr = x + row * n;
     float v[kElems];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
       float* vp = &v[p * kVec];
       if (col < n) {
-        LoadPack<T, kVec>(xr + (col - col0), vp);
+        LoadPack<T, kVec>(xr + col, vp);
         if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, vp);
       } else {
 #pragma unroll
@@ -91,9 +72,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 #pragma unroll
       for (int e = 0; e < kElems; ++e) s += ExpShifted(v[e], m);
     }
-    ClusterRowStats(m, s, sm, ss, &slots[parity], [&] {
-      if (kStage && row + step < rows) pf.Refill(x + (row + step) * n + col0);
-    });
+    ClusterRowStats(m, s, sm, ss, &slots[parity]);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
 #pragma unroll
@@ -125,40 +104,29 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 // 16-bit rows as BlockRowsPackedKernel holds them (kPacks 16-byte packs per thread, packed in registers;
 // kPacks = 8: 64 elements, <= 64 registers, two CTAs of 512 per SM), spread over the cluster: 16-bit rows of
 // up to 8 x 32768 elements in one read.
-template <typename T, int kPacks, bool kMask, bool kStage>
+template <typename T, int kPacks, bool kMask>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     ClusterRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                             bool log) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(sizeof(T) == 2, "16-bit types only");
-  static_assert(!(kMask && kStage), "staged rows are unmasked");
   constexpr int kVec = 8;
   using T2 = typename Pair<T>::type;
   constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
-  extern __shared__ __align__(128) unsigned char stage_mem[];
-  __shared__ __align__(8) uint64_t stage_bar;
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int col0 = int(rank * blockDim.x) * kPacks * kVec;
-  const int64_t step = gridDim.x / ranks;
-  RowPrefetch pf{stage_mem, &stage_bar, StageBytes<T>(n, col0, int(blockDim.x) * kPacks * kVec)};
-  if constexpr (kStage) {
-    pf.Start(x + (blockIdx.x / ranks) * n + col0);
-    __syncthreads();
-  }
   int parity = 0;
-  for (int64_t row = blockIdx.x / ranks; row < rows; row += step, parity ^= 1) {
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
-    // The CTA's slice of the row (from column col0 on): in global memory, or staged in shared memory.
-    const T* xr = kStage ? reinterpret_cast<const T*>(stage_mem) : x + row * n + col0;
-    if constexpr (kStage) pf.Wait();
+    const T* xr = x + row * n;
     uint4 raw[kPacks];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-      raw[p] = col < n ? *reinterpret_cast<const uint4*>(xr + (col - col0))
+      raw[p] = col < n ? *reinterpret_cast<const uint4*>(xr + col)
                        : make_uint4(kNegInf2, kNegInf2, kNegInf2, kNegInf2);
     }
     if constexpr (kMask) {
@@ -170,9 +138,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     }
     float m = PackedMax<T2, kPacks>(raw, kNegInf2);
     float s = m == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, m);
-    ClusterRowStats(m, s, sm, ss, &slots[parity], [&] {
-      if (kStage && row + step < rows) pf.Refill(x + (row + step) * n + col0);
-    });
+    ClusterRowStats(m, s, sm, ss, &slots[parity]);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
 #pragma unroll

@@ -292,6 +292,21 @@ cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
   return LastLaunchError();
 }
 
+// Shared memory past 48 KB needs a per-kernel opt-in; set once per device (a host-side attribute, legal
+// under stream capture; every writer stores the same value).
+template <auto kKernel>
+cudaError_t AllowDynamicSmem(int bytes) {
+  constexpr int kMaxDevices = 64;
+  static int done[kMaxDevices] = {0};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev >= 0 && dev < kMaxDevices && done[dev] >= bytes) return cudaSuccess;
+  e = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess && dev >= 0 && dev < kMaxDevices) done[dev] = bytes;
+  return e;
+}
+
 // Persistent CTAs, as many per SM as fit: each keeps `stages` rows of shared memory (~48 KB, 2 to 4
 // rows), so 1-3 rows per CTA are in flight while it reduces and writes another.
 template <typename T>
@@ -371,17 +386,15 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 // knob is not).
 struct ClusterRowsShape {
   int ctas = 0, elems = 0, resident = 0;  // ctas == 0: not this tier
-  bool stage = false;                     // the next row prefetched into shared memory (RowPrefetch)
 };
 template <typename T, bool kMask>
 ClusterRowsShape ClusterRowsChoice(int64_t n) {
   if (!HasClusters()) return {};
   constexpr int64_t kThreads = softmax::kBlockRowsMaxThreads;
-  int e = sizeof(T) == 2 ? 64 : 32, r = -1, stage = 1;
+  int e = sizeof(T) == 2 ? 64 : 32, r = -1;
   int64_t from = sizeof(T) == 2 ? kThreads * 64 : kThreads * 32;  // longer than the block tiers' rows
   if (const char* env = std::getenv("JK_SOFTMAX_CLUSTER_ROWS")) {
-    if (std::sscanf(env, "%d %d %d", &e, &r, &stage) < 2 || !(e == 16 || e == 32 || (e == 64 && sizeof(T) == 2)))
-      return {};
+    if (std::sscanf(env, "%d %d", &e, &r) != 2 || !(e == 16 || e == 32 || (e == 64 && sizeof(T) == 2))) return {};
     from = kThreads * 32;
   } else if (kMask || std::getenv("JK_SOFTMAX_LONG") != nullptr) {
     return {};  // masked rows; or the ring tier's lab knob set, which then decides (SoftmaxRingChoice)
@@ -390,48 +403,34 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
   int c = 1;
   while (c < kMaxCluster && n > int64_t(c) * kThreads * e) c *= 2;
   if (n > int64_t(c) * kThreads * e) return {};
-  return {c, e, r, stage != 0 && !kMask};
+  return {c, e, r};
 }
 
-template <typename T, int kVec, int kElems, bool kMask, bool kStage>
+template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
-  constexpr auto kKernel = [] {
-    if constexpr (kElems == 64) return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask, kStage>;
-    else return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, kStage>;
+  auto kernel = [] {
+    if constexpr (kElems == 64) return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask>;
+    else return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask>;
   }();
   // Threads: the row's packs over the cluster, rounded up to whole warps.
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
   const int threads = static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(per_cta, 32) * 32));
-  // Staged: a slice of the next row per CTA in dynamic shared memory (64 KB at 512 threads).
-  const int smem = kStage ? threads * kElems * static_cast<int>(sizeof(T)) : 0;
-  cudaError_t e = kStage ? AllowDynamicSmem<kKernel>(softmax::kBlockRowsMaxThreads * kElems * int(sizeof(T)))
-                         : cudaSuccess;
-  if (e != cudaSuccess) return e;
   int64_t clusters = 0;
-  e = ClusterGrid(reinterpret_cast<const void*>(kKernel), shape.ctas, threads, a.rows, shape.resident, &clusters,
-                  smem);
+  cudaError_t e =
+      ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, a.rows, shape.resident, &clusters);
   if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), a.stream, shape.ctas,
-                       smem);
-  e = cudaLaunchKernelEx(&launch.cfg, kKernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), a.stream, shape.ctas);
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
   return e != cudaSuccess ? e : LastLaunchError();
-}
-
-template <typename T, int kVec, int kElems, bool kMask>
-cudaError_t LaunchClusterRowsStaged(const RowArgs<T>& a, ClusterRowsShape shape) {
-  if constexpr (!kMask) {
-    if (shape.stage) return LaunchClusterRowsImpl<T, kVec, kElems, kMask, true>(a, shape);
-  }
-  return LaunchClusterRowsImpl<T, kVec, kElems, kMask, false>(a, shape);
 }
 
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
   if constexpr (sizeof(T) == 2) {
-    if (shape.elems == 64) return LaunchClusterRowsStaged<T, kVec, 64, kMask>(a, shape);
+    if (shape.elems == 64) return LaunchClusterRowsImpl<T, kVec, 64, kMask>(a, shape);
   }
-  if (shape.elems == 32) return LaunchClusterRowsStaged<T, kVec, 32, kMask>(a, shape);
-  return LaunchClusterRowsStaged<T, kVec, 16, kMask>(a, shape);
+  if (shape.elems == 32) return LaunchClusterRowsImpl<T, kVec, 32, kMask>(a, shape);
+  return LaunchClusterRowsImpl<T, kVec, 16, kMask>(a, shape);
 }
 
 template <typename T, int kVec, bool kMask>
@@ -439,7 +438,7 @@ cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
   if constexpr (kVec > 1) {
     const ClusterRowsShape cs = ClusterRowsChoice<T, kMask>(a.n);
-    if (cs.ctas >= 1) return LaunchClusterRows<T, kVec, kMask>(a, cs);
+    if (cs.ctas > 1) return LaunchClusterRows<T, kVec, kMask>(a, cs);
   }
   if constexpr (kVec > 1 && !kMask) {
     // Long rows read once through a shared-memory ring (softmax_long.cuh), where chosen.
