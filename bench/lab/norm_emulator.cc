@@ -162,11 +162,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int thread
 // capability says), but neither the long-row ring (norm_long.cu: bulk copies and mbarriers throughout) nor
 // the packed 16-bit row tier (norm_packed_block.cu: its unpacking is PTX) runs on the host, so both decline
 // and the dispatch takes its next tier (two reads; the lane-group / CTA-per-row tiers for 16-bit rows).
+// Nor does the cluster tier (norm_cluster.cu, session 8: cluster barriers and distributed shared memory).
 namespace jk {
 bool RunsSm90Code() { return true; }
 namespace norm {
 template <typename T, Kind K>
 cudaError_t LaunchLongRows(const Params<T>&, cudaStream_t) { return cudaErrorNotSupported; }
+template <typename T, Kind K>
+cudaError_t LaunchClusterRows(const Params<T>&, cudaStream_t) { return cudaErrorNotSupported; }
 template <typename T, Kind K>
 cudaError_t LaunchBlockPerRowPacked(const Params<T>&, cudaStream_t, const PackedBlockConfig&) {
   return cudaErrorNotSupported;
