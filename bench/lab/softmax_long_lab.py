@@ -12,6 +12,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
                                       [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
+                                      [--cluster | --norm-cluster | --prefetch]
 """
 from __future__ import annotations
 
@@ -42,6 +43,18 @@ CLUSTER = {"c32r2": "32 2", "c32ra": "32 -1", "c32r0": "32 0", "c64r2": "64 2", 
 # "before" = off (the ring / two-read tiers of before), "ncdef" = the default rule (occupancy-sized grid),
 # "nc0" = one cluster per row, "nc2" = 2 CTAs per SM.
 NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0", "nc2": "0 2"}
+
+
+# Session 10, --prefetch: the cluster tiers' L2 prefetch of the next rows (common/row_prefetch.h) under
+# JK_ROW_PREFETCH = D rows ahead ("pf0" none, the default before); for RMSNorm also its cluster tier forced
+# ("nc": JK_NORM_CLUSTER "0 -1", RMSNorm's default being the two-read tiers) with and without the prefetch.
+PREFETCH = {"pf0": {"JK_ROW_PREFETCH": "0"}, "pf1": {"JK_ROW_PREFETCH": "1"}, "pf2": {"JK_ROW_PREFETCH": "2"},
+            "nc": {"JK_NORM_CLUSTER": "0 -1", "JK_ROW_PREFETCH": "0"},
+            "ncpf1": {"JK_NORM_CLUSTER": "0 -1", "JK_ROW_PREFETCH": "1"}}
+
+
+def prefetch_variants(op):
+    return ["pf0", "pf1", "pf2"] + (["nc", "ncpf1"] if op == "rms_norm" else [])
 
 
 def cluster_variants(dname):
@@ -103,6 +116,7 @@ def main():
                     help="only these cases (repeatable), e.g. rms_norm:float32:65536")
     ap.add_argument("--cluster", action="store_true", help="time the cluster-rows variants (softmax only)")
     ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
+    ap.add_argument("--prefetch", action="store_true", help="time the L2 prefetch variants (session 10)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -175,7 +189,9 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        if a.norm_cluster:
+        if a.prefetch:
+            names = prefetch_variants(op)
+        elif a.norm_cluster:
             names = list(NORM_CLUSTER)
         elif a.cluster:
             names = ["off"] + cluster_variants(dname)
@@ -189,7 +205,11 @@ def main():
                     continue
                 os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
                 os.environ.pop("JK_NORM_CLUSTER", None)
-                if name in NORM_CLUSTER:
+                os.environ.pop("JK_ROW_PREFETCH", None)
+                if name in PREFETCH:
+                    os.environ.pop(knob, None)
+                    os.environ.update(PREFETCH[name])
+                elif name in NORM_CLUSTER:
                     os.environ.pop(knob, None)
                     if NORM_CLUSTER[name] is not None:
                         os.environ["JK_NORM_CLUSTER"] = NORM_CLUSTER[name]
@@ -211,6 +231,7 @@ def main():
         os.environ.pop(knob, None)
         os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
         os.environ.pop("JK_NORM_CLUSTER", None)
+        os.environ.pop("JK_ROW_PREFETCH", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/launch.h"
+#include "common/row_prefetch.h"
 #include "norm/norm_cluster.cuh"
 #include "norm/norm_cluster.h"
 
@@ -71,7 +72,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
       ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, p.outer, shape.resident, &clusters);
   if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), stream, shape.ctas);
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, p, RowPrefetchDistance());
   return e != cudaSuccess ? e : LastLaunchError();
 }
 

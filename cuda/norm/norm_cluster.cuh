@@ -20,9 +20,14 @@
 //            on the fly in each pass (UnpackPinned / UnpackAgain, norm_packed_block.cuh).
 // Pack k of rank r's thread t covers columns ((r * kPacks + k) * blockDim.x + t) * 8 / sizeof(T)...: each
 // rank owns a contiguous slice of the row, each pass coalesced.
+//
+// `prefetch` rows ahead (0: none) thread 0 asks L2 for this CTA's slice of a later row of its loop
+// (PrefetchL2), right after issuing this row's loads: DRAM keeps streaming while the CTA reduces, waits at
+// the barrier and stores (common/row_prefetch.h).
 #pragma once
 #include <cooperative_groups.h>
 
+#include "common/bulk_copy.cuh"
 #include "norm/norm_packed_block.cuh"
 
 namespace jk::norm {
@@ -64,7 +69,7 @@ struct ThreadWelford {
 
 template <typename T, Kind K, int kPacks>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
-    ClusterRowsNorm(Params<T> p) {
+    ClusterRowsNorm(Params<T> p, int prefetch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kP = 16 / sizeof(T);  // elements per pack
   __shared__ float scratch[3 * 32];
@@ -75,6 +80,14 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
+  // Thread 0's L2 prefetch of this CTA's slice of the row `prefetch` loop steps ahead.
+  const int slice0 = static_cast<int>(rank) * kPacks * lanes * kP, slice = kPacks * lanes * kP;
+  auto prefetch_ahead = [&](int64_t row) {
+    const int64_t next = row + int64_t(gridDim.x / ranks) * prefetch;
+    if (prefetch == 0 || t != 0 || next >= rows || slice0 >= ncols) return;
+    const int elems = ncols - slice0 < slice ? ncols - slice0 : slice;  // whole 16-byte packs: n is
+    PrefetchL2(p.x + next * n + slice0, static_cast<uint32_t>(elems) * uint32_t(sizeof(T)));
+  };
   int parity = 0;
   for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
     const T* xr = p.x + row * n;
@@ -92,6 +105,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
           ++live;
         }
       }
+      prefetch_ahead(row);
       float s = 0.f;
 #pragma unroll
       for (int k = 0; k < kPacks; ++k)
@@ -131,6 +145,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
         live += col < ncols;
       }
+      prefetch_ahead(row);
       // Padding packs hold the shift: they add nothing to the shifted sum, and the M2 pass skips them.
       float s0 = 0.f, s1 = 0.f;
 #pragma unroll

@@ -13,7 +13,12 @@
 //     a barrier that every peer reaches only once it has read it, so one barrier per row suffices.
 // Numerics as softmax_kernels.cuh: the merged max and sum are exactly the block tier's up to the order of
 // the float additions (every CTA merges the ranks in rank order: bit-identical statistics on all of them).
+//
+// `prefetch` rows ahead (0: none) thread 0 asks L2 for this CTA's slice of a later row of its loop
+// (PrefetchL2), right after issuing this row's loads: DRAM keeps streaming while the CTA reduces, waits at
+// the barrier and stores (common/row_prefetch.h).
 #pragma once
+#include "common/bulk_copy.cuh"
 #include "softmax/softmax_kernels.cuh"
 
 namespace jk::softmax {
@@ -33,12 +38,22 @@ __device__ __forceinline__ void ClusterRowStats(float& m, float& s, float* sm, f
     MergeStats(m, s, r.x, r.y);
   }
 }
+
+// Thread 0's L2 prefetch of this CTA's slice [col0, col0 + slice) of the row `ahead` loop steps after `row`.
+template <typename T>
+__device__ __forceinline__ void PrefetchSlice(const T* x, int64_t row, int64_t step, int ahead, int64_t rows,
+                                              int64_t n, int col0, int slice) {
+  const int64_t next = row + step * ahead;
+  if (ahead == 0 || threadIdx.x != 0 || next >= rows || col0 >= n) return;
+  const int64_t elems = n - col0 < slice ? n - col0 : slice;  // whole 16-byte packs: n is
+  PrefetchL2(x + next * n + col0, static_cast<uint32_t>(elems * int64_t(sizeof(T))));
+}
 #endif
 
 template <typename T, int kVec, int kPacks, bool kMask>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
-                      bool log) {
+                      bool log, int prefetch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kElems = kPacks * kVec;
   __shared__ float sm[32], ss[32];
@@ -63,6 +78,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
         for (int k = 0; k < kVec; ++k) vp[k] = -CUDART_INF_F;
       }
     }
+    PrefetchSlice(x, row, gridDim.x / ranks, prefetch, rows, n, col0, int(blockDim.x) * kElems);
     // This thread's pair: its max, then the sum of exp(x - max) over its elements (0 when all are -inf).
     float m = -CUDART_INF_F;
 #pragma unroll
@@ -107,7 +123,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 template <typename T, int kPacks, bool kMask>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     ClusterRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
-                            bool log) {
+                            bool log, int prefetch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(sizeof(T) == 2, "16-bit types only");
   constexpr int kVec = 8;
@@ -129,6 +145,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
       raw[p] = col < n ? *reinterpret_cast<const uint4*>(xr + col)
                        : make_uint4(kNegInf2, kNegInf2, kNegInf2, kNegInf2);
     }
+    PrefetchSlice(x, row, gridDim.x / ranks, prefetch, rows, n, col0, int(blockDim.x) * kPacks * kVec);
     if constexpr (kMask) {
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {

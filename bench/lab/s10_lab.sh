@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session 10, first device call (~590 s): build (sm_90a); the L2 prefetch lab for the cluster tiers
+# (softmax_long_lab.py --prefetch: JK_ROW_PREFETCH 0/1/2, RMSNorm also on its cluster tier) against jnp; then
+# the cluster tiers' tests (each knob with a prefetch distance) with the time left. Logs under $OUT.
+. "$(dirname "$0")/norm_gpu_common.sh"
+norm_gpu_start ${JK_TOTAL_S:-585}
+l=$(left)
+echo "=== prefetch lab (${l}s left)"
+timeout -k 5 $(( l - 100 )) python3 "$REPO/bench/lab/softmax_long_lab.py" --prefetch --budget $(( l - 150 )) \
+  --log "$OUT/prefetch_lab.jsonl" \
+  --case softmax:float32:65536 --case softmax:bfloat16:65536 --case layer_norm:float32:65536 \
+  --case rms_norm:float32:65536 --case softmax:float32:32768 --case layer_norm:float32:32768 \
+  --case rms_norm:bfloat16:65536 --case log_softmax:float16:65536 --case layer_norm:bfloat16:65536 \
+  --case rms_norm:float32:32768 --case log_softmax:float32:32768 --case log_softmax:float32:65536 \
+  >"$OUT/prefetch_lab.log" 2>&1
+echo "lab rc=$?"
+sed -n '/== long rows lab/,$p' "$OUT/prefetch_lab.log" | cut -c1-400
+grep -E "Error|Traceback|budget" "$OUT/prefetch_lab.log" | head -5
+l=$(left)
+echo "=== cluster tests (${l}s left)"
+XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( l - 5 )) python3 -m pytest -q -n 12 -p no:cacheprovider \
+  -o addopts= "$REPO/tests/test_softmax_long.py" -k "cluster" >"$OUT/tests_s10.log" 2>&1
+echo "tests rc=$?"; grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_s10.log" | tail -12 | cut -c1-300
