@@ -94,10 +94,11 @@ def test_softmax_long_masked_falls_back(monkeypatch, rng, ring, dtype):
 # kClusterRowsRegisters (cuda/softmax/softmax_cluster.cuh), forced by JK_SOFTMAX_CLUSTER_ROWS = "E R" (E
 # elements per thread, 64: 16-bit packed (float32 then keeps the default tiers); R resident CTAs per SM, 0: a
 # cluster per row, -1: as many as fit): rows over one CTA's 512 x 32 elements, clusters of 2-8; (600, 20000)
-# loops every persistent cluster over several rows (both slot parities). Each knob also runs one L2 prefetch
-# distance (JK_ROW_PREFETCH = its index mod 3: none, 1 or 2 rows ahead; a hint, but it must stay in bounds).
+# and (600, 40000) loop every persistent cluster over several rows (both slot sets, both phases of each set's
+# barrier). Each knob also runs one way of exchanging the CTAs' statistics (JK_CLUSTER_EXCHANGE = its index
+# mod 2: a cluster barrier per row, or common/cluster_exchange.cuh).
 CLUSTERS = ["32 2", "16 2", "32 0", "32 -1", "64 -1", "64 0"] if ON_GPU else []
-CLUSTER_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3, 65544), (2, 131072)]
+CLUSTER_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544), (2, 131072)]
 
 
 @pytest.mark.parametrize("knob", CLUSTERS)
@@ -106,7 +107,7 @@ CLUSTER_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_cluster_rows(monkeypatch, rng, knob, dtype, rows, n, log):
     monkeypatch.setenv("JK_SOFTMAX_CLUSTER_ROWS", knob)
-    monkeypatch.setenv("JK_ROW_PREFETCH", str(CLUSTERS.index(knob) % 3))
+    monkeypatch.setenv("JK_CLUSTER_EXCHANGE", str(CLUSTERS.index(knob) % 2))
     x, xf = randn(rng, (rows, n), dtype, scale=3.0)
     fn = jk.log_softmax if log else jk.softmax
     y = jax.jit(lambda v: fn(v))(x)
@@ -213,10 +214,10 @@ def test_norm_long_grouped_params_many_rows(monkeypatch, rng, ring, dtype, n):
 # cluster), R resident clusters (-1: as many as fit, 0: one per row, 2: 2 CTAs per SM). The default dispatch
 # runs it too (the long-row tests above); here every grid shape, with statistics, grouped parameters, a
 # large mean, and rows crossing the cluster sizes (16384 f32 = one CTA; 131072 = 8 CTAs of 16-bit). Each knob
-# with one L2 prefetch distance, as the softmax cluster tests.
+# with one way of exchanging the statistics, as the softmax cluster tests.
 NORM_CLUSTERS = ["0 -1", "0 0", "2048 -1", "0 2"] if ON_GPU else []
-NORM_CLUSTER_ROWS = [(3, 4104), (5, 16384), (600, 20000), (2, 32768), (3, 32776), (2, 65536), (3, 65544),
-                     (2, 131072)]
+NORM_CLUSTER_ROWS = [(3, 4104), (5, 16384), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536),
+                     (3, 65544), (2, 131072)]
 
 
 @pytest.mark.parametrize("knob", NORM_CLUSTERS)
@@ -224,7 +225,7 @@ NORM_CLUSTER_ROWS = [(3, 4104), (5, 16384), (600, 20000), (2, 32768), (3, 32776)
 @pytest.mark.parametrize("rows,n", NORM_CLUSTER_ROWS)
 def test_norm_cluster_rows(monkeypatch, rng, knob, dtype, rows, n):
     monkeypatch.setenv("JK_NORM_CLUSTER", knob)
-    monkeypatch.setenv("JK_ROW_PREFETCH", str(NORM_CLUSTERS.index(knob) % 3))
+    monkeypatch.setenv("JK_CLUSTER_EXCHANGE", str(NORM_CLUSTERS.index(knob) % 2))
     x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
     s, sf = randn(rng, (n,), dtype)
     b, bf = randn(rng, (n,), dtype)

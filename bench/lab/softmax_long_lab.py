@@ -12,7 +12,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
                                       [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
-                                      [--cluster | --norm-cluster | --prefetch]
+                                      [--cluster | --norm-cluster | --exchange]
 """
 from __future__ import annotations
 
@@ -45,16 +45,18 @@ CLUSTER = {"c32r2": "32 2", "c32ra": "32 -1", "c32r0": "32 0", "c64r2": "64 2", 
 NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0", "nc2": "0 2"}
 
 
-# Session 10, --prefetch: the cluster tiers' L2 prefetch of the next rows (common/row_prefetch.h) under
-# JK_ROW_PREFETCH = D rows ahead ("pf0" none, the default before); for RMSNorm also its cluster tier forced
-# ("nc": JK_NORM_CLUSTER "0 -1", RMSNorm's default being the two-read tiers) with and without the prefetch.
-PREFETCH = {"pf0": {"JK_ROW_PREFETCH": "0"}, "pf1": {"JK_ROW_PREFETCH": "1"}, "pf2": {"JK_ROW_PREFETCH": "2"},
-            "nc": {"JK_NORM_CLUSTER": "0 -1", "JK_ROW_PREFETCH": "0"},
-            "ncpf1": {"JK_NORM_CLUSTER": "0 -1", "JK_ROW_PREFETCH": "1"}}
+# Session 10, --exchange: the cluster tiers' per-row exchange of statistics (common/cluster_exchange.cuh) under
+# JK_CLUSTER_EXCHANGE: "xb" a cluster barrier per row (the tiers before), "xe" pushed into the peers' shared
+# memory (st.async + mbarrier); for RMSNorm also its cluster tier forced ("nc": JK_NORM_CLUSTER "0 -1"; its
+# default is the two-read tiers). Session 10's first run timed an L2 prefetch of the next row instead (commit
+# c7e29c7, removed after: bench/lab/s10_h200.md).
+EXCHANGE = {"xb": {"JK_CLUSTER_EXCHANGE": "0"}, "xe": {"JK_CLUSTER_EXCHANGE": "1"},
+            "nc-xb": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "0"},
+            "nc-xe": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "1"}}
 
 
-def prefetch_variants(op):
-    return ["pf0", "pf1", "pf2"] + (["nc", "ncpf1"] if op == "rms_norm" else [])
+def exchange_variants(op):
+    return ["xb", "xe"] + (["nc-xb", "nc-xe"] if op == "rms_norm" else [])
 
 
 def cluster_variants(dname):
@@ -116,7 +118,7 @@ def main():
                     help="only these cases (repeatable), e.g. rms_norm:float32:65536")
     ap.add_argument("--cluster", action="store_true", help="time the cluster-rows variants (softmax only)")
     ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
-    ap.add_argument("--prefetch", action="store_true", help="time the L2 prefetch variants (session 10)")
+    ap.add_argument("--exchange", action="store_true", help="time the cluster exchange variants (session 10)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -189,8 +191,8 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        if a.prefetch:
-            names = prefetch_variants(op)
+        if a.exchange:
+            names = exchange_variants(op)
         elif a.norm_cluster:
             names = list(NORM_CLUSTER)
         elif a.cluster:
@@ -205,10 +207,10 @@ def main():
                     continue
                 os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
                 os.environ.pop("JK_NORM_CLUSTER", None)
-                os.environ.pop("JK_ROW_PREFETCH", None)
-                if name in PREFETCH:
+                os.environ.pop("JK_CLUSTER_EXCHANGE", None)
+                if name in EXCHANGE:
                     os.environ.pop(knob, None)
-                    os.environ.update(PREFETCH[name])
+                    os.environ.update(EXCHANGE[name])
                 elif name in NORM_CLUSTER:
                     os.environ.pop(knob, None)
                     if NORM_CLUSTER[name] is not None:
@@ -231,7 +233,7 @@ def main():
         os.environ.pop(knob, None)
         os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
         os.environ.pop("JK_NORM_CLUSTER", None)
-        os.environ.pop("JK_ROW_PREFETCH", None)
+        os.environ.pop("JK_CLUSTER_EXCHANGE", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

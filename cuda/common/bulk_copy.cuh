@@ -47,14 +47,6 @@ __device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t
                : "memory");
 #endif
 }
-// Asks L2 to fetch [src, src + bytes) from DRAM (both 16-byte multiples) without waiting: a hint that keeps
-// DRAM streaming while the issuing CTA reduces, waits at a barrier or stores (no registers, no shared memory,
-// nothing to wait for; the later loads hit L2 if the lines are still there).
-__device__ __forceinline__ void PrefetchL2(const void* src, uint32_t bytes) {
-#ifdef JK_HAS_BULK_COPY
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes) : "memory");
-#endif
-}
 // Spins until the phase of `bar` with this parity has completed (the copy has landed).
 __device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
 #ifdef JK_HAS_BULK_COPY

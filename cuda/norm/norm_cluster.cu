@@ -7,7 +7,6 @@
 #include <cstdlib>
 
 #include "common/launch.h"
-#include "common/row_prefetch.h"
 #include "norm/norm_cluster.cuh"
 #include "norm/norm_cluster.h"
 
@@ -61,7 +60,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (shape.ctas == 0) return cudaErrorNotSupported;
   constexpr int kPacks = 8;
   constexpr int kP = 16 / sizeof(T);
-  auto kernel = ClusterRowsNorm<T, K, kPacks>;
+  auto kernel = ClusterExchangeOn() ? ClusterRowsNorm<T, K, kPacks, true> : ClusterRowsNorm<T, K, kPacks, false>;
   // Threads: the row's packs over the cluster, rounded up to whole warps (ranks own contiguous slices of
   // kPacks * threads packs; the last rank's may be partly padding).
   const int64_t packs = p.n / kP;
@@ -72,7 +71,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
       ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, p.outer, shape.resident, &clusters);
   if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), stream, shape.ctas);
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, p, RowPrefetchDistance());
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 

@@ -21,13 +21,13 @@
 // Pack k of rank r's thread t covers columns ((r * kPacks + k) * blockDim.x + t) * 8 / sizeof(T)...: each
 // rank owns a contiguous slice of the row, each pass coalesced.
 //
-// `prefetch` rows ahead (0: none) thread 0 asks L2 for this CTA's slice of a later row of its loop
-// (PrefetchL2), right after issuing this row's loads: DRAM keeps streaming while the CTA reduces, waits at
-// the barrier and stores (common/row_prefetch.h).
+// With kExchange the CTAs trade their states through ClusterExchange (common/cluster_exchange.cuh: pushed
+// into the peers' shared memory, one mbarrier wait, no cluster barrier per row) instead of slots read after
+// a cluster barrier.
 #pragma once
 #include <cooperative_groups.h>
 
-#include "common/bulk_copy.cuh"
+#include "common/cluster_exchange.cuh"
 #include "norm/norm_packed_block.cuh"
 
 namespace jk::norm {
@@ -51,6 +51,25 @@ __device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, 
   }
   return r;
 }
+
+// The same through the exchange: this CTA's state pushed to its peers, theirs merged in rank order.
+__device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch, ClusterExchange<float4>& ex,
+                                                      int parity, uint32_t use) {
+  w = BlockAllReduceWelford(w, scratch);
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  if (threadIdx.x == 0) ex.Publish(parity, make_float4(w.count, w.mean, w.m2, 0.f), rank, ranks);
+  ex.Wait(parity, use);
+  Welford r;
+  for (unsigned k = 0; k < ranks; ++k) {
+    const float4 s = ex.slot[parity][k];
+    Welford o;
+    o.count = s.x, o.mean = s.y, o.m2 = s.z;
+    if (k == 0) r = o;
+    else r.Merge(o);
+  }
+  return r;
+}
 #endif
 
 // This thread's Welford state of `count` values: Begin with their sum (the mean), then Add each value (the
@@ -67,29 +86,40 @@ struct ThreadWelford {
   }
 };
 
-template <typename T, Kind K, int kPacks>
+// RMSNorm's state: mean 0 and M2 = the sum of squares, so the Welford merges (whose mean difference is then 0)
+// add the sums exactly and `var + mean^2` below is mean(x^2). One pass over the registers instead of
+// LayerNorm's two; the float32 instantiation had also spilled two packs to local memory (80 bytes of stack)
+// with the two passes.
+__device__ __forceinline__ Welford SquaresState(float count, float sum_sq) {
+  Welford w;
+  w.count = count;
+  w.m2 = sum_sq;
+  return w;
+}
+
+template <typename T, Kind K, int kPacks, bool kExchange>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
-    ClusterRowsNorm(Params<T> p, int prefetch) {
+    ClusterRowsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kP = 16 / sizeof(T);  // elements per pack
   __shared__ float scratch[3 * 32];
   __shared__ float4 slots[2];
+  __shared__ ClusterExchange<float4> ex;
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int64_t rows = p.outer, n = p.n;
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
-  // Thread 0's L2 prefetch of this CTA's slice of the row `prefetch` loop steps ahead.
-  const int slice0 = static_cast<int>(rank) * kPacks * lanes * kP, slice = kPacks * lanes * kP;
-  auto prefetch_ahead = [&](int64_t row) {
-    const int64_t next = row + int64_t(gridDim.x / ranks) * prefetch;
-    if (prefetch == 0 || t != 0 || next >= rows || slice0 >= ncols) return;
-    const int elems = ncols - slice0 < slice ? ncols - slice0 : slice;  // whole 16-byte packs: n is
-    PrefetchL2(p.x + next * n + slice0, static_cast<uint32_t>(elems) * uint32_t(sizeof(T)));
+  if constexpr (kExchange) ex.Init();
+  auto row_state = [&](const Welford& w, int parity, uint32_t use) {
+    if constexpr (kExchange) return ExchangeRowWelford(w, scratch, ex, parity, use);
+    else return ClusterRowWelford(w, scratch, &slots[parity]);
   };
-  int parity = 0;
-  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
+  uint32_t it = 0;  // this CTA's rows so far: slot set it % 2, its (it / 2)-th use
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, ++it) {
+    const int parity = static_cast<int>(it & 1u);
+    const uint32_t use = it >> 1;
     const T* xr = p.x + row * n;
     const float shift = RowShift<K>(p.x, row, rows, n);
     ThreadWelford tw;
@@ -105,20 +135,29 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
           ++live;
         }
       }
-      prefetch_ahead(row);
-      float s = 0.f;
+      if constexpr (K == Kind::kRmsNorm) {
+        float q = 0.f;  // RMSNorm: the sum of squares in one pass (see SquaresState)
 #pragma unroll
-      for (int k = 0; k < kPacks; ++k)
-        if (col_of(k) < ncols)
+        for (int k = 0; k < kPacks; ++k)
+          if (col_of(k) < ncols)
 #pragma unroll
-          for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
-      tw.Begin(static_cast<float>(live * kP), s);
+            for (int e = 0; e < kP; ++e) q = fmaf(v[k].v[e], v[k].v[e], q);
+        tw.w = SquaresState(static_cast<float>(live * kP), q);
+      } else {
+        float s = 0.f;
 #pragma unroll
-      for (int k = 0; k < kPacks; ++k)
-        if (col_of(k) < ncols)
+        for (int k = 0; k < kPacks; ++k)
+          if (col_of(k) < ncols)
 #pragma unroll
-          for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
-      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity]);
+            for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
+        tw.Begin(static_cast<float>(live * kP), s);
+#pragma unroll
+        for (int k = 0; k < kPacks; ++k)
+          if (col_of(k) < ncols)
+#pragma unroll
+            for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
+      }
+      const Welford w = row_state(tw.w, parity, use);
       const float var = w.m2 / static_cast<float>(n);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
@@ -145,30 +184,44 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
         live += col < ncols;
       }
-      prefetch_ahead(row);
-      // Padding packs hold the shift: they add nothing to the shifted sum, and the M2 pass skips them.
-      float s0 = 0.f, s1 = 0.f;
+      if constexpr (K == Kind::kRmsNorm) {
+        // RMSNorm: the sum of squares in one pass (see SquaresState); padding packs hold zeros.
+        float q0 = 0.f, q1 = 0.f;
 #pragma unroll
-      for (int k = 0; k < kPacks; ++k) {
+        for (int k = 0; k < kPacks; ++k) {
 #pragma unroll
-        for (int w = 0; w < 4; ++w) {
-          const float2 f = UnpackPinned<T>(Word(raw[k], w));
-          s0 += f.x - shift;
-          s1 += f.y - shift;
+          for (int w = 0; w < 4; ++w) {
+            const float2 f = UnpackPinned<T>(Word(raw[k], w));
+            q0 = fmaf(f.x, f.x, q0);
+            q1 = fmaf(f.y, f.y, q1);
+          }
+        }
+        tw.w = SquaresState(static_cast<float>(live * kP), q0 + q1);
+      } else {
+        // Padding packs hold the shift: they add nothing to the shifted sum, and the M2 pass skips them.
+        float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+        for (int k = 0; k < kPacks; ++k) {
+#pragma unroll
+          for (int w = 0; w < 4; ++w) {
+            const float2 f = UnpackPinned<T>(Word(raw[k], w));
+            s0 += f.x - shift;
+            s1 += f.y - shift;
+          }
+        }
+        tw.Begin(static_cast<float>(live * kP), s0 + s1);
+#pragma unroll
+        for (int k = 0; k < kPacks; ++k) {
+          if (col_of(k) >= ncols) continue;
+#pragma unroll
+          for (int w = 0; w < 4; ++w) {
+            const float2 f = UnpackAgain<T, 1>(Word(raw[k], w));
+            tw.Add(f.x - shift);
+            tw.Add(f.y - shift);
+          }
         }
       }
-      tw.Begin(static_cast<float>(live * kP), s0 + s1);
-#pragma unroll
-      for (int k = 0; k < kPacks; ++k) {
-        if (col_of(k) >= ncols) continue;
-#pragma unroll
-        for (int w = 0; w < 4; ++w) {
-          const float2 f = UnpackAgain<T, 1>(Word(raw[k], w));
-          tw.Add(f.x - shift);
-          tw.Add(f.y - shift);
-        }
-      }
-      const Welford w = ClusterRowWelford(tw.w, scratch, &slots[parity]);
+      const Welford w = row_state(tw.w, parity, use);
       const float var = w.m2 / static_cast<float>(n);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);

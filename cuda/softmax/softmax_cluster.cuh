@@ -14,11 +14,11 @@
 // Numerics as softmax_kernels.cuh: the merged max and sum are exactly the block tier's up to the order of
 // the float additions (every CTA merges the ranks in rank order: bit-identical statistics on all of them).
 //
-// `prefetch` rows ahead (0: none) thread 0 asks L2 for this CTA's slice of a later row of its loop
-// (PrefetchL2), right after issuing this row's loads: DRAM keeps streaming while the CTA reduces, waits at
-// the barrier and stores (common/row_prefetch.h).
+// With `exchange` the CTAs trade their pairs through ClusterExchange (common/cluster_exchange.cuh: pushed into
+// the peers' shared memory, one mbarrier wait, no cluster barrier per row) instead of slots read after a
+// cluster barrier.
 #pragma once
-#include "common/bulk_copy.cuh"
+#include "common/cluster_exchange.cuh"
 #include "softmax/softmax_kernels.cuh"
 
 namespace jk::softmax {
@@ -39,30 +39,52 @@ __device__ __forceinline__ void ClusterRowStats(float& m, float& s, float* sm, f
   }
 }
 
-// Thread 0's L2 prefetch of this CTA's slice [col0, col0 + slice) of the row `ahead` loop steps after `row`.
-template <typename T>
-__device__ __forceinline__ void PrefetchSlice(const T* x, int64_t row, int64_t step, int ahead, int64_t rows,
-                                              int64_t n, int col0, int slice) {
-  const int64_t next = row + step * ahead;
-  if (ahead == 0 || threadIdx.x != 0 || next >= rows || col0 >= n) return;
-  const int64_t elems = n - col0 < slice ? n - col0 : slice;  // whole 16-byte packs: n is
-  PrefetchL2(x + next * n + col0, static_cast<uint32_t>(elems * int64_t(sizeof(T))));
+// The same through the exchange: this CTA's pair pushed to its peers, theirs merged in rank order.
+__device__ __forceinline__ void ExchangeRowStats(float& m, float& s, float* sm, float* ss, ClusterExchange<float2>& ex,
+                                                 int parity, uint32_t use) {
+  BlockAllReduceStats(m, s, sm, ss);
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  if (threadIdx.x == 0) ex.Publish(parity, make_float2(m, s), rank, ranks);
+  ex.Wait(parity, use);
+  const float2 r0 = ex.slot[parity][0];
+  m = r0.x, s = r0.y;
+  for (unsigned k = 1; k < ranks; ++k) {
+    const float2 r = ex.slot[parity][k];
+    MergeStats(m, s, r.x, r.y);
+  }
 }
+
+// Either exchange of the row's statistics (see the header).
+struct RowStatsExchange {
+  float2* slots;  // the barrier path's [2]
+  ClusterExchange<float2>* ex;
+  bool on;
+  __device__ __forceinline__ void operator()(float& m, float& s, float* sm, float* ss, int parity, uint32_t use) const {
+    if (on) ExchangeRowStats(m, s, sm, ss, *ex, parity, use);
+    else ClusterRowStats(m, s, sm, ss, &slots[parity]);
+  }
+};
 #endif
 
 template <typename T, int kVec, int kPacks, bool kMask>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
-                      bool log, int prefetch) {
+                      bool log, int exchange) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kElems = kPacks * kVec;
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];  // this CTA's (max, sum) for rows of parity 0 / 1, read by the peers
+  __shared__ ClusterExchange<float2> ex;
+  if (exchange) ex.Init();
+  const RowStatsExchange row_stats{slots, &ex, exchange != 0};
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int col0 = int(rank * blockDim.x) * kElems;  // n < 2^31 in this tier: 32-bit column math
-  int parity = 0;
-  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
+  uint32_t it = 0;  // this CTA's rows so far: slot set it % 2, its (it / 2)-th use
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, ++it) {
+    const int parity = static_cast<int>(it & 1u);
+    const uint32_t use = it >> 1;
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     const T* xr = x + row * n;
     float v[kElems];
@@ -78,7 +100,6 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
         for (int k = 0; k < kVec; ++k) vp[k] = -CUDART_INF_F;
       }
     }
-    PrefetchSlice(x, row, gridDim.x / ranks, prefetch, rows, n, col0, int(blockDim.x) * kElems);
     // This thread's pair: its max, then the sum of exp(x - max) over its elements (0 when all are -inf).
     float m = -CUDART_INF_F;
 #pragma unroll
@@ -88,7 +109,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 #pragma unroll
       for (int e = 0; e < kElems; ++e) s += ExpShifted(v[e], m);
     }
-    ClusterRowStats(m, s, sm, ss, &slots[parity]);
+    row_stats(m, s, sm, ss, parity, use);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
 #pragma unroll
@@ -123,7 +144,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 template <typename T, int kPacks, bool kMask>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     ClusterRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
-                            bool log, int prefetch) {
+                            bool log, int exchange) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(sizeof(T) == 2, "16-bit types only");
   constexpr int kVec = 8;
@@ -131,11 +152,16 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
   constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];
+  __shared__ ClusterExchange<float2> ex;
+  if (exchange) ex.Init();
+  const RowStatsExchange row_stats{slots, &ex, exchange != 0};
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int col0 = int(rank * blockDim.x) * kPacks * kVec;
-  int parity = 0;
-  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, parity ^= 1) {
+  uint32_t it = 0;  // this CTA's rows so far: slot set it % 2, its (it / 2)-th use
+  for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, ++it) {
+    const int parity = static_cast<int>(it & 1u);
+    const uint32_t use = it >> 1;
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     const T* xr = x + row * n;
     uint4 raw[kPacks];
@@ -145,7 +171,6 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
       raw[p] = col < n ? *reinterpret_cast<const uint4*>(xr + col)
                        : make_uint4(kNegInf2, kNegInf2, kNegInf2, kNegInf2);
     }
-    PrefetchSlice(x, row, gridDim.x / ranks, prefetch, rows, n, col0, int(blockDim.x) * kPacks * kVec);
     if constexpr (kMask) {
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
@@ -155,7 +180,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     }
     float m = PackedMax<T2, kPacks>(raw, kNegInf2);
     float s = m == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, m);
-    ClusterRowStats(m, s, sm, ss, &slots[parity]);
+    row_stats(m, s, sm, ss, parity, use);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
 #pragma unroll

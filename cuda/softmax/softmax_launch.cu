@@ -52,7 +52,6 @@
 #include <string_view>
 
 #include "common/launch.h"
-#include "common/row_prefetch.h"
 #include "softmax/softmax_cluster.cuh"
 #include "softmax/softmax_columns.cuh"
 #include "softmax/softmax_kernels.cuh"
@@ -421,7 +420,7 @@ cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
       ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, a.rows, shape.resident, &clusters);
   if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), a.stream, shape.ctas);
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log, RowPrefetchDistance());
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log, ClusterExchangeOn() ? 1 : 0);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
