@@ -51,12 +51,19 @@ NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0", "nc2": "0 2"}
 # default is the two-read tiers). Session 10's first run timed an L2 prefetch of the next row instead (commit
 # c7e29c7, removed after: bench/lab/s10_h200.md).
 EXCHANGE = {"xb": {"JK_CLUSTER_EXCHANGE": "0"}, "xe": {"JK_CLUSTER_EXCHANGE": "1"},
-            "nc-xb": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "0"},
+            "nc": {"JK_NORM_CLUSTER": "0 -1"}, "nc-xb": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "0"},
             "nc-xe": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "1"}}
 
 
-def exchange_variants(op):
-    return ["xb", "xe"] + (["nc-xb", "nc-xe"] if op == "rms_norm" else [])
+def exchange_variants(op, dname):
+    """Session 10, second run: the exchange as the default ("xe"), and CTAs of 256 threads (clusters twice as
+    wide, 4 CTAs per SM: "t256"); RMSNorm's float32 rows also on the cluster tier ("nc")."""
+    e = "64" if dname != "float32" else "32"
+    if op.endswith("norm"):
+        EXCHANGE["t256"] = {"JK_NORM_CLUSTER": "0 -1 256"}
+    else:
+        EXCHANGE["t256"] = {"JK_SOFTMAX_CLUSTER_ROWS": f"{e} -1 256"}
+    return ["xe", "t256"] + (["nc"] if op == "rms_norm" and dname == "float32" else [])
 
 
 def cluster_variants(dname):
@@ -192,7 +199,7 @@ def main():
 
         res = {}
         if a.exchange:
-            names = exchange_variants(op)
+            names = exchange_variants(op, dname)
         elif a.norm_cluster:
             names = list(NORM_CLUSTER)
         elif a.cluster:

@@ -30,26 +30,29 @@ constexpr int kMaxCluster = 8;  // the portable cluster size limit
 // CTAs per SM); "off": none.
 struct Shape {
   int ctas = 0, resident = -1;  // ctas == 0: not this tier
+  int threads = kThreads;       // per CTA (before rounding down to the row's need)
 };
 template <typename T, Kind K>
 Shape Choose(int64_t n) {
   constexpr int64_t kElems = sizeof(T) == 4 ? 32 : 64;
   int64_t from = sizeof(T) == 4 ? 16383 : 32768;  // rows longer than this
   int resident = -2;                              // -2: the default's grid (see above)
+  int t = kThreads;
   if (const char* env = std::getenv("JK_NORM_CLUSTER")) {
     int f = 0, r = -1;
-    if (std::sscanf(env, "%d %d", &f, &r) != 2) return {};
+    const int got = std::sscanf(env, "%d %d %d", &f, &r, &t);
+    if (got < 2 || t < 32 || t > kThreads || t % 32 != 0) return {};
     if (f > 0) from = f;
     resident = r;
-  } else if (K == Kind::kRmsNorm) {
+  } else if (K == Kind::kRmsNorm && sizeof(T) == 4) {
     return {};
   }
   if (n <= from) return {};
   int c = 1;
-  while (c < kMaxCluster && n > int64_t(c) * kThreads * kElems) c *= 2;
-  if (n > int64_t(c) * kThreads * kElems) return {};
+  while (c < kMaxCluster && n > int64_t(c) * t * kElems) c *= 2;
+  if (n > int64_t(c) * t * kElems) return {};
   if (resident == -2) resident = c == 1 ? 0 : -1;
-  return {c, resident};
+  return {c, resident, t};
 }
 }  // namespace
 
@@ -60,12 +63,14 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (shape.ctas == 0) return cudaErrorNotSupported;
   constexpr int kPacks = 8;
   constexpr int kP = 16 / sizeof(T);
-  auto kernel = ClusterExchangeOn() ? ClusterRowsNorm<T, K, kPacks, true> : ClusterRowsNorm<T, K, kPacks, false>;
+  // The exchange only matters between CTAs (a cluster of one keeps the plain kernel).
+  const bool exchange = shape.ctas > 1 && ClusterExchangeOn();
+  auto kernel = exchange ? ClusterRowsNorm<T, K, kPacks, true> : ClusterRowsNorm<T, K, kPacks, false>;
   // Threads: the row's packs over the cluster, rounded up to whole warps (ranks own contiguous slices of
   // kPacks * threads packs; the last rank's may be partly padding).
   const int64_t packs = p.n / kP;
-  const int threads =
-      static_cast<int>(std::min<int64_t>(kThreads, CeilDiv(CeilDiv(packs, int64_t(kPacks) * shape.ctas), 32) * 32));
+  const int threads = static_cast<int>(
+      std::min<int64_t>(shape.threads, CeilDiv(CeilDiv(packs, int64_t(kPacks) * shape.ctas), 32) * 32));
   int64_t clusters = 0;
   cudaError_t e =
       ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, p.outer, shape.resident, &clusters);

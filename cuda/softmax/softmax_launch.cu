@@ -378,32 +378,33 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 //   16-bit  24576 x 65536   two passes 63-69%, ring 70-75% -> 80-85%                 (1.88-2.30x)
 // (one cluster per row instead of a persistent grid: 75-85%; 16 widened elements per thread, clusters twice
 // as wide: 41-44%). Masked rows keep the other tiers (float32 at 32 elements spills under the mask).
-// Lab knob JK_SOFTMAX_CLUSTER_ROWS = "E R" (E = 16, 32 or 64 (16-bit only) elements per thread; R resident
+// Lab knob JK_SOFTMAX_CLUSTER_ROWS = "E R [T]" (E = 16, 32 or 64 (16-bit only) elements per thread; R resident
 // CTAs per SM for a persistent grid, 0: one cluster per row, -1: as many clusters as the occupancy
-// calculator says fit at once) forces the tier past one CTA's 512 x 32 elements, masked rows included;
+// calculator says fit at once; T threads per CTA, default 512) forces the tier past one CTA's 512 x 32 elements, masked rows included;
 // "off" disables it. Re-read at every launch (XLA command buffers off) so one process can time each setting.
 // The cluster tier comes before the ring tier, which runs only where JK_SOFTMAX_LONG is set (and this
 // knob is not).
 struct ClusterRowsShape {
   int ctas = 0, elems = 0, resident = 0;  // ctas == 0: not this tier
+  int threads = softmax::kBlockRowsMaxThreads;  // per CTA (before rounding down to the row's need)
 };
 template <typename T, bool kMask>
 ClusterRowsShape ClusterRowsChoice(int64_t n) {
   if (!HasClusters()) return {};
-  constexpr int64_t kThreads = softmax::kBlockRowsMaxThreads;
-  int e = sizeof(T) == 2 ? 64 : 32, r = -1;
-  int64_t from = sizeof(T) == 2 ? kThreads * 64 : kThreads * 32;  // longer than the block tiers' rows
+  int e = sizeof(T) == 2 ? 64 : 32, r = -1, t = softmax::kBlockRowsMaxThreads;
+  int64_t from = sizeof(T) == 2 ? int64_t(t) * 64 : int64_t(t) * 32;  // longer than the block tiers' rows
   if (const char* env = std::getenv("JK_SOFTMAX_CLUSTER_ROWS")) {
-    if (std::sscanf(env, "%d %d", &e, &r) != 2 || !(e == 16 || e == 32 || (e == 64 && sizeof(T) == 2))) return {};
-    from = kThreads * 32;
+    const int got = std::sscanf(env, "%d %d %d", &e, &r, &t);
+    if (got < 2 || !(e == 16 || e == 32 || (e == 64 && sizeof(T) == 2)) || t < 32 || t > 512 || t % 32 != 0) return {};
+    from = int64_t(softmax::kBlockRowsMaxThreads) * 32;
   } else if (kMask || std::getenv("JK_SOFTMAX_LONG") != nullptr) {
     return {};  // masked rows; or the ring tier's lab knob set, which then decides (SoftmaxRingChoice)
   }
   if (n <= from) return {};
   int c = 1;
-  while (c < kMaxCluster && n > int64_t(c) * kThreads * e) c *= 2;
-  if (n > int64_t(c) * kThreads * e) return {};
-  return {c, e, r};
+  while (c < kMaxCluster && n > int64_t(c) * t * e) c *= 2;
+  if (n > int64_t(c) * t * e) return {};
+  return {c, e, r, t};
 }
 
 template <typename T, int kVec, int kElems, bool kMask>
@@ -414,7 +415,7 @@ cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
   }();
   // Threads: the row's packs over the cluster, rounded up to whole warps.
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
-  const int threads = static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(per_cta, 32) * 32));
+  const int threads = static_cast<int>(std::min<int64_t>(shape.threads, CeilDiv(per_cta, 32) * 32));
   int64_t clusters = 0;
   cudaError_t e =
       ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, a.rows, shape.resident, &clusters);
