@@ -18,16 +18,19 @@ constexpr int kMaxCluster = 8;  // the portable cluster size limit
 
 // Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
 // CTA of 512 threads under 64 registers, two per SM. The default takes LayerNorm rows of float32 n >= 16384
-// and of 16-bit n > 32768 (past the packed block tier); clusters of up to 8 on an occupancy-sized persistent
-// grid, and at float32 16384 (one CTA, no cluster) a CTA per row. H200 (bench/lab/s8_h200.md), against the
-// tiers before (two reads):
-//   float32 16384  85% -> 97% of the copy ceiling     float32 32768  67% -> 75%
-//   float32 65536  58% -> 71%                         16-bit 65536   64% -> 72%
-// RMSNorm lost (float32 32768 82% -> 66%, 65536 69% -> 59%; 16-bit 65536 a tie): its instantiations keep
-// 32-80 bytes of stack the LayerNorm ones do not (not analysed), so it keeps its tiers.
-// Lab knob JK_NORM_CLUSTER = "F R": rows longer than F columns (F = 0: the default's; RMSNorm included), R
-// resident clusters (-1: as many as the occupancy calculator says fit, 0: one cluster per row, R > 0: R
-// CTAs per SM); "off": none.
+// and of 16-bit n > 32768 (past the packed block tier), RMSNorm's 16-bit rows n > 32768; clusters of up to 8
+// on an occupancy-sized persistent grid, and at float32 16384 (one CTA, no cluster) a CTA per row. The CTAs'
+// states travel by ClusterExchange (common/cluster_exchange.cuh), not a cluster barrier per row. H200
+// (bench/lab/s8_h200.md, s10_h200.md), against the tiers before (two reads), then with the exchange:
+//   float32 16384  85% -> 97% of the copy ceiling     float32 32768  67% -> 75% -> 85%
+//   float32 65536  58% -> 71% -> 79-80%               16-bit 65536   64% -> 72% -> 74%
+//   RMSNorm 16-bit 65536: 68-69% (two reads) -> 75-76%
+// RMSNorm's float32 rows lost on it (32768: 82% -> 65-69%, 65536: 69% -> 60%; its float32 instantiation
+// spills 72-88 bytes, not resolved) and keep the two-read tiers. CTAs of 256 threads (clusters twice as wide)
+// tied or lost (s10_h200.md, call 3).
+// Lab knob JK_NORM_CLUSTER = "F R [T]": rows longer than F columns (F = 0: the default's; RMSNorm float32
+// included), R resident clusters (-1: as many as the occupancy calculator says fit, 0: one cluster per row,
+// R > 0: R CTAs per SM), T threads per CTA (default 512); "off": none. JK_CLUSTER_EXCHANGE=0: the barrier.
 struct Shape {
   int ctas = 0, resident = -1;  // ctas == 0: not this tier
   int threads = kThreads;       // per CTA (before rounding down to the row's need)

@@ -376,6 +376,9 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 //   float32 49152 x 32768   two passes 74%, ring 85-89% -> 88-89% of the copy ceiling (1.74x jnp)
 //   float32 24576 x 65536   two passes 65%, ring 72-73% -> 80-82%                    (1.57-1.60x)
 //   16-bit  24576 x 65536   two passes 63-69%, ring 70-75% -> 80-85%                 (1.88-2.30x)
+// and since session 10 (bench/lab/s10_h200.md) the CTAs' (max, sum) pairs travel by ClusterExchange
+// (common/cluster_exchange.cuh) instead of a cluster barrier per row: float32 32768 88-89% -> 92%, float32
+// 65536 81-82% -> 89%, 16-bit 65536 81-83% -> 87-90%. CTAs of 256 threads tied or lost.
 // (one cluster per row instead of a persistent grid: 75-85%; 16 widened elements per thread, clusters twice
 // as wide: 41-44%). Masked rows keep the other tiers (float32 at 32 elements spills under the mask).
 // Lab knob JK_SOFTMAX_CLUSTER_ROWS = "E R [T]" (E = 16, 32 or 64 (16-bit only) elements per thread; R resident
