@@ -61,4 +61,29 @@ __device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
 #endif
 }
 
+// The same wait, acquiring at cluster scope: for phases completed by other CTAs of the cluster (remote
+// arrivals, st.async complete_tx), whose shared-memory writes the waiter then reads.
+__device__ __forceinline__ void ClusterWait(uint64_t* bar, uint32_t parity) {
+#ifdef JK_HAS_BULK_COPY
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(SmemAddress(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
+}
+
+// The same shared-memory location (`smem`, an address from SmemAddress) in the CTA of cluster rank `rank`.
+__device__ __forceinline__ uint32_t ClusterSmemAddress(uint32_t smem, uint32_t rank) {
+  uint32_t remote = 0;
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem), "r"(rank));
+#endif
+  return remote;
+}
+
 }  // namespace jk

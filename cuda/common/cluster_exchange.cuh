@@ -61,9 +61,7 @@ struct ClusterExchange {
                  : "memory");
     for (unsigned k = 0; k < ranks; ++k) {
       if (k == rank) continue;
-      uint32_t rslot, rbar;
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(rslot) : "r"(local_slot), "r"(k));
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(rbar) : "r"(local_bar), "r"(k));
+      const uint32_t rslot = ClusterSmemAddress(local_slot, k), rbar = ClusterSmemAddress(local_bar, k);
       if constexpr (sizeof(V) == 8) {
         const float2 f = *reinterpret_cast<const float2*>(&v);
         asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(rslot),
@@ -81,18 +79,7 @@ struct ClusterExchange {
 
   // Every thread: until the peers' values of this parity's `use`-th row have landed (acquire at cluster scope,
   // pairing with the peers' complete_tx).
-  __device__ __forceinline__ void Wait(int parity, uint32_t use) {
-    const uint32_t b = SmemAddress(&bar[parity]);
-    uint32_t done = 0;
-    do {
-      asm volatile(
-          "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-          " selp.u32 %0, 1, 0, p;\n}\n"
-          : "=r"(done)
-          : "r"(b), "r"(use & 1u)
-          : "memory");
-    } while (!done);
-  }
+  __device__ __forceinline__ void Wait(int parity, uint32_t use) { ClusterWait(&bar[parity], use & 1u); }
 #endif
 };
 

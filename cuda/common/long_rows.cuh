@@ -72,29 +72,14 @@ __device__ __forceinline__ void ConsumerSync() {
 // (release, cluster scope) on every CTA's `xbar`.
 __device__ __forceinline__ void RemoteStore(const float* local, int target, float v) {
 #ifdef JK_HAS_BULK_COPY
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(SmemAddress(local)), "r"(target));
+  const uint32_t remote = ClusterSmemAddress(SmemAddress(local), static_cast<uint32_t>(target));
   asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(remote), "f"(v) : "memory");
 #endif
 }
 __device__ __forceinline__ void RemoteArrive(uint64_t* bar, int target) {
 #ifdef JK_HAS_BULK_COPY
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(SmemAddress(bar)), "r"(target));
+  const uint32_t remote = ClusterSmemAddress(SmemAddress(bar), static_cast<uint32_t>(target));
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
-#endif
-}
-__device__ __forceinline__ void ClusterWait(uint64_t* bar, uint32_t parity) {
-#ifdef JK_HAS_BULK_COPY
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(SmemAddress(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
 #endif
 }
 
