@@ -460,7 +460,8 @@ print("half tiers ok")
                                   "JK_SOFTMAX_SHORT_ROWS=1", "JK_SOFTMAX_SHORT_ROWS=4",
                                   "JK_SOFTMAX_LANE_PACKS=1", "JK_SOFTMAX_LANE_PACKS=4",
                                   "JK_SOFTMAX_HALF_WIDE=0", "JK_SOFTMAX_F32_ELEMS=16",
-                                  "JK_SOFTMAX_F32_ELEMS=32"])
+                                  "JK_SOFTMAX_F32_ELEMS=32", "JK_SOFTMAX_STATS=pair",
+                                  "JK_SOFTMAX_STATS=keep"])
 def test_half_tier_knobs(knob):
     name, value = knob.split("=")
     env = {**os.environ, name: value}

@@ -131,6 +131,67 @@ def test_softmax_cluster_special_and_masked_rows(monkeypatch, rng, knob):
     assert (y[5] == 0).all()
 
 
+# How the 16-bit block tier and the cluster tiers get a row's statistics (JK_SOFTMAX_STATS, read at every launch;
+# softmax_kernels.cuh PackedStats): the max then the sum ("two"), per-thread pairs merged once ("pair"), and pairs
+# with softmax's exponentials kept in registers ("keep"), under the default dispatch (16-bit rows up to 32768 on
+# the block tier, float32 past 16384 on clusters) and each forced cluster shape ("32 -1": 16-bit rows packed at
+# 32 elements, three CTAs per SM; "64 -1": packed at 64). (600, n) rows loop the persistent clusters.
+STATS = ["two", "pair", "keep"] if ON_GPU else []
+STATS_CLUSTERS = ["default", "32 -1", "64 -1"]
+STATS_ROWS = [(3, 2056), (600, 20000), (3, 32776), (600, 40000), (3, 65544)]
+
+
+def _stats(monkeypatch, stats, cluster):
+    monkeypatch.setenv("JK_SOFTMAX_STATS", stats)
+    if cluster != "default":
+        monkeypatch.setenv("JK_SOFTMAX_CLUSTER_ROWS", cluster)
+
+
+@pytest.mark.parametrize("stats", STATS)
+@pytest.mark.parametrize("cluster", STATS_CLUSTERS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", STATS_ROWS)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_stats_knob(monkeypatch, rng, stats, cluster, dtype, rows, n, log):
+    _stats(monkeypatch, stats, cluster)
+    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
+    fn = jk.log_softmax if log else jk.softmax
+    y = jax.jit(lambda v: fn(v))(x)
+    assert y.dtype == dtype and y.shape == (rows, n)
+    assert_close(y, np_softmax(xf, log), dtype)
+
+
+@pytest.mark.parametrize("stats", STATS)
+@pytest.mark.parametrize("cluster", STATS_CLUSTERS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [20000, 40000])
+def test_softmax_stats_special_rows(monkeypatch, stats, cluster, dtype, n):
+    """-inf, NaN and +inf rows are NaN; huge magnitudes stay right; rows of mostly -inf (threads whose entries
+    are all -inf: the kept exponentials' zero shift) and of one finite entry."""
+    _stats(monkeypatch, stats, cluster)
+    big, low = (1e3, -6e4) if dtype == jnp.float16 else (1e4, -3e38)
+    r = np.random.default_rng(n)
+    x = r.standard_normal((7, n)).astype(np.float32)
+    x[0] = -np.inf
+    x[1, 123] = np.nan
+    x[2, n - 1] = np.inf
+    x[3] *= big
+    x[4] = x[4] * 0.1 + low
+    x[5, 100:] = -np.inf
+    x[6, : n - 7] = -np.inf
+    x[6, n - 6:] = -np.inf
+    xj = jnp.asarray(x, dtype)
+    x64 = np.asarray(xj.astype(jnp.float32), np.float64)
+    for log in (False, True):
+        fn = jk.log_softmax if log else jk.softmax
+        y = np.asarray(jax.jit(lambda v: fn(v))(xj).astype(jnp.float32), np.float64)
+        assert np.isnan(y[:3]).all()
+        with np.errstate(invalid="ignore"):
+            want = np_softmax(x64[3:], log)
+        assert_close(y[3:], want, dtype, scale=4.0)
+        assert y[6, n - 7] == (0.0 if log else 1.0)
+
+
 def np_layer_norm(x, s, b, eps=1e-5):
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)

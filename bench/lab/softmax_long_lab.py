@@ -12,7 +12,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
                                       [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
-                                      [--cluster | --norm-cluster | --exchange]
+                                      [--cluster | --norm-cluster | --exchange | --stats]
 """
 from __future__ import annotations
 
@@ -53,6 +53,26 @@ NORM_CLUSTER = {"before": "off", "ncdef": None, "nc0": "0 0", "nc2": "0 2"}
 EXCHANGE = {"xb": {"JK_CLUSTER_EXCHANGE": "0"}, "xe": {"JK_CLUSTER_EXCHANGE": "1"},
             "nc": {"JK_NORM_CLUSTER": "0 -1"}, "nc-xb": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "0"},
             "nc-xe": {"JK_NORM_CLUSTER": "0 -1", "JK_CLUSTER_EXCHANGE": "1"}}
+
+
+# Session 11, --stats: how the packed 16-bit kernels and the cluster tiers get a row's statistics
+# (softmax_kernels.cuh PackedStats, knob JK_SOFTMAX_STATS): "two" = the default before (16-bit block tier: the
+# max then the sum, two block reductions; the cluster tiers: pairs), "pair" = each thread's (max, sum) merged
+# once, "keep" = pairs and softmax keeps exp(x - the thread's max) in registers (one exponential per element);
+# "c32" / "c32k" = 16-bit rows on clusters of 512 x 32 packed elements, three CTAs per SM (JK_SOFTMAX_CLUSTER_ROWS
+# "32 -1"), without / with keep.
+STATS = {"two": {}, "pair": {"JK_SOFTMAX_STATS": "pair"}, "keep": {"JK_SOFTMAX_STATS": "keep"},
+         "c32": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1"},
+         "c32k": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1", "JK_SOFTMAX_STATS": "keep"}}
+
+
+def stats_variants(op, dname, cols):
+    if dname == "float32":
+        return ["two", "keep"] if op == "softmax" else ["two"]
+    names = ["two", "pair"] + (["keep"] if op == "softmax" else [])
+    if cols >= 32768:
+        names += ["c32"] + (["c32k"] if op == "softmax" else [])
+    return names
 
 
 def exchange_variants(op, dname):
@@ -126,6 +146,7 @@ def main():
     ap.add_argument("--cluster", action="store_true", help="time the cluster-rows variants (softmax only)")
     ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
     ap.add_argument("--exchange", action="store_true", help="time the cluster exchange variants (session 10)")
+    ap.add_argument("--stats", action="store_true", help="time the statistics variants (session 11)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -198,7 +219,9 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        if a.exchange:
+        if a.stats:
+            names = stats_variants(op, dname, cols)
+        elif a.exchange:
             names = exchange_variants(op, dname)
         elif a.norm_cluster:
             names = list(NORM_CLUSTER)
@@ -215,7 +238,11 @@ def main():
                 os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
                 os.environ.pop("JK_NORM_CLUSTER", None)
                 os.environ.pop("JK_CLUSTER_EXCHANGE", None)
-                if name in EXCHANGE:
+                os.environ.pop("JK_SOFTMAX_STATS", None)
+                if a.stats:
+                    os.environ.pop(knob, None)
+                    os.environ.update(STATS[name])
+                elif name in EXCHANGE:
                     os.environ.pop(knob, None)
                     os.environ.update(EXCHANGE[name])
                 elif name in NORM_CLUSTER:
@@ -241,6 +268,7 @@ def main():
         os.environ.pop("JK_SOFTMAX_CLUSTER_ROWS", None)
         os.environ.pop("JK_NORM_CLUSTER", None)
         os.environ.pop("JK_CLUSTER_EXCHANGE", None)
+        os.environ.pop("JK_SOFTMAX_STATS", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

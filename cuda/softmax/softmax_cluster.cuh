@@ -67,12 +67,15 @@ struct RowStatsExchange {
 };
 #endif
 
-template <typename T, int kVec, int kPacks, bool kMask>
+// kKeepExp: softmax keeps exp(x - the thread's max) in v and scales it at the store (one exponential per
+// element; float32, so no extra rounding) instead of recomputing exp there.
+template <typename T, int kVec, int kPacks, bool kMask, bool kKeepExp = false>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                       bool log, int exchange) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kElems = kPacks * kVec;
+  if constexpr (kKeepExp) log = false;  // softmax only (the launcher's contract): one path
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];  // this CTA's (max, sum) for rows of parity 0 / 1, read by the peers
   __shared__ ClusterExchange<float2> ex;
@@ -105,7 +108,15 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 #pragma unroll
     for (int e = 0; e < kElems; ++e) m = fmaxf(m, v[e]);
     float s = 0.f;
-    if (m != -CUDART_INF_F) {
+    const float mt = m;
+    if (kKeepExp && !log) {  // all -inf: shifted by 0, exp(-inf) = 0 (see PackedExpInPlace)
+      const float shift = mt == -CUDART_INF_F ? 0.f : mt;
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) {
+        v[e] = ExpShifted(v[e], shift);
+        s += v[e];
+      }
+    } else if (m != -CUDART_INF_F) {
 #pragma unroll
       for (int e = 0; e < kElems; ++e) s += ExpShifted(v[e], m);
     }
@@ -116,6 +127,19 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
       for (int p = 0; p < kPacks; ++p) {
         const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
         if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      }
+      continue;
+    }
+    if (kKeepExp && !log) {  // v holds exp(x - mt): times exp(mt - m) / s (0 where mt = -inf)
+      const float c = Exp2((mt - m) * kLog2e - Log2Approx(s));
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col >= n) continue;
+        float o[kVec];
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) o[k] = v[p * kVec + k] * c;
+        StorePack<T, kVec>(yr + col, o);
       }
       continue;
     }
@@ -139,10 +163,11 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 }
 
 // 16-bit rows as BlockRowsPackedKernel holds them (kPacks 16-byte packs per thread, packed in registers;
-// kPacks = 8: 64 elements, <= 64 registers, two CTAs of 512 per SM), spread over the cluster: 16-bit rows of
-// up to 8 x 32768 elements in one read.
-template <typename T, int kPacks, bool kMask>
-__global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
+// kPacks = 8: 64 elements, <= 64 registers, two CTAs of 512 per SM; kPacks = 4: 32 elements, <= 40
+// registers, three), spread over the cluster: 16-bit rows of up to 8 x 32768 elements in one read.
+// kStats: kStatsPair (exp recomputed at the store) or kStatsKeepExp (PackedStats).
+template <typename T, int kPacks, bool kMask, int kMinBlocks = 2, int kStats = kStatsPair>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
     ClusterRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                             bool log, int exchange) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -150,6 +175,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
   constexpr int kVec = 8;
   using T2 = typename Pair<T>::type;
   constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
+  if constexpr (kStats == kStatsKeepExp) log = false;  // softmax only (the launcher's contract): one path
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];
   __shared__ ClusterExchange<float2> ex;
@@ -178,8 +204,11 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
         if (col < n) MaskPackedPack(raw[p], mask, moff, col, kNegInf2);
       }
     }
-    float m = PackedMax<T2, kPacks>(raw, kNegInf2);
-    float s = m == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, m);
+    static_assert(kStats != kStatsTwoReductions, "one exchange per row: pairs");
+    float m = PackedMax<T2, kPacks>(raw, kNegInf2), s;
+    const float mt = m;
+    if (kStats == kStatsKeepExp && !log) s = PackedExpInPlace<T2, kPacks>(raw, mt);
+    else s = m == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, m);
     row_stats(m, s, sm, ss, parity, use);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
@@ -187,6 +216,15 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
       for (int p = 0; p < kPacks; ++p) {
         const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
         if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      }
+      continue;
+    }
+    if (kStats == kStatsKeepExp && !log) {
+      const float c = Exp2((mt - m) * kLog2e - log2f(s));  // 0 where mt = -inf (raw holds zeros)
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col < n) StoreRaw(yr + col, PackedScaled<T2>(raw[p], c));
       }
       continue;
     }

@@ -67,6 +67,22 @@ __device__ __forceinline__ void MergeStats(float& m, float& s, float m2, float s
   m = mm;
 }
 
+// Every thread's (max, sum) pair merged over the CTA: shuffles, then one value per warp through sm / ss.
+__device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* sm, float* ss) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+#pragma unroll
+  for (int k = 16; k > 0; k /= 2) MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
+  __syncthreads();  // sm/ss may still be read by the previous row
+  if (lane == 0) {
+    sm[warp] = m;
+    ss[warp] = s;
+  }
+  __syncthreads();
+  m = sm[0];
+  s = ss[0];
+  for (int w = 1; w < warps; ++w) MergeStats(m, s, sm[w], ss[w]);
+}
+
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPack(const T* p, float* v) {
   using Raw = typename RawVec<sizeof(T) * kVec>::type;
@@ -405,6 +421,71 @@ __device__ __forceinline__ uint4 PackedOutput(const uint4& raw, float m, float a
   return out;
 }
 
+// How the packed kernels get the row's statistics (a template parameter; the launcher picks, see
+// softmax_launch.cu's PackedStats):
+//   kStatsTwoReductions  the max over the CTA, then the sum of exp(x - max) over it: two block reductions,
+//                        and softmax recomputes exp at the store (PackedOutput);
+//   kStatsPair           each thread's (max, sum of exp(x - its max)) pair, merged once (BlockAllReduceStats);
+//                        softmax still recomputes exp at the store;
+//   kStatsKeepExp        as kStatsPair, but softmax overwrites the packed x with exp(x - its max) rounded to
+//                        the 16-bit type and stores e * exp(its max - m) / s: one exponential per element
+//                        instead of two, for a second rounding of e (the output stays within 2 ulps, as
+//                        jax.nn.softmax's bf16 exp-then-divide).
+enum PackedStats : int { kStatsTwoReductions = 0, kStatsPair = 1, kStatsKeepExp = 2 };
+
+// kStatsKeepExp: the pairs overwritten by exp(x - mt) (mt: this thread's max), their float32 sum returned. A
+// thread whose entries are all -inf (padding, masked) shifts by 0 instead and so holds exp(-inf) = 0 and
+// returns 0 (a select, not a branch: a branch that zeroed the registers made ptxas spill them).
+template <typename T2, int kPacks>
+__device__ __forceinline__ float PackedExpInPlace(uint4 (&raw)[kPacks], float mt) {
+  if (mt == -CUDART_INF_F) mt = 0.f;
+  float s = 0.f;
+#pragma unroll
+  for (int p = 0; p < kPacks; ++p) {
+    T2* h = reinterpret_cast<T2*>(&raw[p]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float2 f = ToFloat2(h[k]);
+      const float e0 = Exp2((f.x - mt) * kLog2e), e1 = Exp2((f.y - mt) * kLog2e);
+      s += e0 + e1;
+      h[k] = FromFloat2<T2>(e0, e1);
+    }
+  }
+  return s;
+}
+
+// kStatsKeepExp: one output pack, the kept exponentials times the thread's scale c = exp(mt - m) / s.
+template <typename T2>
+__device__ __forceinline__ uint4 PackedScaled(const uint4& raw, float c) {
+  const T2* h = reinterpret_cast<const T2*>(&raw);
+  uint4 out;
+  uint32_t* w = &out.x;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const float2 f = ToFloat2(h[k]);
+    const T2 o = FromFloat2<T2>(f.x * c, f.y * c);
+    memcpy(&w[k], &o, 4);
+  }
+  return out;
+}
+
+// The statistics of a packed row (see PackedStats): m, s for the row; mt = this thread's own max, and with
+// kStatsKeepExp and softmax raw holds exp(x - mt). sm / ss: 32 floats each of shared scratch.
+template <int kStats, typename T2, int kPacks>
+__device__ __forceinline__ void PackedRowStats(uint4 (&raw)[kPacks], uint32_t neg_inf2, bool log, float& m, float& s,
+                                               float& mt, float* sm, float* ss) {
+  m = PackedMax<T2, kPacks>(raw, neg_inf2);
+  mt = m;
+  if constexpr (kStats == kStatsTwoReductions) {
+    m = BlockAllReduce(m, MaxOp(), sm);
+    s = BlockAllReduce(PackedExpSum<T2, kPacks>(raw, m), SumOp(), sm);
+  } else {
+    if (kStats == kStatsKeepExp && !log) s = PackedExpInPlace<T2, kPacks>(raw, mt);
+    else s = mt == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, mt);
+    BlockAllReduceStats(m, s, sm, ss);
+  }
+}
+
 // Masked entries of one packed 16-byte pack (8 16-bit elements at column `col`) set to -inf (neg_inf2: the
 // -inf pair's bits).
 __device__ __forceinline__ void MaskPackedPack(uint4& raw, const MaskIndex& mask, int64_t moff, int64_t col,
@@ -421,7 +502,8 @@ __device__ __forceinline__ void MaskPackedPack(uint4& raw, const MaskIndex& mask
 
 // kMinBlocks = 3: <= 40 registers (32 elements per thread); 2: <= 64 registers, for 64 elements per thread
 // (16-bit rows of up to 32768 in one read).
-template <typename T, int kPacks, bool kMask, int kMinBlocks = 3>
+// kStats: PackedStats.
+template <typename T, int kPacks, bool kMask, int kMinBlocks = 3, int kStats = kStatsTwoReductions>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
     BlockRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                           bool log) {
@@ -429,7 +511,8 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
   constexpr int kVec = 8;  // one 16-byte pack: 4 pairs
   using T2 = typename Pair<T>::type;
   constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
-  __shared__ float scratch[32];
+  if constexpr (kStats == kStatsKeepExp) log = false;  // softmax only (the launcher's contract): one path
+  __shared__ float sm[32], ss[32];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const int64_t moff = kMask ? mask.outer.Offset(row) : 0;
     const T* xr = x + row * n;
@@ -450,15 +533,23 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
         if (col < n) MaskPackedPack(raw[p], mask, moff, col, kNegInf2);
       }
     }
-    float m = PackedMax<T2, kPacks>(raw, kNegInf2);
-    m = BlockAllReduce(m, MaxOp(), scratch);
-    const float s = BlockAllReduce(PackedExpSum<T2, kPacks>(raw, m), SumOp(), scratch);
+    float m, s, mt;
+    PackedRowStats<kStats, T2, kPacks>(raw, kNegInf2, log, m, s, mt, sm, ss);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
         const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
         if (col < n) StoreDegenerate<T, kVec, kMask>(yr + col, mask, moff, col, log);
+      }
+      continue;
+    }
+    if (kStats == kStatsKeepExp && !log) {
+      const float c = Exp2((mt - m) * kLog2e - log2f(s));  // 0 where mt = -inf (raw holds zeros)
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
+        if (col < n) StoreRaw(yr + col, PackedScaled<T2>(raw[p], c));
       }
       continue;
     }
@@ -550,20 +641,6 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 3)  // <= 40 registers
 // Rows longer than a CTA holds: pass 1 keeps a per-thread online (max, sum) over 16-byte packs, the
 // block merges the pairs; pass 2 re-reads the row (from L2 when the rows in flight fit there) and writes.
 // The re-read is the row's last use, hence the evict-first (streaming) load.
-__device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* sm, float* ss) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
-#pragma unroll
-  for (int k = 16; k > 0; k /= 2) MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
-  __syncthreads();  // sm/ss may still be read by the previous row
-  if (lane == 0) {
-    sm[warp] = m;
-    ss[warp] = s;
-  }
-  __syncthreads();
-  m = sm[0];
-  s = ss[0];
-  for (int w = 1; w < warps; ++w) MergeStats(m, s, sm[w], ss[w]);
-}
 
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPackLastUse(const T* p, float* v) {

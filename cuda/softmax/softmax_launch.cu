@@ -284,11 +284,33 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
+// How the packed 16-bit kernels and the cluster tiers get a row's statistics (softmax::PackedStats). Lab
+// knob JK_SOFTMAX_STATS = two | pair | keep, re-read at every launch (XLA command buffers off) so one process
+// can time each; the cluster tiers always merge pairs, so for them only keep (exponentials kept) differs.
+softmax::PackedStats StatsChoice() {
+  const char* e = std::getenv("JK_SOFTMAX_STATS");
+  const std::string_view v = e ? e : "";
+  if (v == "pair") return softmax::kStatsPair;
+  if (v == "keep") return softmax::kStatsKeepExp;
+  return softmax::kStatsTwoReductions;
+}
+
 template <typename T, bool kMask, int kElems = kBlockElemsHalf, int kMinBlocks = 3>
 cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
   const int64_t grid = std::min<int64_t>(a.rows, int64_t(1) << 24);
-  softmax::BlockRowsPackedKernel<T, kElems / kVec16<T>, kMask, kMinBlocks>
-      <<<static_cast<unsigned>(grid), shape.threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  constexpr int kPacks = kElems / kVec16<T>;
+  auto kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsTwoReductions>;
+  const softmax::PackedStats stats = StatsChoice();
+  switch (a.log && stats == softmax::kStatsKeepExp ? softmax::kStatsPair : stats) {
+    case softmax::kStatsPair:
+      kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsPair>;
+      break;
+    case softmax::kStatsKeepExp:
+      kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsKeepExp>;
+      break;
+    default: break;
+  }
+  kernel<<<static_cast<unsigned>(grid), shape.threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, *a.mask, a.log);
   return LastLaunchError();
 }
 
@@ -410,12 +432,21 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
   return {c, e, r, t};
 }
 
+// 16-bit rows stay packed (64 elements per thread: two CTAs of 512 per SM; 32: three); float32 is widened.
+template <typename T, int kVec, int kElems, bool kMask, bool kKeepExp>
+auto ClusterRowsKernelFor() {
+  constexpr int kStats = kKeepExp ? softmax::kStatsKeepExp : softmax::kStatsPair;
+  if constexpr (sizeof(T) == 2 && kElems == 64) return softmax::ClusterRowsPackedKernel<T, 8, kMask, 2, kStats>;
+  else if constexpr (sizeof(T) == 2 && kElems == 32) return softmax::ClusterRowsPackedKernel<T, 4, kMask, 3, kStats>;
+  else return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, kKeepExp>;
+}
+
 template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
-  auto kernel = [] {
-    if constexpr (kElems == 64) return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask>;
-    else return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask>;
-  }();
+  auto kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, false>();
+  if constexpr (!kMask) {
+    if (!a.log && StatsChoice() == softmax::kStatsKeepExp) kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, true>();
+  }
   // Threads: the row's packs over the cluster, rounded up to whole warps.
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
   const int threads = static_cast<int>(std::min<int64_t>(shape.threads, CeilDiv(per_cta, 32) * 32));
