@@ -61,7 +61,9 @@ EXCHANGE = {"xb": {"JK_CLUSTER_EXCHANGE": "0"}, "xe": {"JK_CLUSTER_EXCHANGE": "1
 # once, "keep" = pairs and softmax keeps exp(x - the thread's max) in registers (one exponential per element);
 # "c32" / "c32k" = 16-bit rows on clusters of 512 x 32 packed elements, three CTAs per SM (JK_SOFTMAX_CLUSTER_ROWS
 # "32 -1"), without / with keep.
-STATS = {"two": {}, "pair": {"JK_SOFTMAX_STATS": "pair"}, "keep": {"JK_SOFTMAX_STATS": "keep"},
+# ("two" was the unset default at commit 0d285cd, the first run; "def" = the default since, see StatsChoice.)
+STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STATS": "pair"},
+         "keep": {"JK_SOFTMAX_STATS": "keep"},
          "c32": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1"},
          "c32k": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1", "JK_SOFTMAX_STATS": "keep"}}
 

@@ -158,14 +158,27 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
     scratch[64 + warp] = w.m2;
   }
   __syncthreads();
+  // The warps' states merged by a butterfly in every warp: log2(warps) dependent merges (each with a division)
+  // instead of warps - 1. A merge is not bit-symmetric in its operands, so the lanes may end apart by an
+  // ulp: every thread takes lane 0's state, which every warp computes from the same values in the same order.
   Welford r;
-  for (int i = 0; i < warps; ++i) {
+  if (lane < warps) {
+    r.count = scratch[lane];
+    r.mean = scratch[32 + lane];
+    r.m2 = scratch[64 + lane];
+  }
+#pragma unroll
+  for (int k = 16; k > 0; k /= 2) {
+    if (k >= warps) continue;  // warp-uniform
     Welford o;
-    o.count = scratch[i];
-    o.mean = scratch[32 + i];
-    o.m2 = scratch[64 + i];
+    o.count = __shfl_xor_sync(0xffffffffu, r.count, k);
+    o.mean = __shfl_xor_sync(0xffffffffu, r.mean, k);
+    o.m2 = __shfl_xor_sync(0xffffffffu, r.m2, k);
     r.Merge(o);
   }
+  r.count = __shfl_sync(0xffffffffu, r.count, 0);
+  r.mean = __shfl_sync(0xffffffffu, r.mean, 0);
+  r.m2 = __shfl_sync(0xffffffffu, r.m2, 0);
   return r;
 }
 

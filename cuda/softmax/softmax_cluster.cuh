@@ -163,11 +163,13 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 }
 
 // 16-bit rows as BlockRowsPackedKernel holds them (kPacks 16-byte packs per thread, packed in registers;
-// kPacks = 8: 64 elements, <= 64 registers, two CTAs of 512 per SM; kPacks = 4: 32 elements, <= 40
-// registers, three), spread over the cluster: 16-bit rows of up to 8 x 32768 elements in one read.
-// kStats: kStatsPair (exp recomputed at the store) or kStatsKeepExp (PackedStats).
-template <typename T, int kPacks, bool kMask, int kMinBlocks = 2, int kStats = kStatsPair>
-__global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
+// kPacks = 8: 64 elements, <= 64 registers, two CTAs of 512 per SM), spread over the cluster: 16-bit rows of
+// up to 8 x 32768 elements in one read. kStats: kStatsPair (exp recomputed at the store) or kStatsKeepExp
+// (softmax's exponentials kept: the default for softmax, see softmax_launch.cu's StatsChoice). (32 packed
+// elements at three CTAs per SM, clusters twice as wide, measured 62-72% of copy against 87-90%:
+// bench/lab/s11_h200.md.)
+template <typename T, int kPacks, bool kMask, int kStats = kStatsPair>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     ClusterRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                             bool log, int exchange) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

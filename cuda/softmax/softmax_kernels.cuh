@@ -60,10 +60,14 @@ __device__ __forceinline__ void OnlineAdd(float& m, float& s, float v) {
   }
 }
 
-// Merges two (max, sum) partials; two empty partials stay (-inf, 0) (or NaN when one carries a NaN).
+// Merges two (max, sum) partials; two empty partials stay (-inf, 0) (or NaN when one carries a NaN). One
+// exponential: the partial with the larger max keeps its sum, the other's is scaled by exp(-|m - m2|) (the
+// same value as exp(its max - the max)); written as fma(smaller's sum, e, larger's sum) either way round, so
+// merging a with b and b with a give the same bits (every lane of a butterfly ends with the same pair).
 __device__ __forceinline__ void MergeStats(float& m, float& s, float m2, float s2) {
   const float mm = fmaxf(m, m2);
-  s = (mm == -CUDART_INF_F) ? s + s2 : s * ExpShifted(m, mm) + s2 * ExpShifted(m2, mm);
+  const float e = Exp2(-fabsf(m - m2) * kLog2e);  // NaN for two +inf maxima: s NaN, a degenerate row
+  s = (mm == -CUDART_INF_F) ? s + s2 : (m >= m2 ? fmaf(s2, e, s) : fmaf(s, e, s2));
   m = mm;
 }
 
@@ -78,9 +82,14 @@ __device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* s
     ss[warp] = s;
   }
   __syncthreads();
-  m = sm[0];
-  s = ss[0];
-  for (int w = 1; w < warps; ++w) MergeStats(m, s, sm[w], ss[w]);
+  // The warps' pairs merged by a butterfly in every warp (log2(warps) dependent merges instead of warps - 1):
+  // every warp merges the same values in the same order, so every thread ends with the same bits.
+  m = lane < warps ? sm[lane] : -CUDART_INF_F;
+  s = lane < warps ? ss[lane] : 0.f;
+#pragma unroll
+  for (int k = 16; k > 0; k /= 2) {
+    if (k < warps) MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
+  }
 }
 
 template <typename T, int kVec>

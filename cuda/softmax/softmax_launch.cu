@@ -8,7 +8,8 @@
 //   kBlockRowsRegisters  a CTA of <= 512 threads per row, the row in registers, one DRAM read: 64 bytes
 //                        per thread at 16-byte packs (16 float32 / 32 16-bit elements: n <= 4096 / 16384),
 //                        128 bytes for unmasked float32 rows of 4096 < n <= 16384 (F32BlockElems) and
-//                        unmasked 16-bit rows of 16384 < n <= 32768 (HalfWideRows), 16 elements
+//                        unmasked 16-bit rows of 16384 < n <= 32768 (HalfWideRows: per-thread (max, sum)
+//                        pairs merged once, StatsChoice), 16 elements
 //                        otherwise. 16-bit rows stay packed in registers (BlockRowsPackedKernel,
 //                        kBlockRowsPackedRegisters); see HalfBlock.
 //                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
@@ -284,15 +285,24 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
-// How the packed 16-bit kernels and the cluster tiers get a row's statistics (softmax::PackedStats). Lab
-// knob JK_SOFTMAX_STATS = two | pair | keep, re-read at every launch (XLA command buffers off) so one process
-// can time each; the cluster tiers always merge pairs, so for them only keep (exponentials kept) differs.
-softmax::PackedStats StatsChoice() {
+// How the packed 16-bit kernels and the cluster tiers get a row's statistics (softmax::PackedStats); `fallback`
+// where the lab knob JK_SOFTMAX_STATS = two | pair | keep is unset. The knob is re-read at every launch (XLA
+// command buffers off) so one process can time each; the cluster tiers always merge pairs, so for them only
+// keep (exponentials kept) differs. Measured on an H200 (bench/lab/s11_h200.md, softmax / log_softmax, % of the
+// copy ceiling):
+//   16-bit 49152 x 32768 (block tier, 64 packed elements)  two 90 / 90   pair 99 / 100   keep 98-99 / -
+//   16-bit 49152 x 16384 (block tier, 32 packed elements)  two 100       pair 89         keep 95
+//   16-bit 24576 x 65536 (cluster tier)                    pair 87-88 / 88-91            keep 90-91 / -
+//   float32 24576 x 65536, 49152 x 32768 (cluster tier)    pair 89, 92                   keep 88, 91
+// (at 64 elements the two reductions' instantiation spills 24-32 bytes, the pairs' none). Hence pairs for the
+// 64-element block kernel, keep for the 16-bit cluster kernel's softmax, the rest as before.
+softmax::PackedStats StatsChoice(softmax::PackedStats fallback) {
   const char* e = std::getenv("JK_SOFTMAX_STATS");
   const std::string_view v = e ? e : "";
+  if (v == "two") return softmax::kStatsTwoReductions;
   if (v == "pair") return softmax::kStatsPair;
   if (v == "keep") return softmax::kStatsKeepExp;
-  return softmax::kStatsTwoReductions;
+  return fallback;
 }
 
 template <typename T, bool kMask, int kElems = kBlockElemsHalf, int kMinBlocks = 3>
@@ -300,7 +310,8 @@ cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
   const int64_t grid = std::min<int64_t>(a.rows, int64_t(1) << 24);
   constexpr int kPacks = kElems / kVec16<T>;
   auto kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsTwoReductions>;
-  const softmax::PackedStats stats = StatsChoice();
+  const softmax::PackedStats stats =
+      StatsChoice(kElems == 2 * kBlockElemsHalf ? softmax::kStatsPair : softmax::kStatsTwoReductions);
   switch (a.log && stats == softmax::kStatsKeepExp ? softmax::kStatsPair : stats) {
     case softmax::kStatsPair:
       kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsPair>;
@@ -400,7 +411,8 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 //   16-bit  24576 x 65536   two passes 63-69%, ring 70-75% -> 80-85%                 (1.88-2.30x)
 // and since session 10 (bench/lab/s10_h200.md) the CTAs' (max, sum) pairs travel by ClusterExchange
 // (common/cluster_exchange.cuh) instead of a cluster barrier per row: float32 32768 88-89% -> 92%, float32
-// 65536 81-82% -> 89%, 16-bit 65536 81-83% -> 87-90%. CTAs of 256 threads tied or lost.
+// 65536 81-82% -> 89%, 16-bit 65536 81-83% -> 87-90%. CTAs of 256 threads tied or lost. Since session 11
+// 16-bit softmax keeps its exponentials in registers (StatsChoice): 87-88% -> 90-91% at 65536.
 // (one cluster per row instead of a persistent grid: 75-85%; 16 widened elements per thread, clusters twice
 // as wide: 41-44%). Masked rows keep the other tiers (float32 at 32 elements spills under the mask).
 // Lab knob JK_SOFTMAX_CLUSTER_ROWS = "E R [T]" (E = 16, 32 or 64 (16-bit only) elements per thread; R resident
@@ -432,20 +444,25 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
   return {c, e, r, t};
 }
 
-// 16-bit rows stay packed (64 elements per thread: two CTAs of 512 per SM; 32: three); float32 is widened.
+// 16-bit rows at 64 elements per thread stay packed; the others are widened to float32. kKeepExp: softmax keeps
+// its exponentials (StatsChoice).
 template <typename T, int kVec, int kElems, bool kMask, bool kKeepExp>
 auto ClusterRowsKernelFor() {
-  constexpr int kStats = kKeepExp ? softmax::kStatsKeepExp : softmax::kStatsPair;
-  if constexpr (sizeof(T) == 2 && kElems == 64) return softmax::ClusterRowsPackedKernel<T, 8, kMask, 2, kStats>;
-  else if constexpr (sizeof(T) == 2 && kElems == 32) return softmax::ClusterRowsPackedKernel<T, 4, kMask, 3, kStats>;
-  else return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, kKeepExp>;
+  if constexpr (kElems == 64) {
+    return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask,
+                                            kKeepExp ? softmax::kStatsKeepExp : softmax::kStatsPair>;
+  } else {
+    return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, kKeepExp>;
+  }
 }
 
 template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
   auto kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, false>();
   if constexpr (!kMask) {
-    if (!a.log && StatsChoice() == softmax::kStatsKeepExp) kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, true>();
+    const auto fallback = kElems == 64 ? softmax::kStatsKeepExp : softmax::kStatsPair;
+    if (!a.log && StatsChoice(fallback) == softmax::kStatsKeepExp)
+      kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, true>();
   }
   // Threads: the row's packs over the cluster, rounded up to whole warps.
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
