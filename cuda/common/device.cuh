@@ -159,8 +159,9 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
   }
   __syncthreads();
   // The warps' states merged by a butterfly in every warp: log2(warps) dependent merges (each with a division)
-  // instead of warps - 1. A merge is not bit-symmetric in its operands, so the lanes may end apart by an
-  // ulp: every thread takes lane 0's state, which every warp computes from the same values in the same order.
+  // instead of warps - 1, over the lanes below the next power of two of warps only (the lanes above it never
+  // meet the others), and a merge is not bit-symmetric in its operands: every thread takes lane 0's state,
+  // which every warp computes from the same values in the same order.
   Welford r;
   if (lane < warps) {
     r.count = scratch[lane];

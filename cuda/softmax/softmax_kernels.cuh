@@ -82,14 +82,17 @@ __device__ __forceinline__ void BlockAllReduceStats(float& m, float& s, float* s
     ss[warp] = s;
   }
   __syncthreads();
-  // The warps' pairs merged by a butterfly in every warp (log2(warps) dependent merges instead of warps - 1):
-  // every warp merges the same values in the same order, so every thread ends with the same bits.
+  // The warps' pairs merged by a butterfly in every warp (log2(warps) dependent merges instead of warps - 1),
+  // over the lanes below the next power of two of warps only: the lanes above it never meet the others, so
+  // every thread takes lane 0's pair (every warp computes it from the same values in the same order).
   m = lane < warps ? sm[lane] : -CUDART_INF_F;
   s = lane < warps ? ss[lane] : 0.f;
 #pragma unroll
   for (int k = 16; k > 0; k /= 2) {
     if (k < warps) MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
   }
+  m = __shfl_sync(0xffffffffu, m, 0);
+  s = __shfl_sync(0xffffffffu, s, 0);
 }
 
 template <typename T, int kVec>
