@@ -147,7 +147,10 @@ __device__ __forceinline__ Welford WarpAllReduceWelford(Welford w) {
   return w;
 }
 
-// `scratch` holds at least 3 * 32 floats.
+// `scratch` holds at least 3 * 32 floats. kTree: the warps' states merged by a butterfly (below); false: one
+// thread's serial merge of them in warp order, the form before session 11, kept where it measured faster
+// (norm_kernels.cuh's two-read kernel for RMSNorm).
+template <bool kTree = true>
 __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scratch) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
   w = WarpAllReduceWelford<32>(w);
@@ -158,6 +161,17 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
     scratch[64 + warp] = w.m2;
   }
   __syncthreads();
+  if constexpr (!kTree) {
+    Welford r;
+    for (int i = 0; i < warps; ++i) {
+      Welford o;
+      o.count = scratch[i];
+      o.mean = scratch[32 + i];
+      o.m2 = scratch[64 + i];
+      r.Merge(o);
+    }
+    return r;
+  }
   // The warps' states merged by a butterfly in every warp: log2(warps) dependent merges (each with a division)
   // instead of warps - 1, over the lanes below the next power of two of warps only (the lanes above it never
   // meet the others), and a merge is not bit-symmetric in its operands: every thread takes lane 0's state,
