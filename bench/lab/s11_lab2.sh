@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 11, device call 7 (~300 s): build (sm_90a); float32 cluster-tier rows with streaming cache hints
-# (softmax_long_lab.py --stats: "def" against "stream", JK_SOFTMAX_STREAM=1) and jnp; then the cluster tests
-# under the knob. Logs under $OUT.
+# Session 11, device call 7 (~300 s), run at commit 65e32c2: build (sm_90a); float32 cluster-tier rows with
+# streaming cache hints (softmax_long_lab.py --stats: "def" against "stream", JK_SOFTMAX_STREAM=1, a knob of that
+# commit, removed after it tied: bench/lab/s11_h200.md) and jnp; then the cluster tests under the knob. Logs
+# under $OUT.
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start ${JK_TOTAL_S:-400}
 l=$(left)

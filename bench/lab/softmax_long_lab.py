@@ -64,14 +64,16 @@ EXCHANGE = {"xb": {"JK_CLUSTER_EXCHANGE": "0"}, "xe": {"JK_CLUSTER_EXCHANGE": "1
 # ("two" was the unset default at commit 0d285cd, the first run; "def" = the default since, see StatsChoice.)
 STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STATS": "pair"},
          "keep": {"JK_SOFTMAX_STATS": "keep"},
-         "stream": {"JK_SOFTMAX_STREAM": "1"},  # float32 cluster rows with streaming cache hints (call 6)
+         # float32 cluster rows with streaming cache hints (call 7, knob JK_SOFTMAX_STREAM at commit 65e32c2;
+         # tied, removed since: a no-op now)
+         "stream": {"JK_SOFTMAX_STREAM": "1"},
          "c32": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1"},
          "c32k": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1", "JK_SOFTMAX_STATS": "keep"}}
 
 
 def stats_variants(op, dname, cols):
     if dname == "float32":
-        return ["def", "stream"]  # session 11 call 6; call 1 timed "two" (= def for float32) and "keep" here
+        return ["def", "stream"]  # session 11 call 7; call 1 timed "two" (= def for float32) and "keep" here
     names = ["two", "pair"] + (["keep"] if op == "softmax" else [])
     if cols >= 32768:
         names += ["c32"] + (["c32k"] if op == "softmax" else [])

@@ -69,9 +69,7 @@ struct RowStatsExchange {
 
 // kKeepExp: softmax keeps exp(x - the thread's max) in v and scales it at the store (one exponential per
 // element; float32, so no extra rounding) instead of recomputing exp there.
-// kStream (lab knob JK_SOFTMAX_STREAM=1, float32 / widened rows, unmasked softmax and log_softmax): the row's
-// loads and stores with the streaming cache hint (.cs, evict first): x is read once, y written once.
-template <typename T, int kVec, int kPacks, bool kMask, bool kKeepExp = false, bool kStream = false>
+template <typename T, int kVec, int kPacks, bool kMask, bool kKeepExp = false>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                       bool log, int exchange) {
@@ -98,8 +96,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
       const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
       float* vp = &v[p * kVec];
       if (col < n) {
-        if constexpr (kStream) LoadPackLastUse<T, kVec>(xr + col, vp);
-        else LoadPack<T, kVec>(xr + col, vp);
+        LoadPack<T, kVec>(xr + col, vp);
         if constexpr (kMask) ApplyMask<kVec>(mask, moff, col, vp);
       } else {
 #pragma unroll
@@ -142,8 +139,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
         float o[kVec];
 #pragma unroll
         for (int k = 0; k < kVec; ++k) o[k] = v[p * kVec + k] * c;
-        if constexpr (kStream) StorePackStream<T, kVec>(yr + col, o);
-        else StorePack<T, kVec>(yr + col, o);
+        StorePack<T, kVec>(yr + col, o);
       }
       continue;
     }
@@ -159,8 +155,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
         const float t = v[p * kVec + k] - m;
         o[k] = log ? t - a : Exp2(t * kLog2e - a);
       }
-      if constexpr (kStream) StorePackStream<T, kVec>(yr + col, o);
-      else StorePack<T, kVec>(yr + col, o);
+      StorePack<T, kVec>(yr + col, o);
     }
   }
   cluster.sync();  // shared memory must outlive the peers' last reads

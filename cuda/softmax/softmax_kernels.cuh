@@ -128,19 +128,6 @@ __device__ __forceinline__ void StorePack(T* p, const float* v) {
   StoreRaw(p, raw);
 }
 
-// As StorePack, 16-byte packs only, with the streaming cache hint (st.global.cs: evict first).
-template <typename T, int kVec>
-__device__ __forceinline__ void StorePackStream(T* p, const float* v) {
-  static_assert(sizeof(T) * kVec == 16, "16-byte packs");
-  Pack<T, kVec> pk;
-#pragma unroll
-  for (int k = 0; k < kVec; ++k) pk.v[k] = FromFloat<T>(v[k]);
-  uint4 r;
-  memcpy(&r, &pk, 16);
-  asm volatile("st.global.cs.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w)
-               : "memory");
-}
-
 // Live flags of kVec consecutive entries along the axis starting at `col`. The launcher only picks kVec > 1
 // when the mask is contiguous along the axis and every row offset is a multiple of kVec.
 template <int kVec>

@@ -463,11 +463,6 @@ cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
     const auto fallback = kElems == 64 ? softmax::kStatsKeepExp : softmax::kStatsPair;
     if (!a.log && StatsChoice(fallback) == softmax::kStatsKeepExp)
       kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, true>();
-    if constexpr (kElems != 64) {
-      // Lab knob JK_SOFTMAX_STREAM=1 (re-read at every launch): streaming cache hints, exponentials recomputed.
-      const char* st = std::getenv("JK_SOFTMAX_STREAM");
-      if (st != nullptr && st[0] == '1') kernel = softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, false, true>;
-    }
   }
   // Threads: the row's packs over the cluster, rounded up to whole warps.
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
