@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
     for (int e = 0; e < kElems; ++e) m = fmaxf(m, v[e]);
     float s = 0.f;
     const float mt = m;
-    if (kKeepExp && !log) {  // all -inf: shifted by 0, exp(-inf) = 0 (see PackedExpInPlace)
+    if constexpr (kKeepExp) {  // all -inf: shifted by 0, exp(-inf) = 0 (see PackedExpInPlace)
       const float shift = mt == -CUDART_INF_F ? 0.f : mt;
 #pragma unroll
       for (int e = 0; e < kElems; ++e) {
@@ -130,21 +130,11 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
       }
       continue;
     }
-    if (kKeepExp && !log) {  // v holds exp(x - mt): times exp(mt - m) / s (0 where mt = -inf)
-      const float c = Exp2((mt - m) * kLog2e - Log2Approx(s));
-#pragma unroll
-      for (int p = 0; p < kPacks; ++p) {
-        const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-        if (col >= n) continue;
-        float o[kVec];
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) o[k] = v[p * kVec + k] * c;
-        StorePack<T, kVec>(yr + col, o);
-      }
-      continue;
-    }
-    // softmax: exp2((x - m) log2e - log2 s), the exponential recomputed (v holds x); log: (x - m) - log s.
-    const float a = log ? logf(s) : Log2Approx(s);
+    // kKeepExp: v holds exp(x - mt), times a = exp(mt - m) / s (0 where mt = -inf). Otherwise softmax:
+    // exp2((x - m) log2e - a), a = log2 s, the exponential recomputed (v holds x); log: (x - m) - a, a = log s.
+    float a;
+    if constexpr (kKeepExp) a = Exp2((mt - m) * kLog2e - Log2Approx(s));
+    else a = log ? logf(s) : Log2Approx(s);
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
@@ -152,8 +142,9 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
       float o[kVec];
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
-        const float t = v[p * kVec + k] - m;
-        o[k] = log ? t - a : Exp2(t * kLog2e - a);
+        const float vk = v[p * kVec + k];
+        if constexpr (kKeepExp) o[k] = vk * a;
+        else o[k] = log ? (vk - m) - a : Exp2((vk - m) * kLog2e - a);
       }
       StorePack<T, kVec>(yr + col, o);
     }
@@ -209,7 +200,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     static_assert(kStats != kStatsTwoReductions, "one exchange per row: pairs");
     float m = PackedMax<T2, kPacks>(raw, kNegInf2), s;
     const float mt = m;
-    if (kStats == kStatsKeepExp && !log) s = PackedExpInPlace<T2, kPacks>(raw, mt);
+    if constexpr (kStats == kStatsKeepExp) s = PackedExpInPlace<T2, kPacks>(raw, mt);
     else s = m == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, m);
     row_stats(m, s, sm, ss, parity, use);
     T* yr = y + row * n;
@@ -221,20 +212,11 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
       }
       continue;
     }
-    if (kStats == kStatsKeepExp && !log) {
-      const float c = Exp2((mt - m) * kLog2e - log2f(s));  // 0 where mt = -inf (raw holds zeros)
-#pragma unroll
-      for (int p = 0; p < kPacks; ++p) {
-        const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-        if (col < n) StoreRaw(yr + col, PackedScaled<T2>(raw[p], c));
-      }
-      continue;
-    }
-    const float a = log ? logf(s) : log2f(s);
+    const float a = PackedOutputScalar<kStats>(m, s, mt, log);
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-      if (col < n) StoreRaw(yr + col, PackedOutput<T2>(raw[p], m, a, log));
+      if (col < n) StoreRaw(yr + col, PackedStore<kStats, T2>(raw[p], m, a, log));
     }
   }
   cluster.sync();  // shared memory must outlive the peers' last reads

@@ -481,18 +481,33 @@ __device__ __forceinline__ uint4 PackedScaled(const uint4& raw, float c) {
   return out;
 }
 
+// The per-row scalar of a packed row's output pass: kStatsKeepExp exp(mt - m) / s (0 where mt = -inf; raw holds
+// zeros there), else log s (log_softmax) or log2 s (softmax).
+template <int kStats>
+__device__ __forceinline__ float PackedOutputScalar(float m, float s, float mt, bool log) {
+  if constexpr (kStats == kStatsKeepExp) return Exp2((mt - m) * kLog2e - log2f(s));
+  else return log ? logf(s) : log2f(s);
+}
+
+// One output pack of a packed row, `a` from PackedOutputScalar.
+template <int kStats, typename T2>
+__device__ __forceinline__ uint4 PackedStore(const uint4& raw, float m, float a, bool log) {
+  if constexpr (kStats == kStatsKeepExp) return PackedScaled<T2>(raw, a);
+  else return PackedOutput<T2>(raw, m, a, log);
+}
+
 // The statistics of a packed row (see PackedStats): m, s for the row; mt = this thread's own max, and with
-// kStatsKeepExp and softmax raw holds exp(x - mt). sm / ss: 32 floats each of shared scratch.
+// kStatsKeepExp (softmax only) raw holds exp(x - mt). sm / ss: 32 floats each of shared scratch.
 template <int kStats, typename T2, int kPacks>
-__device__ __forceinline__ void PackedRowStats(uint4 (&raw)[kPacks], uint32_t neg_inf2, bool log, float& m, float& s,
-                                               float& mt, float* sm, float* ss) {
+__device__ __forceinline__ void PackedRowStats(uint4 (&raw)[kPacks], uint32_t neg_inf2, float& m, float& s, float& mt,
+                                               float* sm, float* ss) {
   m = PackedMax<T2, kPacks>(raw, neg_inf2);
   mt = m;
   if constexpr (kStats == kStatsTwoReductions) {
     m = BlockAllReduce(m, MaxOp(), sm);
     s = BlockAllReduce(PackedExpSum<T2, kPacks>(raw, m), SumOp(), sm);
   } else {
-    if (kStats == kStatsKeepExp && !log) s = PackedExpInPlace<T2, kPacks>(raw, mt);
+    if constexpr (kStats == kStatsKeepExp) s = PackedExpInPlace<T2, kPacks>(raw, mt);
     else s = mt == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, mt);
     BlockAllReduceStats(m, s, sm, ss);
   }
@@ -546,7 +561,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
       }
     }
     float m, s, mt;
-    PackedRowStats<kStats, T2, kPacks>(raw, kNegInf2, log, m, s, mt, sm, ss);
+    PackedRowStats<kStats, T2, kPacks>(raw, kNegInf2, m, s, mt, sm, ss);
     T* yr = y + row * n;
     if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
 #pragma unroll
@@ -556,20 +571,11 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, kMinBlocks)
       }
       continue;
     }
-    if (kStats == kStatsKeepExp && !log) {
-      const float c = Exp2((mt - m) * kLog2e - log2f(s));  // 0 where mt = -inf (raw holds zeros)
-#pragma unroll
-      for (int p = 0; p < kPacks; ++p) {
-        const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-        if (col < n) StoreRaw(yr + col, PackedScaled<T2>(raw[p], c));
-      }
-      continue;
-    }
-    const float a = log ? logf(s) : log2f(s);
+    const float a = PackedOutputScalar<kStats>(m, s, mt, log);
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int col = (p * int(blockDim.x) + int(threadIdx.x)) * kVec;
-      if (col < n) StoreRaw(yr + col, PackedOutput<T2>(raw[p], m, a, log));
+      if (col < n) StoreRaw(yr + col, PackedStore<kStats, T2>(raw[p], m, a, log));
     }
   }
 }
