@@ -169,6 +169,10 @@ def test_softmax_stats_special_rows(monkeypatch, stats, cluster, dtype, n):
     """-inf, NaN and +inf rows are NaN; huge magnitudes stay right; rows of mostly -inf (threads whose entries
     are all -inf: the kept exponentials' zero shift) and of one finite entry."""
     _stats(monkeypatch, stats, cluster)
+    check_special_rows_of(dtype, n)
+
+
+def check_special_rows_of(dtype, n):
     big, low = (1e3, -6e4) if dtype == jnp.float16 else (1e4, -3e38)
     r = np.random.default_rng(n)
     x = r.standard_normal((7, n)).astype(np.float32)
@@ -191,6 +195,48 @@ def test_softmax_stats_special_rows(monkeypatch, stats, cluster, dtype, n):
         assert_close(y[3:], want, dtype, scale=4.0)
         assert y[6, n - 7] == (0.0 if log else 1.0)
 
+
+
+# Rows held half in registers, half in shared memory (softmax_cluster.cuh ClusterRowsHybridKernel, forced by
+# JK_SOFTMAX_HYBRID = 1 / 2: float32 8 + 8 / 6 + 10 packs per thread, 16-bit 4 + 12 / 3 + 13; read at every launch)
+# past the block tier (float32 n > 16384, 16-bit n > 32768): one CTA per row up to 512 threads x the packs, then
+# clusters of 2-8 (float32 65536: 2; 16-bit 131072: 2; float32 131072: 4). Odd lengths (last packs partly or
+# wholly past the row, in registers and in the staged slots), (600, n) rows loop the persistent grid (both
+# exchange parities, the staged slots refilled while the row drains).
+HYBRID = ["1", "2"] if ON_GPU else []
+HYBRID_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544),
+               (600, 70000), (2, 131072), (2, 131076)]
+
+
+@pytest.mark.parametrize("knob", HYBRID)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", HYBRID_ROWS)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n, log):
+    monkeypatch.setenv("JK_SOFTMAX_HYBRID", knob)
+    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
+    fn = jk.log_softmax if log else jk.softmax
+    y = jax.jit(lambda v: fn(v))(x)
+    assert y.dtype == dtype and y.shape == (rows, n)
+    assert_close(y, np_softmax(xf, log), dtype)
+
+
+@pytest.mark.parametrize("knob", HYBRID)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [20000, 40000, 70000])
+def test_softmax_hybrid_special_rows(monkeypatch, knob, dtype, n):
+    """As test_softmax_stats_special_rows, on the hybrid rows; masked rows keep the other tiers."""
+    monkeypatch.setenv("JK_SOFTMAX_HYBRID", knob)
+    check_special_rows_of(dtype, n)
+    r = np.random.default_rng(n)
+    where = r.random((4, n)) < 0.7
+    where[3] = False
+    xs = jnp.asarray(r.standard_normal((4, n)).astype(np.float32))
+    y = np.asarray(jax.jit(lambda v, w: jk.softmax(v, where=w))(xs, jnp.asarray(where)))
+    xf = np.asarray(xs, np.float64)
+    want = np.where(where, np_softmax(np.where(where, xf, -np.inf)), 0.0)
+    assert_close(y[:3], want[:3], jnp.float32)
+    assert (y[3] == 0).all()
 
 def np_layer_norm(x, s, b, eps=1e-5):
     mu = x.mean(-1, keepdims=True)

@@ -12,7 +12,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
                                       [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
-                                      [--cluster | --norm-cluster | --exchange | --stats]
+                                      [--cluster | --norm-cluster | --exchange | --stats | --hybrid]
 """
 from __future__ import annotations
 
@@ -69,6 +69,13 @@ STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STA
          "stream": {"JK_SOFTMAX_STREAM": "1"},
          "c32": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1"},
          "c32k": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1", "JK_SOFTMAX_STATS": "keep"}}
+
+
+# Session 12, --hybrid: softmax rows past the block tier held half in registers, half in shared memory
+# (softmax_cluster.cuh ClusterRowsHybridKernel, knob JK_SOFTMAX_HYBRID): "h1" = float32 8 + 8 packs per thread
+# (registers + cp.async-staged; 65536: clusters of 2, 32768: one CTA), 16-bit 4 + 12 (65536: one CTA); "h2" =
+# float32 6 + 10, 16-bit 3 + 13 (fewer registers, more shared memory); "def" = the default (the cluster tier).
+HYBRID = {"def": {}, "h1": {"JK_SOFTMAX_HYBRID": "1"}, "h2": {"JK_SOFTMAX_HYBRID": "2"}}
 
 
 def stats_variants(op, dname, cols):
@@ -152,6 +159,7 @@ def main():
     ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
     ap.add_argument("--exchange", action="store_true", help="time the cluster exchange variants (session 10)")
     ap.add_argument("--stats", action="store_true", help="time the statistics variants (session 11)")
+    ap.add_argument("--hybrid", action="store_true", help="time the hybrid register + shared rows (session 12)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
     a = ap.parse_args()
@@ -224,7 +232,9 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        if a.stats:
+        if a.hybrid:
+            names = list(HYBRID)
+        elif a.stats:
             names = stats_variants(op, dname, cols)
         elif a.exchange:
             names = exchange_variants(op, dname)
@@ -245,9 +255,10 @@ def main():
                 os.environ.pop("JK_CLUSTER_EXCHANGE", None)
                 os.environ.pop("JK_SOFTMAX_STATS", None)
                 os.environ.pop("JK_SOFTMAX_STREAM", None)
-                if a.stats:
+                os.environ.pop("JK_SOFTMAX_HYBRID", None)
+                if a.stats or a.hybrid:
                     os.environ.pop(knob, None)
-                    os.environ.update(STATS[name])
+                    os.environ.update((HYBRID if a.hybrid else STATS)[name])
                 elif name in EXCHANGE:
                     os.environ.pop(knob, None)
                     os.environ.update(EXCHANGE[name])
@@ -276,6 +287,7 @@ def main():
         os.environ.pop("JK_CLUSTER_EXCHANGE", None)
         os.environ.pop("JK_SOFTMAX_STATS", None)
         os.environ.pop("JK_SOFTMAX_STREAM", None)
+        os.environ.pop("JK_SOFTMAX_HYBRID", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

@@ -47,6 +47,24 @@ __device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t
                : "memory");
 #endif
 }
+// Per-thread asynchronous 16-byte copies global -> shared (sm_80 cp.async, no register staging): a thread
+// issues several, commits them as one group and waits for its own groups; the data is then visible to that
+// thread only (the hybrid cluster tier reads back only the slots each thread filled, so no CTA barrier).
+__device__ __forceinline__ void CopyAsync16(void* dst, const void* src) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(SmemAddress(dst)), "l"(src) : "memory");
+#endif
+}
+__device__ __forceinline__ void CopyAsyncCommit() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void CopyAsyncWaitAll() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
 // Spins until the phase of `bar` with this parity has completed (the copy has landed).
 __device__ __forceinline__ void BarrierWait(uint64_t* bar, uint32_t parity) {
 #ifdef JK_HAS_BULK_COPY

@@ -59,12 +59,12 @@ struct ClusterLaunch {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Clusters of `ctas` CTAs of `threads` threads (no dynamic shared memory) in a grid over `rows` row tasks:
+// Clusters of `ctas` CTAs of `threads` threads (`smem` bytes of dynamic shared memory each) in a grid over `rows` row tasks:
 // one per row (resident == 0, capped at 2^24), `resident` CTAs per SM (resident > 0), or (resident < 0) as
 // many as the occupancy calculator says can be resident at once (clusters of 1: blocks per SM x SMs). The
 // softmax and norm cluster tiers size their persistent grids with it.
 inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_t rows, int resident,
-                               int64_t* clusters) {
+                               int64_t* clusters, size_t smem = 0) {
   *clusters = std::min<int64_t>(rows, int64_t(1) << 24);
   if (resident > 0) {
     *clusters = std::min<int64_t>(*clusters, std::max<int64_t>(1, int64_t(resident) * NumSMs() / ctas));
@@ -72,10 +72,11 @@ inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_
     int fit = 0;
     if (ctas > 1) {
       ClusterLaunch probe(dim3(static_cast<unsigned>(ctas)), dim3(threads), nullptr, ctas);
+      probe.cfg.dynamicSmemBytes = smem;
       const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kernel, &probe.cfg);
       if (e != cudaSuccess) return e;
     } else {
-      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0);
+      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, smem);
       if (e != cudaSuccess) return e;
       fit *= NumSMs();
     }

@@ -223,4 +223,120 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
 #endif
 }
 
+// kClusterRowsHybrid: rows held half in registers, half in shared memory. Each thread keeps kPacks 16-byte packs
+// in registers (as ClusterRowsKernel) and kStaged more in dynamic shared memory, copied there by its own cp.async
+// (no register staging, no CTA barrier: a thread reads back only the slots it filled). A CTA of 512 threads then
+// holds twice the row at the same 64-register cap and two CTAs per SM, so the cluster is half as wide (float32
+// 65536: 2 CTAs instead of 4) or gone (float32 32768: one CTA, no exchange). The staged packs are stored first
+// and the next row's copies into their slots are issued before the register packs' stores, so half of the next
+// row is in flight while this row drains. Unmasked rows only.
+template <typename T, int kVec, int kPacks, int kStaged>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
+    ClusterRowsHybridKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
+                            bool log) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kElems = kPacks * kVec;
+  static_assert(sizeof(T) * kVec == 16, "16-byte packs");
+  extern __shared__ uint4 staged[];  // [kStaged][blockDim.x]: each thread's own packs
+  __shared__ float sm[32], ss[32];
+  __shared__ ClusterExchange<float2> ex;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  if (ranks > 1) ex.Init();
+  const int threads = int(blockDim.x), tid = int(threadIdx.x);
+  const int col0 = int(rank) * threads * (kPacks + kStaged) * kVec;  // n < 2^31 in this tier
+  // Pack p of this thread: registers for p < kPacks, staged slot p - kPacks after.
+  const auto col_of = [&](int p) { return col0 + (p * threads + tid) * kVec; };
+  const auto slot = [&](int q) { return reinterpret_cast<const T*>(&staged[q * threads + tid]); };
+  const auto stage = [&](int64_t row) {
+    const T* xr = x + row * n;
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      const int col = col_of(kPacks + q);
+      if (col < n) CopyAsync16(&staged[q * threads + tid], xr + col);
+    }
+    CopyAsyncCommit();
+  };
+  const int64_t step = gridDim.x / ranks;
+  int64_t row = blockIdx.x / ranks;
+  if (row < rows) stage(row);
+  uint32_t it = 0;  // this CTA's rows so far: exchange parity it % 2, its (it / 2)-th use
+  for (; row < rows; row += step, ++it) {
+    const T* xr = x + row * n;
+    float v[kElems];
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = col_of(p);
+      if (col < n) {
+        LoadPack<T, kVec>(xr + col, &v[p * kVec]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[p * kVec + k] = -CUDART_INF_F;
+      }
+    }
+    float m = -CUDART_INF_F;
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) m = fmaxf(m, v[e]);
+    CopyAsyncWaitAll();
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      if (col_of(kPacks + q) >= n) continue;
+      float f[kVec];
+      LoadPack<T, kVec>(slot(q), f);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) m = fmaxf(m, f[k]);
+    }
+    float s = 0.f;
+    if (m != -CUDART_INF_F) {
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) s += ExpShifted(v[e], m);
+#pragma unroll 1
+      for (int q = 0; q < kStaged; ++q) {
+        if (col_of(kPacks + q) >= n) continue;
+        float f[kVec];
+        LoadPack<T, kVec>(slot(q), f);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) s += ExpShifted(f[k], m);
+      }
+    }
+    if (ranks > 1) ExchangeRowStats(m, s, sm, ss, ex, int(it & 1u), it >> 1);
+    else BlockAllReduceStats(m, s, sm, ss);
+    T* yr = y + row * n;
+    const int64_t next = row + step;
+    if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
+#pragma unroll
+      for (int p = 0; p < kPacks + kStaged; ++p) {
+        const int col = col_of(p);
+        if (col < n) StoreDegenerate<T, kVec, false>(yr + col, mask, 0, col, log);
+      }
+      if (next < rows) stage(next);
+      continue;
+    }
+    // softmax: exp2((x - m) log2e - a), a = log2 s; log: (x - m) - a, a = log s.
+    const float a = log ? logf(s) : Log2Approx(s);
+    const auto out = [&](const float* in, T* dst) {
+      float o[kVec];
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) o[k] = log ? (in[k] - m) - a : Exp2((in[k] - m) * kLog2e - a);
+      StorePack<T, kVec>(dst, o);
+    };
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      const int col = col_of(kPacks + q);
+      if (col >= n) continue;
+      float f[kVec];
+      LoadPack<T, kVec>(slot(q), f);
+      out(f, yr + col);
+    }
+    if (next < rows) stage(next);  // the slots' reads above are done: their values were stored
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = col_of(p);
+      if (col < n) out(&v[p * kVec], yr + col);
+    }
+  }
+  if (ranks > 1) cluster.sync();  // shared memory must outlive the peers' last reads
+#endif
+}
+
 }  // namespace jk::softmax

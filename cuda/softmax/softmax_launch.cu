@@ -485,9 +485,54 @@ cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
   return LaunchClusterRowsImpl<T, kVec, 16, kMask>(a, shape);
 }
 
+// kClusterRowsHybrid (softmax_cluster.cuh): unmasked 16-byte rows past the block tier held half in registers, half
+// in shared memory, a persistent grid of clusters of C = 1..8 CTAs of 512. Lab knob JK_SOFTMAX_HYBRID (re-read per
+// launch): 1 = float32 8 + 8 packs per thread (registers + staged), 16-bit 4 + 12; 2 = float32 6 + 10, 16-bit
+// 3 + 13; unset: off.
+int HybridRowsChoice() {
+  const char* e = std::getenv("JK_SOFTMAX_HYBRID");
+  return e == nullptr ? 0 : std::atoi(e);
+}
+template <typename T, int kPacks, int kStaged>
+cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
+  constexpr int kVec = kVec16<T>, kPerThread = (kPacks + kStaged) * kVec;
+  const int t = softmax::kBlockRowsMaxThreads;
+  int c = 1;
+  while (c < kMaxCluster && a.n > int64_t(c) * t * kPerThread) c *= 2;
+  if (a.n > int64_t(c) * t * kPerThread) return cudaErrorNotSupported;
+  const auto kernel = softmax::ClusterRowsHybridKernel<T, kVec, kPacks, kStaged>;
+  const int64_t per_cta = CeilDiv(CeilDiv(a.n, kPerThread), c);
+  const int threads = static_cast<int>(std::min<int64_t>(t, CeilDiv(per_cta, 32) * 32));
+  const size_t smem = size_t(kStaged) * threads * 16;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
+  int64_t clusters = 0;
+  e = ClusterGrid(reinterpret_cast<const void*>(kernel), c, threads, a.rows, -1, &clusters, smem);
+  if (e != cudaSuccess) return e;
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * c)), dim3(threads), a.stream, c);
+  launch.cfg.dynamicSmemBytes = smem;
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+template <typename T>
+cudaError_t LaunchHybridRows(const RowArgs<T>& a, int choice) {
+  if constexpr (sizeof(T) == 2) {
+    return choice == 2 ? LaunchHybridRowsImpl<T, 3, 13>(a) : LaunchHybridRowsImpl<T, 4, 12>(a);
+  } else {
+    return choice == 2 ? LaunchHybridRowsImpl<T, 6, 10>(a) : LaunchHybridRowsImpl<T, 8, 8>(a);
+  }
+}
+
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
+  if constexpr (kVec > 1 && !kMask) {
+    const int hybrid = HybridRowsChoice();
+    if (hybrid > 0 && HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * (sizeof(T) == 2 ? 64 : 32)) {
+      const cudaError_t e = LaunchHybridRows<T>(a, hybrid);
+      if (e != cudaErrorNotSupported) return e;
+    }
+  }
   if constexpr (kVec > 1) {
     const ClusterRowsShape cs = ClusterRowsChoice<T, kMask>(a.n);
     if (cs.ctas > 1) return LaunchClusterRows<T, kVec, kMask>(a, cs);
