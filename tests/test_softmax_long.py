@@ -197,19 +197,18 @@ def check_special_rows_of(dtype, n):
 
 
 
-# Rows held half in registers, half in shared memory (softmax_cluster.cuh ClusterRowsHybridKernel, forced by
-# JK_SOFTMAX_HYBRID = 1 / 2: float32 8 + 8 / 6 + 10 packs per thread, 16-bit 4 + 12 / 3 + 13; read at every launch)
-# past the block tier (float32 n > 16384, 16-bit n > 32768): one CTA per row up to 512 threads x the packs, then
-# clusters of 2-8 (float32 65536: 2; 16-bit 131072: 2; float32 131072: 4). Odd lengths (last packs partly or
-# wholly past the row, in registers and in the staged slots), (600, n) rows loop the persistent grid (both
-# exchange parities, the staged slots refilled while the row drains).
-HYBRID = ["1", "2"] if ON_GPU else []
+# Float32 rows held partly in registers, partly in shared memory (softmax_cluster.cuh ClusterRowsHybridKernel, the
+# default past 16384 columns; JK_SOFTMAX_HYBRID = 2: 6 + 10 packs per thread (the default), 3: 4 + 12; read at every
+# launch): one CTA per row up to 512 threads x the packs, then clusters of 2-8 (65536: 2, 131072: 4). Odd lengths
+# (last packs partly or wholly past the row, in registers and in the staged slots), (600, n) rows loop the
+# persistent grid (both exchange parities, the staged slots refilled while the row drains).
+HYBRID = ["2", "3"] if ON_GPU else []
 HYBRID_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544),
                (600, 70000), (2, 131072), (2, 131076)]
 
 
 @pytest.mark.parametrize("knob", HYBRID)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("dtype", [jnp.float32])
 @pytest.mark.parametrize("rows,n", HYBRID_ROWS)
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n, log):
@@ -222,7 +221,7 @@ def test_softmax_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n, log):
 
 
 @pytest.mark.parametrize("knob", HYBRID)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("dtype", [jnp.float32])
 @pytest.mark.parametrize("n", [20000, 40000, 70000])
 def test_softmax_hybrid_special_rows(monkeypatch, knob, dtype, n):
     """As test_softmax_stats_special_rows, on the hybrid rows; masked rows keep the other tiers."""
@@ -333,6 +332,10 @@ NORM_CLUSTER_ROWS = [(3, 4104), (5, 16384), (600, 20000), (2, 32768), (3, 32776)
 def test_norm_cluster_rows(monkeypatch, rng, knob, dtype, rows, n):
     monkeypatch.setenv("JK_NORM_CLUSTER", knob)
     monkeypatch.setenv("JK_CLUSTER_EXCHANGE", str(NORM_CLUSTERS.index(knob) % 2))
+    check_norm_rows(rng, dtype, rows, n)
+
+
+def check_norm_rows(rng, dtype, rows, n):
     x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
     s, sf = randn(rng, (n,), dtype)
     b, bf = randn(rng, (n,), dtype)
@@ -350,6 +353,10 @@ def test_norm_cluster_rows(monkeypatch, rng, knob, dtype, rows, n):
 @pytest.mark.parametrize("knob", NORM_CLUSTERS)
 def test_norm_cluster_large_mean_and_groups(monkeypatch, rng, knob):
     monkeypatch.setenv("JK_NORM_CLUSTER", knob)
+    check_norm_large_mean_and_groups(rng)
+
+
+def check_norm_large_mean_and_groups(rng):
     x, xf = randn(rng, (4, 65536), jnp.float32, scale=0.1, loc=1e4)
     y, mean, rstd = jax.jit(lambda v: jk.layer_norm(v, return_stats=True))(x)
     ey, em, er = np_layer_norm(xf, None, None)
@@ -363,3 +370,25 @@ def test_norm_cluster_large_mean_and_groups(monkeypatch, rng, knob):
         assert_close(y, np_layer_norm(xf, sf[:, None, :], bf[:, None, :])[0], dtype, scale=2.0)
         y = jax.jit(jax.vmap(lambda v, s: jk.rms_norm(v, s)))(x, s)
         assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf[:, None, :], dtype, scale=2.0)
+
+
+# The norms' rows held partly in registers, partly in shared memory (norm_cluster.cuh ClusterRowsNormHybrid),
+# JK_NORM_HYBRID = 1 (float32 6 + 10 packs per thread, 16-bit 4 + 12) or 2 (4 + 12, 2 + 14): float32 rows past
+# 16384, 16-bit past 32768; one CTA, then clusters (float32 65536: 2; 131072: 4 / 2).
+NORM_HYBRID = ["1", "2"] if ON_GPU else []
+NORM_HYBRID_ROWS = [(3, 16388), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544),
+                    (2, 131072)]
+
+
+@pytest.mark.parametrize("knob", NORM_HYBRID)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", NORM_HYBRID_ROWS)
+def test_norm_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n):
+    monkeypatch.setenv("JK_NORM_HYBRID", knob)
+    check_norm_rows(rng, dtype, rows, n)
+
+
+@pytest.mark.parametrize("knob", NORM_HYBRID)
+def test_norm_hybrid_large_mean_and_groups(monkeypatch, rng, knob):
+    monkeypatch.setenv("JK_NORM_HYBRID", knob)
+    check_norm_large_mean_and_groups(rng)

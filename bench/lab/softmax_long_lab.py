@@ -71,11 +71,18 @@ STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STA
          "c32k": {"JK_SOFTMAX_CLUSTER_ROWS": "32 -1", "JK_SOFTMAX_STATS": "keep"}}
 
 
-# Session 12, --hybrid: softmax rows past the block tier held half in registers, half in shared memory
-# (softmax_cluster.cuh ClusterRowsHybridKernel, knob JK_SOFTMAX_HYBRID): "h1" = float32 8 + 8 packs per thread
-# (registers + cp.async-staged; 65536: clusters of 2, 32768: one CTA), 16-bit 4 + 12 (65536: one CTA); "h2" =
-# float32 6 + 10, 16-bit 3 + 13 (fewer registers, more shared memory); "def" = the default (the cluster tier).
-HYBRID = {"def": {}, "h1": {"JK_SOFTMAX_HYBRID": "1"}, "h2": {"JK_SOFTMAX_HYBRID": "2"}}
+# Session 12, --hybrid: softmax rows past the block tier held partly in registers, partly in shared memory
+# (softmax_cluster.cuh ClusterRowsHybridKernel, knob JK_SOFTMAX_HYBRID). Call 1 (commit 0c7b66d): "h1" = float32
+# 8 + 8 packs per thread (registers + cp.async-staged), 16-bit 4 + 12; "h2" = float32 6 + 10, 16-bit 3 + 13; "def"
+# = the cluster tier. Since: float32 only, "def" = 6 + 10 (was h2), "h0" = the cluster tier, "h3" = 4 + 12.
+# The norms (norm_cluster.cuh ClusterRowsNormHybrid, knob JK_NORM_HYBRID): "nh1" = float32 6 + 10, 16-bit 4 + 12;
+# "nh2" = float32 4 + 12, 16-bit 2 + 14; "def" = the default tiers.
+HYBRID = {"def": {}, "h0": {"JK_SOFTMAX_HYBRID": "0"}, "h3": {"JK_SOFTMAX_HYBRID": "3"},
+          "nh1": {"JK_NORM_HYBRID": "1"}, "nh2": {"JK_NORM_HYBRID": "2"}}
+
+
+def hybrid_variants(op):
+    return ["def", "nh1", "nh2"] if op.endswith("norm") else ["def", "h0", "h3"]
 
 
 def stats_variants(op, dname, cols):
@@ -233,7 +240,7 @@ def main():
 
         res = {}
         if a.hybrid:
-            names = list(HYBRID)
+            names = hybrid_variants(op)
         elif a.stats:
             names = stats_variants(op, dname, cols)
         elif a.exchange:
@@ -256,6 +263,7 @@ def main():
                 os.environ.pop("JK_SOFTMAX_STATS", None)
                 os.environ.pop("JK_SOFTMAX_STREAM", None)
                 os.environ.pop("JK_SOFTMAX_HYBRID", None)
+                os.environ.pop("JK_NORM_HYBRID", None)
                 if a.stats or a.hybrid:
                     os.environ.pop(knob, None)
                     os.environ.update((HYBRID if a.hybrid else STATS)[name])
@@ -288,6 +296,7 @@ def main():
         os.environ.pop("JK_SOFTMAX_STATS", None)
         os.environ.pop("JK_SOFTMAX_STREAM", None)
         os.environ.pop("JK_SOFTMAX_HYBRID", None)
+        os.environ.pop("JK_NORM_HYBRID", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

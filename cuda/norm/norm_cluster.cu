@@ -57,11 +57,56 @@ Shape Choose(int64_t n) {
   if (resident == -2) resident = c == 1 ? 0 : -1;
   return {c, resident, t};
 }
+
+// Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 and
+// 16-bit rows past 32768 (one CTA up to 512 threads x the packs, then clusters of 2-8), LayerNorm and RMSNorm. Lab
+// knob JK_NORM_HYBRID (re-read per launch): 1 = float32 6 + 10 packs per thread (registers + staged), 16-bit
+// 4 + 12; 2 = float32 4 + 12, 16-bit 2 + 14; unset: off.
+template <typename T, Kind K, int kPacks, int kStaged>
+cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
+  constexpr int kP = 16 / sizeof(T);
+  const int64_t packs = CeilDiv(p.n, kP);
+  int c = 1;
+  while (c < kMaxCluster && packs > int64_t(c) * kThreads * (kPacks + kStaged)) c *= 2;
+  if (packs > int64_t(c) * kThreads * (kPacks + kStaged)) return cudaErrorNotSupported;
+  const auto kernel = ClusterRowsNormHybrid<T, K, kPacks, kStaged>;
+  const int threads = static_cast<int>(
+      std::min<int64_t>(kThreads, CeilDiv(CeilDiv(packs, int64_t(kPacks + kStaged) * c), 32) * 32));
+  const size_t smem = size_t(kStaged) * threads * 16;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
+  int64_t clusters = 0;
+  e = ClusterGrid(reinterpret_cast<const void*>(kernel), c, threads, p.outer, -1, &clusters, smem);
+  if (e != cudaSuccess) return e;
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * c)), dim3(threads), stream, c);
+  launch.cfg.dynamicSmemBytes = smem;
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+int HybridRowsChoice() {
+  const char* e = std::getenv("JK_NORM_HYBRID");
+  return e == nullptr ? 0 : std::atoi(e);
+}
+template <typename T, Kind K>
+cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
+  if constexpr (sizeof(T) == 4) {
+    if (choice == 1) return LaunchHybridRowsImpl<T, K, 6, 10>(p, stream);
+    if (choice == 2) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
+  } else {
+    if (choice == 1) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
+    if (choice == 2) return LaunchHybridRowsImpl<T, K, 2, 14>(p, stream);
+  }
+  return cudaErrorNotSupported;
+}
 }  // namespace
 
 template <typename T, Kind K>
 cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (p.inner != 1 || !RunsSm90Code()) return cudaErrorNotSupported;
+  if (p.n > (sizeof(T) == 4 ? 16384 : 32768) && p.n < (int64_t(1) << 31)) {
+    const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice());
+    if (e != cudaErrorNotSupported) return e;
+  }
   const Shape shape = Choose<T, K>(p.n);
   if (shape.ctas == 0) return cudaErrorNotSupported;
   constexpr int kPacks = 8;

@@ -244,4 +244,126 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #endif
 }
 
+// Rows held half in registers, half in shared memory (as softmax_cluster.cuh's ClusterRowsHybridKernel): each
+// thread keeps kPacks 16-byte packs in registers and kStaged more in dynamic shared memory, copied there by its own
+// cp.async (a thread reads back only the slots it filled: no CTA barrier), so a CTA of 512 holds twice the row at
+// the 64-register cap and the cluster is half as wide (float32 32768: one CTA; 65536: two). The staged packs are
+// normalised first and the next row's copies into their slots issued before the register packs' stores.
+// Statistics as ClusterRowsNorm's float32 path. Any element size: packs are widened as they are read.
+template <typename T, Kind K, int kPacks, int kStaged>
+__global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
+    ClusterRowsNormHybrid(Params<T> p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kP = 16 / sizeof(T);  // elements per pack
+  extern __shared__ uint4 staged[];     // [kStaged][blockDim.x]: each thread's own packs
+  __shared__ float scratch[3 * 32];
+  __shared__ ClusterExchange<float4> ex;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  const int64_t rows = p.outer, n = p.n;
+  const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
+  const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
+  // Pack k of this thread: registers for k < kPacks, staged slot k - kPacks after.
+  const auto col_of = [&](int k) { return ((static_cast<int>(rank) * (kPacks + kStaged) + k) * lanes + t) * kP; };
+  const auto slot = [&](int q) { return *reinterpret_cast<const Pack<T, kP>*>(&staged[q * lanes + t]); };
+  const auto stage = [&](int64_t row) {
+    const T* xr = p.x + row * n;
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      const int col = col_of(kPacks + q);
+      if (col < ncols) CopyAsync16(&staged[q * lanes + t], xr + col);
+    }
+    CopyAsyncCommit();
+  };
+  if (ranks > 1) ex.Init();
+  const int64_t step = gridDim.x / ranks;
+  int64_t row = blockIdx.x / ranks;
+  if (row < rows) stage(row);
+  uint32_t it = 0;  // this CTA's rows so far: exchange parity it % 2, its (it / 2)-th use
+  for (; row < rows; row += step, ++it) {
+    const T* xr = p.x + row * n;
+    const float shift = RowShift<K>(p.x, row, rows, n);
+    Pack<T, kP> v[kPacks];
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      const int col = col_of(k);
+      if (col < ncols) v[k] = LoadPack<T, kP>(xr + col);
+      else v[k] = Pack<T, kP>{};  // defined on every path: else the packs went to local memory
+    }
+    // This thread's packs inside the row: those with col_of(k) < ncols, k < kPacks + kStaged.
+    const int live = min(kPacks + kStaged, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
+    CopyAsyncWaitAll();
+    ThreadWelford tw;
+    if constexpr (K == Kind::kRmsNorm) {
+      float q2 = 0.f;  // the sum of squares in one pass (see SquaresState)
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k)
+        if (col_of(k) < ncols)
+#pragma unroll
+          for (int e = 0; e < kP; ++e) q2 = fmaf(ToFloat(v[k].v[e]), ToFloat(v[k].v[e]), q2);
+#pragma unroll 1
+      for (int q = 0; q < kStaged; ++q) {
+        if (col_of(kPacks + q) >= ncols) continue;
+        const Pack<T, kP> f = slot(q);
+#pragma unroll
+        for (int e = 0; e < kP; ++e) q2 = fmaf(ToFloat(f.v[e]), ToFloat(f.v[e]), q2);
+      }
+      tw.w = SquaresState(static_cast<float>(live * kP), q2);
+    } else {
+      float s = 0.f;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k)
+        if (col_of(k) < ncols)
+#pragma unroll
+          for (int e = 0; e < kP; ++e) s += ToFloat(v[k].v[e]) - shift;
+#pragma unroll 1
+      for (int q = 0; q < kStaged; ++q) {
+        if (col_of(kPacks + q) >= ncols) continue;
+        const Pack<T, kP> f = slot(q);
+#pragma unroll
+        for (int e = 0; e < kP; ++e) s += ToFloat(f.v[e]) - shift;
+      }
+      tw.Begin(static_cast<float>(live * kP), s);
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k)
+        if (col_of(k) < ncols)
+#pragma unroll
+          for (int e = 0; e < kP; ++e) tw.Add(ToFloat(v[k].v[e]) - shift);
+#pragma unroll 1
+      for (int q = 0; q < kStaged; ++q) {
+        if (col_of(kPacks + q) >= ncols) continue;
+        const Pack<T, kP> f = slot(q);
+#pragma unroll
+        for (int e = 0; e < kP; ++e) tw.Add(ToFloat(f.v[e]) - shift);
+      }
+    }
+    const Welford w = ranks > 1 ? ExchangeRowWelford(tw.w, scratch, ex, static_cast<int>(it & 1u), it >> 1)
+                                : BlockAllReduceWelford(tw.w, scratch);
+    const float var = w.m2 / static_cast<float>(n);
+    const float mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
+    const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
+    asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
+    const T* scale = ScaleRow(p, row);
+    const T* bias = BiasRow(p, row);
+    T* yr = p.y + row * n;
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      const int col = col_of(kPacks + q);
+      if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(slot(q), mean, rstd, scale, bias, col));
+    }
+    if (row + step < rows) stage(row + step);  // the slots' reads above are done: their values were stored
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      const int col = col_of(k);
+      if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
+    }
+    if (rank == 0 && t == 0 && p.mean != nullptr) {
+      p.mean[row] = mean;
+      p.rstd[row] = rstd;
+    }
+  }
+  if (ranks > 1) cluster.sync();  // shared memory must outlive the peers' last reads
+#endif
+}
+
 }  // namespace jk::norm

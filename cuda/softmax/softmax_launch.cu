@@ -485,13 +485,19 @@ cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
   return LaunchClusterRowsImpl<T, kVec, 16, kMask>(a, shape);
 }
 
-// kClusterRowsHybrid (softmax_cluster.cuh): unmasked 16-byte rows past the block tier held half in registers, half
-// in shared memory, a persistent grid of clusters of C = 1..8 CTAs of 512. Lab knob JK_SOFTMAX_HYBRID (re-read per
-// launch): 1 = float32 8 + 8 packs per thread (registers + staged), 16-bit 4 + 12; 2 = float32 6 + 10, 16-bit
-// 3 + 13; unset: off.
+// kClusterRowsHybrid (softmax_cluster.cuh): unmasked float32 rows of 16-byte packs past the block tier (n > 16384)
+// held partly in registers, partly in shared memory: 6 packs per thread in registers and 10 staged by cp.async
+// (24 + 40 elements: one CTA of 512 up to 32768, clusters of 2-8 past it), a persistent grid. Measured on an H200
+// (bench/lab/s12_h200.md call 1, softmax / log_softmax, % of the copy ceiling; "cluster" = kClusterRowsRegisters,
+// the default before, 32 elements per thread in registers):
+//   float32 24576 x 65536   cluster (of 4) 89 / 89   hybrid (cluster of 2) 92 / 93 (1.82x jnp)
+//   float32 49152 x 32768   cluster (of 2) 92 / 92   hybrid (one CTA)      92 / 92
+// 8 + 8 packs spilled 24 bytes and lost (84-85%); 16-bit rows widened on it (4 + 12, 3 + 13 packs) lost to the
+// packed cluster kernel (82-88% against 90-91%) and keep it. Lab knob JK_SOFTMAX_HYBRID (re-read per launch):
+// 0 = off (the cluster tier), 3 = 4 + 12 packs; unset or 2 = the default.
 int HybridRowsChoice() {
   const char* e = std::getenv("JK_SOFTMAX_HYBRID");
-  return e == nullptr ? 0 : std::atoi(e);
+  return e == nullptr ? 2 : std::atoi(e);
 }
 template <typename T, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
@@ -516,20 +522,20 @@ cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
 }
 template <typename T>
 cudaError_t LaunchHybridRows(const RowArgs<T>& a, int choice) {
-  if constexpr (sizeof(T) == 2) {
-    return choice == 2 ? LaunchHybridRowsImpl<T, 3, 13>(a) : LaunchHybridRowsImpl<T, 4, 12>(a);
-  } else {
-    return choice == 2 ? LaunchHybridRowsImpl<T, 6, 10>(a) : LaunchHybridRowsImpl<T, 8, 8>(a);
+  if constexpr (sizeof(T) == 4) {
+    if (choice == 3) return LaunchHybridRowsImpl<T, 4, 12>(a);
+    if (choice == 2) return LaunchHybridRowsImpl<T, 6, 10>(a);
   }
+  return cudaErrorNotSupported;
 }
 
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
   if constexpr (kVec > 1 && !kMask) {
-    const int hybrid = HybridRowsChoice();
-    if (hybrid > 0 && HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * (sizeof(T) == 2 ? 64 : 32)) {
-      const cudaError_t e = LaunchHybridRows<T>(a, hybrid);
+    if (sizeof(T) == 4 && HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * 32 &&
+        std::getenv("JK_SOFTMAX_CLUSTER_ROWS") == nullptr && std::getenv("JK_SOFTMAX_LONG") == nullptr) {
+      const cudaError_t e = LaunchHybridRows<T>(a, HybridRowsChoice());
       if (e != cudaErrorNotSupported) return e;
     }
   }
