@@ -59,9 +59,14 @@ Shape Choose(int64_t n) {
 }
 
 // Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 and
-// 16-bit rows past 32768 (one CTA up to 512 threads x the packs, then clusters of 2-8), LayerNorm and RMSNorm. Lab
-// knob JK_NORM_HYBRID (re-read per launch): 1 = float32 6 + 10 packs per thread (registers + staged), 16-bit
-// 4 + 12; 2 = float32 4 + 12, 16-bit 2 + 14; unset: off.
+// 16-bit rows past 32768 (one CTA up to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's
+// float32 rows past 16384, at 4 + 12 packs per thread (registers + staged). Measured on an H200
+// (bench/lab/s12_h200.md call 2, % of the copy ceiling; the tiers before: two reads):
+//   RMSNorm float32 49152 x 32768   81% -> 85% (1.26x jnp)    24576 x 65536   69% -> 84% (1.01x -> 1.25x)
+// At 6 + 10 packs RMSNorm lost (63-71%), as did LayerNorm at either shape with three shared-memory passes (66-72%
+// against the cluster tier's 80-83%) and every 16-bit form (31-40%: its widened packs spill 40-160 bytes).
+// Lab knob JK_NORM_HYBRID (re-read per launch): 0 = off, 1 = float32 6 + 10, 16-bit 4 + 12; 2 = float32 4 + 12,
+// 16-bit 2 + 14; unset: the default (set JK_NORM_CLUSTER alone: off).
 template <typename T, Kind K, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   constexpr int kP = 16 / sizeof(T);
@@ -83,9 +88,11 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
   return e != cudaSuccess ? e : LastLaunchError();
 }
+template <typename T, Kind K>
 int HybridRowsChoice() {
-  const char* e = std::getenv("JK_NORM_HYBRID");
-  return e == nullptr ? 0 : std::atoi(e);
+  if (const char* e = std::getenv("JK_NORM_HYBRID")) return std::atoi(e);
+  if (std::getenv("JK_NORM_CLUSTER") != nullptr) return 0;  // the cluster tier's knob forces that tier
+  return K == Kind::kRmsNorm && sizeof(T) == 4 ? 2 : 0;
 }
 template <typename T, Kind K>
 cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
@@ -104,7 +111,7 @@ template <typename T, Kind K>
 cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (p.inner != 1 || !RunsSm90Code()) return cudaErrorNotSupported;
   if (p.n > (sizeof(T) == 4 ? 16384 : 32768) && p.n < (int64_t(1) << 31)) {
-    const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice());
+    const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<T, K>());
     if (e != cudaErrorNotSupported) return e;
   }
   const Shape shape = Choose<T, K>(p.n);

@@ -310,20 +310,16 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       }
       tw.w = SquaresState(static_cast<float>(live * kP), q2);
     } else {
+      // The register packs: two exact passes (their sum, then the squared deviations from their mean). The staged
+      // packs: one shared-memory pass, each pack's exact (mean, M2) from its own registers merged in (Chan), so
+      // the slots are read twice per row (here and at the store) instead of three times.
       float s = 0.f;
 #pragma unroll
       for (int k = 0; k < kPacks; ++k)
         if (col_of(k) < ncols)
 #pragma unroll
           for (int e = 0; e < kP; ++e) s += ToFloat(v[k].v[e]) - shift;
-#pragma unroll 1
-      for (int q = 0; q < kStaged; ++q) {
-        if (col_of(kPacks + q) >= ncols) continue;
-        const Pack<T, kP> f = slot(q);
-#pragma unroll
-        for (int e = 0; e < kP; ++e) s += ToFloat(f.v[e]) - shift;
-      }
-      tw.Begin(static_cast<float>(live * kP), s);
+      tw.Begin(static_cast<float>(min(live, kPacks) * kP), s);
 #pragma unroll
       for (int k = 0; k < kPacks; ++k)
         if (col_of(k) < ncols)
@@ -333,8 +329,18 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       for (int q = 0; q < kStaged; ++q) {
         if (col_of(kPacks + q) >= ncols) continue;
         const Pack<T, kP> f = slot(q);
+        float d[kP], ps = 0.f;
 #pragma unroll
-        for (int e = 0; e < kP; ++e) tw.Add(ToFloat(f.v[e]) - shift);
+        for (int e = 0; e < kP; ++e) {
+          d[e] = ToFloat(f.v[e]) - shift;
+          ps += d[e];
+        }
+        Welford o;
+        o.count = static_cast<float>(kP);
+        o.mean = ps * (1.f / kP);
+#pragma unroll
+        for (int e = 0; e < kP; ++e) o.m2 = fmaf(d[e] - o.mean, d[e] - o.mean, o.m2);
+        tw.w.Merge(o);
       }
     }
     const Welford w = ranks > 1 ? ExchangeRowWelford(tw.w, scratch, ex, static_cast<int>(it & 1u), it >> 1)
