@@ -107,7 +107,9 @@ def long_rows():
     # Session-4 tiers: 16-bit rows packed in registers (1024: 32 elements per thread; 32768: 64), the long-row
     # ring (float32 32768: one CTA per row; 65536: float32 over a 2-4-CTA cluster, 16-bit one CTA) with more
     # rows than ring CTAs, so every CTA's ring wraps.
-    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140)]:
+    # Session 12: float32 rows of 40004 on the hybrid kernels (softmax, RMSNorm: registers + cp.async-staged
+    # shared memory, the last packs partly past the row).
+    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140), (40004, DTYPES[:1], 140)]:
         for dt in dts:
             row_ops(rows, n, dt)
 

@@ -63,18 +63,6 @@ def test_last_axis_tiers(rng, op, dtype, n):
     check(op, x, x64, scale=1.0 if n <= 4096 else 10.0)
 
 
-# The warp tier with fewer blocks than row groups (lab knob JK_SOFTMAX_WARP_LOOPS = L, read at every launch: each
-# warp loops over about L row groups); a no-op on the CPU.
-@pytest.mark.parametrize("loops", [2, 3])
-@pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [1, 8, 32, 100, 128, 512, 1024])
-def test_warp_tier_loops(monkeypatch, rng, loops, op, dtype, n):
-    monkeypatch.setenv("JK_SOFTMAX_WARP_LOOPS", str(loops))
-    x, x64 = randn(rng, (5003, n), dtype, scale=3.0)
-    check(op, x, x64)
-
-
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("shape,axis", [((5, 33, 7), 1), ((3, 300, 64), 1), ((1030, 3), 0), ((2, 3, 4, 5), 0),

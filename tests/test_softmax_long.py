@@ -372,9 +372,9 @@ def check_norm_large_mean_and_groups(rng):
         assert_close(y, xf / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * sf[:, None, :], dtype, scale=2.0)
 
 
-# The norms' rows held partly in registers, partly in shared memory (norm_cluster.cuh ClusterRowsNormHybrid),
-# JK_NORM_HYBRID = 1 (float32 6 + 10 packs per thread, 16-bit 4 + 12) or 2 (4 + 12, 2 + 14): float32 rows past
-# 16384, 16-bit past 32768; one CTA, then clusters (float32 65536: 2; 131072: 4 / 2).
+# The norms' float32 rows held partly in registers, partly in shared memory (norm_cluster.cuh ClusterRowsNormHybrid;
+# RMSNorm's default past 16384 columns), JK_NORM_HYBRID = 1 (6 + 10 packs per thread) or 2 (4 + 12, RMSNorm's
+# default): one CTA, then clusters (65536: 2 / 2; 131072: 4). 16-bit rows keep the default tiers (checked too).
 NORM_HYBRID = ["1", "2"] if ON_GPU else []
 NORM_HYBRID_ROWS = [(3, 16388), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544),
                     (2, 131072)]

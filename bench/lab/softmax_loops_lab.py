@@ -1,6 +1,8 @@
 """Session 12: short softmax rows (the warp tier) with fewer blocks, each warp looping over several row groups
 (lab knob JK_SOFTMAX_WARP_LOOPS = L, re-read at every launch: a grid of 1 / L of the blocks). At 49152 rows the
 default grid is ~1.45 waves of resident blocks at 128 columns; L = 2, 3 trade the partial last wave for a loop.
+Run once (bench/lab/s12_h200.md call 3, commit 5f5aadc): L = 1 (the default) was as fast or faster everywhere, so
+the knob was removed after it; on later commits every L runs the default grid.
 
 Method as softmax_long_lab.py: CUPTI kernel time (jax.experimental.mosaic.gpu.profiler.measure), median of 20
 calls, the faster of two measurements (order reversed in the second), ours under every L and jnp in one process,

@@ -58,15 +58,15 @@ Shape Choose(int64_t n) {
   return {c, resident, t};
 }
 
-// Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 and
-// 16-bit rows past 32768 (one CTA up to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's
+// Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 (one CTA up
+// to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's
 // float32 rows past 16384, at 4 + 12 packs per thread (registers + staged). Measured on an H200
 // (bench/lab/s12_h200.md call 2, % of the copy ceiling; the tiers before: two reads):
 //   RMSNorm float32 49152 x 32768   81% -> 85% (1.26x jnp)    24576 x 65536   69% -> 84% (1.01x -> 1.25x)
-// At 6 + 10 packs RMSNorm lost (63-71%), as did LayerNorm at either shape with three shared-memory passes (66-72%
-// against the cluster tier's 80-83%) and every 16-bit form (31-40%: its widened packs spill 40-160 bytes).
-// Lab knob JK_NORM_HYBRID (re-read per launch): 0 = off, 1 = float32 6 + 10, 16-bit 4 + 12; 2 = float32 4 + 12,
-// 16-bit 2 + 14; unset: the default (set JK_NORM_CLUSTER alone: off).
+// At 6 + 10 packs RMSNorm lost (63-71%). LayerNorm lost at either shape (66-77% against the cluster tier's 80-83%,
+// calls 2-3), and so did every 16-bit form (4 + 12, 2 + 14 packs: 31-40%; they spilled 8-160 bytes; not built
+// since). Lab knob JK_NORM_HYBRID (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12;
+// unset: the default (set JK_NORM_CLUSTER alone: off).
 template <typename T, Kind K, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   constexpr int kP = 16 / sizeof(T);
@@ -96,12 +96,9 @@ int HybridRowsChoice() {
 }
 template <typename T, Kind K>
 cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
-  if constexpr (sizeof(T) == 4) {
+  if constexpr (sizeof(T) == 4) {  // 16-bit forms lost (see above): not built
     if (choice == 1) return LaunchHybridRowsImpl<T, K, 6, 10>(p, stream);
     if (choice == 2) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
-  } else {
-    if (choice == 1) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
-    if (choice == 2) return LaunchHybridRowsImpl<T, K, 2, 14>(p, stream);
   }
   return cudaErrorNotSupported;
 }

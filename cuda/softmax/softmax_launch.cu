@@ -167,17 +167,10 @@ struct RowArgs {
 // One pack per lane per row (rows of <= 32 packs): kRows = 4 rows per lane by default, for 64 bytes in
 // flight per lane and fewer, longer-lived blocks (measured 0.8x of XLA at 128 bfloat16 columns with one
 // row per lane). Unmasked 16-bit rows take ShortRows() (2) instead.
-// Lab knob JK_SOFTMAX_WARP_LOOPS = L (re-read per launch): a grid of 1 / L of the blocks, each warp looping over L
-// row groups (the kernel's grid-stride loop), so that the last wave is not a partial one; unset: 1.
-int WarpLoops() {
-  const char* e = std::getenv("JK_SOFTMAX_WARP_LOOPS");
-  return e == nullptr ? 1 : std::max(1, std::atoi(e));
-}
 template <typename T, int kVec, int kPacks, int kWidth, bool kMask, int kRows = (kPacks == 1 ? 4 : 1)>
 cudaError_t LaunchWarpRows(const RowArgs<T>& a) {
   constexpr int64_t kRowsPerBlock = (softmax::kWarpRowsBlock / kWidth) * kRows;
-  const int64_t grid =
-      std::min<int64_t>(CeilDiv(CeilDiv(a.rows, kRowsPerBlock), WarpLoops()), int64_t(1) << 30);
+  const int64_t grid = std::min<int64_t>(CeilDiv(a.rows, kRowsPerBlock), int64_t(1) << 30);
   auto kernel = a.log ? softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask, true>
                       : softmax::WarpRowsKernel<T, kVec, kPacks, kWidth, kRows, kMask, false>;
   kernel<<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows,
