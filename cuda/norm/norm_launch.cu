@@ -447,8 +447,9 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     if (threads <= norm::kBlockMaxThreads) return LaunchBlockPerRow<T, K, P>(p, stream, c, static_cast<int>(threads), 1);
   }
   if (forced.tier == Forced::kNone) {
-    // Long rows held in a thread-block cluster's registers, read once (norm_cluster.cu), where its rule
-    // says; else read once through a shared-memory ring (norm_long.cu), where that one's says.
+    // Long rows read once: held partly in registers, partly in shared memory (RMSNorm float32) or in a
+    // thread-block cluster's registers (norm_cluster.cu), where their rules say; else read once through a
+    // shared-memory ring (norm_long.cu), where that one's says.
     cudaError_t e = norm::LaunchClusterRows<T, K>(p, stream);
     if (e != cudaErrorNotSupported) return e;
     e = norm::LaunchLongRows<T, K>(p, stream);

@@ -223,13 +223,15 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
 #endif
 }
 
-// kClusterRowsHybrid: rows held half in registers, half in shared memory. Each thread keeps kPacks 16-byte packs
-// in registers (as ClusterRowsKernel) and kStaged more in dynamic shared memory, copied there by its own cp.async
-// (no register staging, no CTA barrier: a thread reads back only the slots it filled). A CTA of 512 threads then
-// holds twice the row at the same 64-register cap and two CTAs per SM, so the cluster is half as wide (float32
-// 65536: 2 CTAs instead of 4) or gone (float32 32768: one CTA, no exchange). The staged packs are stored first
-// and the next row's copies into their slots are issued before the register packs' stores, so half of the next
-// row is in flight while this row drains. Unmasked rows only.
+// kClusterRowsHybrid: rows held partly in registers, partly in shared memory. Each thread keeps kPacks 16-byte
+// packs in registers (as ClusterRowsKernel) and kStaged more in dynamic shared memory, copied there by its own
+// cp.async (no register staging, no CTA barrier: a thread reads back only the slots it filled). A CTA of 512
+// threads then holds twice the row of ClusterRowsKernel with two CTAs per SM, so the cluster is half as wide
+// (float32 65536: 2 CTAs instead of 4) or gone (float32 32768: one CTA, no exchange). The staged packs are stored
+// first and the next row's copies into their slots are issued before the register packs' stores, so that part
+// of the next row is in flight while this row drains. The staged loops are not unrolled: unrolled, ptxas hoisted
+// their shared-memory loads next to the register packs and spilled. Unmasked rows only; the launcher's
+// configuration: float32, 6 + 10 packs (softmax_launch.cu LaunchHybridRows).
 template <typename T, int kVec, int kPacks, int kStaged>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsHybridKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,

@@ -15,7 +15,10 @@
 //                        With JK_SOFTMAX_MAX_CLUSTER > 1 (sm_90+), rows up to 8x longer spread over a
 //                        thread-block cluster of CTAs of JK_SOFTMAX_CTA_THREADS (256) that exchange the
 //                        statistics through distributed shared memory.
-//   kClusterRowsRegisters  unmasked 16-byte rows past the block tier (float32 n > 16384, 16-bit n > 32768; up
+//   kClusterRowsHybrid   unmasked float32 16-byte rows past the block tier (n > 16384, up to 8 x 32768) held
+//                        partly in registers, partly in shared memory filled by per-thread cp.async
+//                        (softmax_cluster.cuh); see LaunchHybridRows.
+//   kClusterRowsRegisters  unmasked 16-byte rows past the block tier (16-bit n > 32768; float32 under the knobs; up
 //                        to 8x longer): the row in the registers of a thread-block cluster (softmax_cluster.cuh),
 //                        one read, a persistent grid; see ClusterRowsChoice.
 //   kBlockRowsTwoPass    longer rows (and masked ones past the block tier): a block per row, an online max/sum
