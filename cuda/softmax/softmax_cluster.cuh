@@ -341,4 +341,100 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 #endif
 }
 
+// The 16-bit form of kClusterRowsHybrid: the register packs stay packed as ClusterRowsPackedKernel holds them
+// (and with kKeepExp, softmax keeps their exponentials, kStatsKeepExp), the staged packs are read back one at a
+// time and their exponentials recomputed at the store (kStatsPair's form). Lab (JK_SOFTMAX_HYBRID = 4 / 5).
+template <typename T, int kPacks, int kStaged, bool kKeepExp>
+__global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: two CTAs of 512 per SM
+    ClusterRowsHybridPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n,
+                                  MaskIndex mask, bool log) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static_assert(sizeof(T) == 2, "16-bit types only");
+  constexpr int kVec = 8;
+  using T2 = typename Pair<T>::type;
+  constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
+  constexpr int kStats = kKeepExp ? kStatsKeepExp : kStatsPair;
+  if constexpr (kKeepExp) log = false;  // softmax only (the launcher's contract)
+  extern __shared__ uint4 staged[];     // [kStaged][blockDim.x]: each thread's own packs
+  __shared__ float sm[32], ss[32];
+  __shared__ ClusterExchange<float2> ex;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
+  if (ranks > 1) ex.Init();
+  const int threads = int(blockDim.x), tid = int(threadIdx.x);
+  const int col0 = int(rank) * threads * (kPacks + kStaged) * kVec;  // n < 2^31 in this tier
+  const auto col_of = [&](int p) { return col0 + (p * threads + tid) * kVec; };
+  const auto stage = [&](int64_t row) {
+    const T* xr = x + row * n;
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      const int col = col_of(kPacks + q);
+      if (col < n) CopyAsync16(&staged[q * threads + tid], xr + col);
+    }
+    CopyAsyncCommit();
+  };
+  const int64_t step = gridDim.x / ranks;
+  int64_t row = blockIdx.x / ranks;
+  if (row < rows) stage(row);
+  uint32_t it = 0;  // this CTA's rows so far: exchange parity it % 2, its (it / 2)-th use
+  for (; row < rows; row += step, ++it) {
+    const T* xr = x + row * n;
+    uint4 raw[kPacks];
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = col_of(p);
+      raw[p] = col < n ? *reinterpret_cast<const uint4*>(xr + col)
+                       : make_uint4(kNegInf2, kNegInf2, kNegInf2, kNegInf2);
+    }
+    float mt = PackedMax<T2, kPacks>(raw, kNegInf2);
+    CopyAsyncWaitAll();
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      if (col_of(kPacks + q) >= n) continue;
+      const uint4 one[1] = {staged[q * threads + tid]};
+      mt = fmaxf(mt, PackedMax<T2, 1>(one, kNegInf2));
+    }
+    float s;
+    if constexpr (kKeepExp) s = PackedExpInPlace<T2, kPacks>(raw, mt);
+    else s = mt == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, mt);
+    if (mt != -CUDART_INF_F) {
+#pragma unroll 1
+      for (int q = 0; q < kStaged; ++q) {
+        if (col_of(kPacks + q) >= n) continue;
+        const uint4 one[1] = {staged[q * threads + tid]};
+        s += PackedExpSum<T2, 1>(one, mt);
+      }
+    }
+    float m = mt;
+    if (ranks > 1) ExchangeRowStats(m, s, sm, ss, ex, int(it & 1u), it >> 1);
+    else BlockAllReduceStats(m, s, sm, ss);
+    T* yr = y + row * n;
+    const int64_t next = row + step;
+    if (Degenerate(m, s)) {  // own loop: see BlockRowsKernel
+#pragma unroll 1
+      for (int p = 0; p < kPacks + kStaged; ++p) {
+        const int col = col_of(p);
+        if (col < n) StoreDegenerate<T, kVec, false>(yr + col, mask, 0, col, log);
+      }
+      if (next < rows) stage(next);
+      continue;
+    }
+    const float a_staged = PackedOutputScalar<kStatsPair>(m, s, m, log);
+    const float a = PackedOutputScalar<kStats>(m, s, mt, log);
+#pragma unroll 1
+    for (int q = 0; q < kStaged; ++q) {
+      const int col = col_of(kPacks + q);
+      if (col < n) StoreRaw(yr + col, PackedOutput<T2>(staged[q * threads + tid], m, a_staged, log));
+    }
+    if (next < rows) stage(next);  // the slots' reads above are done: their values were stored
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const int col = col_of(p);
+      if (col < n) StoreRaw(yr + col, PackedStore<kStats, T2>(raw[p], m, a, log));
+    }
+  }
+  if (ranks > 1) cluster.sync();  // shared memory must outlive the peers' last reads
+#endif
+}
+
 }  // namespace jk::softmax
