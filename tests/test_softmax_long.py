@@ -203,10 +203,6 @@ def check_special_rows_of(dtype, n):
 # (last packs partly or wholly past the row, in registers and in the staged slots), (600, n) rows loop the
 # persistent grid (both exchange parities, the staged slots refilled while the row drains).
 HYBRID = ["2", "3"] if ON_GPU else []
-# 16-bit rows past 32768 on the packed form (ClusterRowsHybridPackedKernel; JK_SOFTMAX_HYBRID = 4: 8 + 8 packs,
-# 5: 6 + 10; softmax keeps the register packs' exponentials): one CTA up to 65536 columns, clusters past it.
-HYBRID_HALF = ["4", "5"] if ON_GPU else []
-HYBRID_HALF_ROWS = [(3, 32776), (600, 40000), (2, 65536), (3, 65544), (600, 70000), (2, 131072), (2, 262144)]
 HYBRID_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544),
                (600, 70000), (2, 131072), (2, 131076)]
 
@@ -222,21 +218,6 @@ def test_softmax_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n, log):
     y = jax.jit(lambda v: fn(v))(x)
     assert y.dtype == dtype and y.shape == (rows, n)
     assert_close(y, np_softmax(xf, log), dtype)
-
-
-@pytest.mark.parametrize("knob", HYBRID_HALF)
-@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
-@pytest.mark.parametrize("rows,n", HYBRID_HALF_ROWS)
-@pytest.mark.parametrize("log", [False, True])
-def test_softmax_hybrid_half_rows(monkeypatch, rng, knob, dtype, rows, n, log):
-    test_softmax_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n, log)
-
-
-@pytest.mark.parametrize("knob", HYBRID_HALF)
-@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
-@pytest.mark.parametrize("n", [40000, 70000])
-def test_softmax_hybrid_half_special_rows(monkeypatch, knob, dtype, n):
-    test_softmax_hybrid_special_rows(monkeypatch, knob, dtype, n)
 
 
 @pytest.mark.parametrize("knob", HYBRID)

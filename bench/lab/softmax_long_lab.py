@@ -77,8 +77,9 @@ STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STA
 # = the cluster tier. Since: float32 only, "def" = 6 + 10 (was h2), "h0" = the cluster tier, "h3" = 4 + 12.
 # The norms (norm_cluster.cuh ClusterRowsNormHybrid, knob JK_NORM_HYBRID): "nh1" = float32 6 + 10, 16-bit 4 + 12;
 # "nh2" = float32 4 + 12, 16-bit 2 + 14; "def" = the default tiers.
-# 16-bit softmax rows on the packed form (ClusterRowsHybridPackedKernel): "h4" = 8 + 8 packs (65536: one CTA),
-# "h5" = 6 + 10; "def" = the packed cluster tier.
+# 16-bit softmax rows on the packed form (ClusterRowsHybridPackedKernel at commit f73c84d, call 7 of
+# bench/lab/s12_h200.md; lost and removed after it, so these two are the default on later commits): "h4" = 8 + 8
+# packs (65536: one CTA), "h5" = 6 + 10; "def" = the packed cluster tier.
 HYBRID = {"def": {}, "h0": {"JK_SOFTMAX_HYBRID": "0"}, "h3": {"JK_SOFTMAX_HYBRID": "3"},
           "h4": {"JK_SOFTMAX_HYBRID": "4"}, "h5": {"JK_SOFTMAX_HYBRID": "5"},
           "nh1": {"JK_NORM_HYBRID": "1"}, "nh2": {"JK_NORM_HYBRID": "2"}}

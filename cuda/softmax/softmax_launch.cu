@@ -497,20 +497,19 @@ cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
 //   float32 49152 x 32768   cluster (of 2) 92 / 92   hybrid (one CTA)      92 / 92
 // 8 + 8 packs spilled 24 bytes and lost (84-85%); 16-bit rows widened on it (4 + 12, 3 + 13 packs) lost to the
 // packed cluster kernel (82-88% against 90-91%) and keep it. Lab knob JK_SOFTMAX_HYBRID (re-read per launch):
-// 0 = off (the cluster tier), 3 = 4 + 12 packs; unset or 2 = the default. 16-bit rows past 32768 (lab): 4 / 5 = the
-// packed form (ClusterRowsHybridPackedKernel) at 8 + 8 / 6 + 10 packs; otherwise the packed cluster tier.
+// 0 = off (the cluster tier), 3 = 4 + 12 packs; unset or 2 = the default.
 int HybridRowsChoice() {
   const char* e = std::getenv("JK_SOFTMAX_HYBRID");
   return e == nullptr ? 2 : std::atoi(e);
 }
 template <typename T, int kPacks, int kStaged>
-cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a,
-                                 void (*kernel)(const T*, T*, int64_t, int64_t, MaskIndex, bool)) {
+cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
   constexpr int kVec = kVec16<T>, kPerThread = (kPacks + kStaged) * kVec;
   const int t = softmax::kBlockRowsMaxThreads;
   int c = 1;
   while (c < kMaxCluster && a.n > int64_t(c) * t * kPerThread) c *= 2;
   if (a.n > int64_t(c) * t * kPerThread) return cudaErrorNotSupported;
+  const auto kernel = softmax::ClusterRowsHybridKernel<T, kVec, kPacks, kStaged>;
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kPerThread), c);
   const int threads = static_cast<int>(std::min<int64_t>(t, CeilDiv(per_cta, 32) * 32));
   const size_t smem = size_t(kStaged) * threads * 16;
@@ -527,18 +526,8 @@ cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a,
 template <typename T>
 cudaError_t LaunchHybridRows(const RowArgs<T>& a, int choice) {
   if constexpr (sizeof(T) == 4) {
-    if (choice == 3) return LaunchHybridRowsImpl<T, 4, 12>(a, softmax::ClusterRowsHybridKernel<T, 4, 4, 12>);
-    if (choice == 2) return LaunchHybridRowsImpl<T, 6, 10>(a, softmax::ClusterRowsHybridKernel<T, 4, 6, 10>);
-  } else {
-    // 16-bit, packed (ClusterRowsHybridPackedKernel): softmax keeps its register packs' exponentials, as the
-    // packed cluster tier (StatsChoice).
-    const bool keep = !a.log && StatsChoice(softmax::kStatsKeepExp) == softmax::kStatsKeepExp;
-    if (choice == 4)
-      return LaunchHybridRowsImpl<T, 8, 8>(a, keep ? softmax::ClusterRowsHybridPackedKernel<T, 8, 8, true>
-                                                   : softmax::ClusterRowsHybridPackedKernel<T, 8, 8, false>);
-    if (choice == 5)
-      return LaunchHybridRowsImpl<T, 6, 10>(a, keep ? softmax::ClusterRowsHybridPackedKernel<T, 6, 10, true>
-                                                    : softmax::ClusterRowsHybridPackedKernel<T, 6, 10, false>);
+    if (choice == 3) return LaunchHybridRowsImpl<T, 4, 12>(a);
+    if (choice == 2) return LaunchHybridRowsImpl<T, 6, 10>(a);
   }
   return cudaErrorNotSupported;
 }
@@ -547,7 +536,7 @@ template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
   if constexpr (kVec > 1 && !kMask) {
-    if (HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * (sizeof(T) == 4 ? 32 : 64) &&
+    if (sizeof(T) == 4 && HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * 32 &&
         std::getenv("JK_SOFTMAX_CLUSTER_ROWS") == nullptr && std::getenv("JK_SOFTMAX_LONG") == nullptr) {
       const cudaError_t e = LaunchHybridRows<T>(a, HybridRowsChoice());
       if (e != cudaErrorNotSupported) return e;
