@@ -59,7 +59,8 @@ struct ClusterLaunch {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Clusters of `ctas` CTAs of `threads` threads (`smem` bytes of dynamic shared memory each) in a grid over `rows` row tasks:
+// Clusters of `ctas` CTAs of `threads` threads (`smem` bytes of dynamic shared memory each) in a grid over `rows`
+// row tasks:
 // one per row (resident == 0, capped at 2^24), `resident` CTAs per SM (resident > 0), or (resident < 0) as
 // many as the occupancy calculator says can be resident at once (clusters of 1: blocks per SM x SMs). The
 // softmax and norm cluster tiers size their persistent grids with it.
@@ -88,5 +89,24 @@ inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_
 // After a launch: the launch's own error, if any. cudaGetLastError can also return an error left by
 // earlier asynchronous work; the caller's message names the op that noticed it.
 inline cudaError_t LastLaunchError() { return cudaGetLastError(); }
+
+#ifdef __CUDACC__
+// A persistent grid of clusters of `ctas` CTAs of `threads` threads with `smem` bytes of dynamic shared memory
+// each (opted in past the 48 KB default): as many clusters as fit on the GPU at once, at most `rows` (the hybrid
+// row tiers of softmax_launch.cu and norm_cluster.cu).
+template <typename... Params, typename... Args>
+cudaError_t LaunchResidentClusters(void (*kernel)(Params...), int ctas, int threads, size_t smem, int64_t rows,
+                                   cudaStream_t stream, Args... args) {
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
+  int64_t clusters = 0;
+  e = ClusterGrid(reinterpret_cast<const void*>(kernel), ctas, threads, rows, -1, &clusters, smem);
+  if (e != cudaSuccess) return e;
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * ctas)), dim3(threads), stream, ctas);
+  launch.cfg.dynamicSmemBytes = smem;
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, args...);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+#endif
 
 }  // namespace jk

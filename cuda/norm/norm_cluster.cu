@@ -78,15 +78,7 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   const int threads = static_cast<int>(
       std::min<int64_t>(kThreads, CeilDiv(CeilDiv(packs, int64_t(kPacks + kStaged) * c), 32) * 32));
   const size_t smem = size_t(kStaged) * threads * 16;
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (e != cudaSuccess) return e;
-  int64_t clusters = 0;
-  e = ClusterGrid(reinterpret_cast<const void*>(kernel), c, threads, p.outer, -1, &clusters, smem);
-  if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * c)), dim3(threads), stream, c);
-  launch.cfg.dynamicSmemBytes = smem;
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
-  return e != cudaSuccess ? e : LastLaunchError();
+  return LaunchResidentClusters(kernel, c, threads, smem, p.outer, stream, p);
 }
 template <typename T, Kind K>
 int HybridRowsChoice() {

@@ -513,15 +513,7 @@ cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
   const int64_t per_cta = CeilDiv(CeilDiv(a.n, kPerThread), c);
   const int threads = static_cast<int>(std::min<int64_t>(t, CeilDiv(per_cta, 32) * 32));
   const size_t smem = size_t(kStaged) * threads * 16;
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (e != cudaSuccess) return e;
-  int64_t clusters = 0;
-  e = ClusterGrid(reinterpret_cast<const void*>(kernel), c, threads, a.rows, -1, &clusters, smem);
-  if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * c)), dim3(threads), a.stream, c);
-  launch.cfg.dynamicSmemBytes = smem;
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log);
-  return e != cudaSuccess ? e : LastLaunchError();
+  return LaunchResidentClusters(kernel, c, threads, smem, a.rows, a.stream, a.x, a.y, a.rows, a.n, *a.mask, a.log);
 }
 template <typename T>
 cudaError_t LaunchHybridRows(const RowArgs<T>& a, int choice) {
