@@ -249,7 +249,8 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 // cp.async (a thread reads back only the slots it filled: no CTA barrier), so a CTA of 512 holds twice the row at
 // the 64-register cap and the cluster is half as wide (float32 32768: one CTA; 65536: two). The staged packs are
 // normalised first and the next row's copies into their slots issued before the register packs' stores.
-// Statistics as ClusterRowsNorm's float32 path. Any element size: packs are widened as they are read.
+// Statistics as ClusterRowsNorm's float32 path. Written for any element size (packs widened as read); the
+// launcher builds float32 only (its 16-bit forms lost, see norm_cluster.cu).
 template <typename T, Kind K, int kPacks, int kStaged>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNormHybrid(Params<T> p) {
