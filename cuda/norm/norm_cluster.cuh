@@ -182,8 +182,11 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
         raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
-        live += col < ncols;
+        if constexpr (K == Kind::kLayerNorm) live += col < ncols;
       }
+      // RMSNorm counts its packs inside the row by formula: counted in the loop, its instantiations kept five
+      // 64-bit pack offsets in local memory (40-56 bytes of stack, reloaded every row); LayerNorm's did not spill.
+      if constexpr (K == Kind::kRmsNorm) live = min(kPacks, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
       if constexpr (K == Kind::kRmsNorm) {
         // RMSNorm: the sum of squares in one pass (see SquaresState); padding packs hold zeros.
         float q0 = 0.f, q1 = 0.f;
