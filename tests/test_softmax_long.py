@@ -43,17 +43,22 @@ def np_softmax(x, log=False):
     return t - np.log(s) if log else np.exp(t) / s
 
 
+def check_softmax_rows(rng, dtype, rows, n, log):
+    """(rows, n) random rows through the jitted op against float64 NumPy, under whatever knobs are set."""
+    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
+    fn = jk.log_softmax if log else jk.softmax
+    y = jax.jit(lambda v: fn(v))(x)
+    assert y.dtype == dtype and y.shape == (rows, n)
+    assert_close(y, np_softmax(xf, log), dtype)
+
+
 @pytest.mark.parametrize("ring", RINGS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("rows,n", ROWS)
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_long_rows(monkeypatch, rng, ring, dtype, rows, n, log):
     _ring(monkeypatch, ring, "JK_SOFTMAX_LONG")
-    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
-    fn = jk.log_softmax if log else jk.softmax
-    y = jax.jit(lambda v: fn(v))(x)
-    assert y.dtype == dtype and y.shape == (rows, n)
-    assert_close(y, np_softmax(xf, log), dtype)
+    check_softmax_rows(rng, dtype, rows, n, log)
 
 
 def check_special_rows(seed):
@@ -108,11 +113,7 @@ CLUSTER_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), 
 def test_softmax_cluster_rows(monkeypatch, rng, knob, dtype, rows, n, log):
     monkeypatch.setenv("JK_SOFTMAX_CLUSTER_ROWS", knob)
     monkeypatch.setenv("JK_CLUSTER_EXCHANGE", str(CLUSTERS.index(knob) % 2))
-    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
-    fn = jk.log_softmax if log else jk.softmax
-    y = jax.jit(lambda v: fn(v))(x)
-    assert y.dtype == dtype and y.shape == (rows, n)
-    assert_close(y, np_softmax(xf, log), dtype)
+    check_softmax_rows(rng, dtype, rows, n, log)
 
 
 @pytest.mark.parametrize("knob", CLUSTERS)
@@ -154,11 +155,7 @@ def _stats(monkeypatch, stats, cluster):
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_stats_knob(monkeypatch, rng, stats, cluster, dtype, rows, n, log):
     _stats(monkeypatch, stats, cluster)
-    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
-    fn = jk.log_softmax if log else jk.softmax
-    y = jax.jit(lambda v: fn(v))(x)
-    assert y.dtype == dtype and y.shape == (rows, n)
-    assert_close(y, np_softmax(xf, log), dtype)
+    check_softmax_rows(rng, dtype, rows, n, log)
 
 
 @pytest.mark.parametrize("stats", STATS)
@@ -213,11 +210,7 @@ HYBRID_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n, log):
     monkeypatch.setenv("JK_SOFTMAX_HYBRID", knob)
-    x, xf = randn(rng, (rows, n), dtype, scale=3.0)
-    fn = jk.log_softmax if log else jk.softmax
-    y = jax.jit(lambda v: fn(v))(x)
-    assert y.dtype == dtype and y.shape == (rows, n)
-    assert_close(y, np_softmax(xf, log), dtype)
+    check_softmax_rows(rng, dtype, rows, n, log)
 
 
 @pytest.mark.parametrize("knob", HYBRID)

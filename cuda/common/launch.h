@@ -59,6 +59,20 @@ struct ClusterLaunch {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The cluster tiers' shape rule: rows of `units` (packs or elements) spread over CTAs of at most `max_threads`
+// threads x `per_thread` units each take the smallest power-of-two cluster of at most `max_cluster` CTAs that
+// holds a row (ctas 0: none does), and each CTA the row's share of threads rounded up to whole warps.
+struct RowSpan {
+  int ctas = 0, threads = 0;
+};
+inline RowSpan RowSpanFor(int64_t units, int64_t per_thread, int max_threads, int max_cluster) {
+  int c = 1;
+  while (c < max_cluster && units > int64_t(c) * max_threads * per_thread) c *= 2;
+  if (units > int64_t(c) * max_threads * per_thread) return {};
+  const int64_t threads = CeilDiv(CeilDiv(units, per_thread * c), 32) * 32;
+  return {c, static_cast<int>(std::min<int64_t>(max_threads, threads))};
+}
+
 // Clusters of `ctas` CTAs of `threads` threads (`smem` bytes of dynamic shared memory each) in a grid over `rows`
 // row tasks:
 // one per row (resident == 0, capped at 2^24), `resident` CTAs per SM (resident > 0), or (resident < 0) as

@@ -15,6 +15,7 @@ namespace jk::norm {
 namespace {
 constexpr int kThreads = 512;
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
+constexpr int kClusterPacks = 8;  // ClusterRowsNorm's 16-byte packs per thread
 
 // Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
 // CTA of 512 threads under 64 registers, two per SM. The default takes LayerNorm rows of float32 n >= 16384
@@ -33,11 +34,11 @@ constexpr int kMaxCluster = 8;  // the portable cluster size limit
 // R > 0: R CTAs per SM), T threads per CTA (default 512); "off": none. JK_CLUSTER_EXCHANGE=0: the barrier.
 struct Shape {
   int ctas = 0, resident = -1;  // ctas == 0: not this tier
-  int threads = kThreads;       // per CTA (before rounding down to the row's need)
+  int threads = 0;              // per CTA: the row's packs over the cluster, in whole warps (RowSpanFor)
 };
 template <typename T, Kind K>
 Shape Choose(int64_t n) {
-  constexpr int64_t kElems = sizeof(T) == 4 ? 32 : 64;
+  constexpr int64_t kElems = kClusterPacks * (16 / sizeof(T));
   int64_t from = sizeof(T) == 4 ? 16383 : 32768;  // rows longer than this
   int resident = -2;                              // -2: the default's grid (see above)
   int t = kThreads;
@@ -51,11 +52,10 @@ Shape Choose(int64_t n) {
     return {};
   }
   if (n <= from) return {};
-  int c = 1;
-  while (c < kMaxCluster && n > int64_t(c) * t * kElems) c *= 2;
-  if (n > int64_t(c) * t * kElems) return {};
-  if (resident == -2) resident = c == 1 ? 0 : -1;
-  return {c, resident, t};
+  const RowSpan span = RowSpanFor(n, kElems, t, kMaxCluster);
+  if (span.ctas == 0) return {};
+  if (resident == -2) resident = span.ctas == 1 ? 0 : -1;
+  return {span.ctas, resident, span.threads};
 }
 
 // Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 (one CTA up
@@ -67,31 +67,27 @@ Shape Choose(int64_t n) {
 // calls 2-3), and so did every 16-bit form (4 + 12, 2 + 14 packs: 31-40%; they spilled 8-160 bytes; not built
 // since). Lab knob JK_NORM_HYBRID (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12;
 // unset: the default (set JK_NORM_CLUSTER alone: off).
+// The cluster-size limit keeps n <= 8 x 512 x 64 here, as the kernel's 32-bit column math wants.
 template <typename T, Kind K, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   constexpr int kP = 16 / sizeof(T);
-  const int64_t packs = CeilDiv(p.n, kP);
-  int c = 1;
-  while (c < kMaxCluster && packs > int64_t(c) * kThreads * (kPacks + kStaged)) c *= 2;
-  if (packs > int64_t(c) * kThreads * (kPacks + kStaged)) return cudaErrorNotSupported;
-  const auto kernel = ClusterRowsNormHybrid<T, K, kPacks, kStaged>;
-  const int threads = static_cast<int>(
-      std::min<int64_t>(kThreads, CeilDiv(CeilDiv(packs, int64_t(kPacks + kStaged) * c), 32) * 32));
-  const size_t smem = size_t(kStaged) * threads * 16;
-  return LaunchResidentClusters(kernel, c, threads, smem, p.outer, stream, p);
+  const RowSpan span = RowSpanFor(CeilDiv(p.n, kP), kPacks + kStaged, kThreads, kMaxCluster);
+  if (span.ctas == 0) return cudaErrorNotSupported;
+  const size_t smem = size_t(kStaged) * span.threads * 16;
+  return LaunchResidentClusters(ClusterRowsNormHybrid<T, K, kPacks, kStaged>, span.ctas, span.threads, smem, p.outer,
+                                stream, p);
 }
-template <typename T, Kind K>
+template <Kind K>
 int HybridRowsChoice() {
   if (const char* e = std::getenv("JK_NORM_HYBRID")) return std::atoi(e);
   if (std::getenv("JK_NORM_CLUSTER") != nullptr) return 0;  // the cluster tier's knob forces that tier
-  return K == Kind::kRmsNorm && sizeof(T) == 4 ? 2 : 0;
+  return K == Kind::kRmsNorm ? 2 : 0;
 }
 template <typename T, Kind K>
 cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
-  if constexpr (sizeof(T) == 4) {  // 16-bit forms lost (see above): not built
-    if (choice == 1) return LaunchHybridRowsImpl<T, K, 6, 10>(p, stream);
-    if (choice == 2) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
-  }
+  static_assert(sizeof(T) == 4, "float32 only: the 16-bit forms lost (above)");
+  if (choice == 1) return LaunchHybridRowsImpl<T, K, 6, 10>(p, stream);
+  if (choice == 2) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
   return cudaErrorNotSupported;
 }
 }  // namespace
@@ -99,27 +95,23 @@ cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice
 template <typename T, Kind K>
 cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (p.inner != 1 || !RunsSm90Code()) return cudaErrorNotSupported;
-  if (p.n > (sizeof(T) == 4 ? 16384 : 32768) && p.n < (int64_t(1) << 31)) {
-    const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<T, K>());
-    if (e != cudaErrorNotSupported) return e;
+  if constexpr (sizeof(T) == 4) {
+    if (p.n > 16384) {
+      const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<K>());
+      if (e != cudaErrorNotSupported) return e;
+    }
   }
   const Shape shape = Choose<T, K>(p.n);
   if (shape.ctas == 0) return cudaErrorNotSupported;
-  constexpr int kPacks = 8;
-  constexpr int kP = 16 / sizeof(T);
   // The exchange only matters between CTAs (a cluster of one keeps the plain kernel).
   const bool exchange = shape.ctas > 1 && ClusterExchangeOn();
-  auto kernel = exchange ? ClusterRowsNorm<T, K, kPacks, true> : ClusterRowsNorm<T, K, kPacks, false>;
-  // Threads: the row's packs over the cluster, rounded up to whole warps (ranks own contiguous slices of
-  // kPacks * threads packs; the last rank's may be partly padding).
-  const int64_t packs = p.n / kP;
-  const int threads = static_cast<int>(
-      std::min<int64_t>(shape.threads, CeilDiv(CeilDiv(packs, int64_t(kPacks) * shape.ctas), 32) * 32));
+  auto kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true> : ClusterRowsNorm<T, K, kClusterPacks, false>;
+  // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   int64_t clusters = 0;
-  cudaError_t e =
-      ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, p.outer, shape.resident, &clusters);
+  cudaError_t e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, p.outer,
+                              shape.resident, &clusters);
   if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), stream, shape.ctas);
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(shape.threads), stream, shape.ctas);
   e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
   return e != cudaSuccess ? e : LastLaunchError();
 }

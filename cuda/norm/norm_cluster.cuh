@@ -247,11 +247,12 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #endif
 }
 
-// Rows held half in registers, half in shared memory (as softmax_cluster.cuh's ClusterRowsHybridKernel): each
+// Rows held partly in registers, partly in shared memory (as softmax_cluster.cuh's ClusterRowsHybridKernel): each
 // thread keeps kPacks 16-byte packs in registers and kStaged more in dynamic shared memory, copied there by its own
-// cp.async (a thread reads back only the slots it filled: no CTA barrier), so a CTA of 512 holds twice the row at
-// the 64-register cap and the cluster is half as wide (float32 32768: one CTA; 65536: two). The staged packs are
-// normalised first and the next row's copies into their slots issued before the register packs' stores.
+// cp.async (a thread reads back only the slots it filled: no CTA barrier), so a CTA of 512 holds twice the row of
+// ClusterRowsNorm at the 64-register cap and the cluster is half as wide (float32 32768: one CTA; 65536: two). The
+// staged packs are normalised first and the next row's copies into their slots issued before the register packs'
+// stores.
 // Statistics as ClusterRowsNorm's float32 path. Written for any element size (packs widened as read); the
 // launcher builds float32 only (its 16-bit forms lost, see norm_cluster.cu).
 template <typename T, Kind K, int kPacks, int kStaged>

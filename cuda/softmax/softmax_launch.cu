@@ -426,7 +426,7 @@ cudaError_t LaunchTwoPassRows(const RowArgs<T>& a) {
 // knob is not).
 struct ClusterRowsShape {
   int ctas = 0, elems = 0, resident = 0;  // ctas == 0: not this tier
-  int threads = softmax::kBlockRowsMaxThreads;  // per CTA (before rounding down to the row's need)
+  int threads = 0;                        // per CTA: the row's packs over the cluster, in whole warps (RowSpanFor)
 };
 template <typename T, bool kMask>
 ClusterRowsShape ClusterRowsChoice(int64_t n) {
@@ -441,10 +441,9 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
     return {};  // masked rows; or the ring tier's lab knob set, which then decides (SoftmaxRingChoice)
   }
   if (n <= from) return {};
-  int c = 1;
-  while (c < kMaxCluster && n > int64_t(c) * t * e) c *= 2;
-  if (n > int64_t(c) * t * e) return {};
-  return {c, e, r, t};
+  const RowSpan span = RowSpanFor(n, e, t, kMaxCluster);
+  if (span.ctas == 0) return {};
+  return {span.ctas, e, r, span.threads};
 }
 
 // 16-bit rows at 64 elements per thread stay packed; the others are widened to float32. kKeepExp: softmax keeps
@@ -467,14 +466,11 @@ cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
     if (!a.log && StatsChoice(fallback) == softmax::kStatsKeepExp)
       kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, true>();
   }
-  // Threads: the row's packs over the cluster, rounded up to whole warps.
-  const int64_t per_cta = CeilDiv(CeilDiv(a.n, kElems), shape.ctas);
-  const int threads = static_cast<int>(std::min<int64_t>(shape.threads, CeilDiv(per_cta, 32) * 32));
   int64_t clusters = 0;
-  cudaError_t e =
-      ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, threads, a.rows, shape.resident, &clusters);
+  cudaError_t e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, a.rows, shape.resident,
+                              &clusters);
   if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(threads), a.stream, shape.ctas);
+  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(shape.threads), a.stream, shape.ctas);
   e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log, ClusterExchangeOn() ? 1 : 0);
   return e != cudaSuccess ? e : LastLaunchError();
 }
@@ -497,39 +493,35 @@ cudaError_t LaunchClusterRows(const RowArgs<T>& a, ClusterRowsShape shape) {
 //   float32 49152 x 32768   cluster (of 2) 92 / 92   hybrid (one CTA)      92 / 92
 // 8 + 8 packs spilled 24 bytes and lost (84-85%); 16-bit rows widened on it (4 + 12, 3 + 13 packs) lost to the
 // packed cluster kernel (82-88% against 90-91%) and keep it. Lab knob JK_SOFTMAX_HYBRID (re-read per launch):
-// 0 = off (the cluster tier), 3 = 4 + 12 packs; unset or 2 = the default.
+// 0 = off (the cluster tier), 3 = 4 + 12 packs; unset or 2 = the default. JK_SOFTMAX_CLUSTER_ROWS or
+// JK_SOFTMAX_LONG set: off (those knobs force their tiers).
 int HybridRowsChoice() {
+  if (std::getenv("JK_SOFTMAX_CLUSTER_ROWS") != nullptr || std::getenv("JK_SOFTMAX_LONG") != nullptr) return 0;
   const char* e = std::getenv("JK_SOFTMAX_HYBRID");
   return e == nullptr ? 2 : std::atoi(e);
 }
 template <typename T, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
-  constexpr int kVec = kVec16<T>, kPerThread = (kPacks + kStaged) * kVec;
-  const int t = softmax::kBlockRowsMaxThreads;
-  int c = 1;
-  while (c < kMaxCluster && a.n > int64_t(c) * t * kPerThread) c *= 2;
-  if (a.n > int64_t(c) * t * kPerThread) return cudaErrorNotSupported;
-  const auto kernel = softmax::ClusterRowsHybridKernel<T, kVec, kPacks, kStaged>;
-  const int64_t per_cta = CeilDiv(CeilDiv(a.n, kPerThread), c);
-  const int threads = static_cast<int>(std::min<int64_t>(t, CeilDiv(per_cta, 32) * 32));
-  const size_t smem = size_t(kStaged) * threads * 16;
-  return LaunchResidentClusters(kernel, c, threads, smem, a.rows, a.stream, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  constexpr int kVec = kVec16<T>;
+  const RowSpan span = RowSpanFor(a.n, (kPacks + kStaged) * kVec, softmax::kBlockRowsMaxThreads, kMaxCluster);
+  if (span.ctas == 0) return cudaErrorNotSupported;
+  const size_t smem = size_t(kStaged) * span.threads * 16;
+  return LaunchResidentClusters(softmax::ClusterRowsHybridKernel<T, kVec, kPacks, kStaged>, span.ctas, span.threads,
+                                smem, a.rows, a.stream, a.x, a.y, a.rows, a.n, *a.mask, a.log);
 }
 template <typename T>
 cudaError_t LaunchHybridRows(const RowArgs<T>& a, int choice) {
-  if constexpr (sizeof(T) == 4) {
-    if (choice == 3) return LaunchHybridRowsImpl<T, 4, 12>(a);
-    if (choice == 2) return LaunchHybridRowsImpl<T, 6, 10>(a);
-  }
+  static_assert(sizeof(T) == 4, "float32 only: the 16-bit forms lost (above)");
+  if (choice == 3) return LaunchHybridRowsImpl<T, 4, 12>(a);
+  if (choice == 2) return LaunchHybridRowsImpl<T, 6, 10>(a);
   return cudaErrorNotSupported;
 }
 
 template <typename T, int kVec, bool kMask>
 cudaError_t LaunchRows(const RowArgs<T>& a) {
   if (a.n <= WarpRowsMax()) return DispatchWarpRows<T, kVec, kMask>(a);
-  if constexpr (kVec > 1 && !kMask) {
-    if (sizeof(T) == 4 && HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * 32 &&
-        std::getenv("JK_SOFTMAX_CLUSTER_ROWS") == nullptr && std::getenv("JK_SOFTMAX_LONG") == nullptr) {
+  if constexpr (kVec > 1 && !kMask && sizeof(T) == 4) {
+    if (HasClusters() && a.n > int64_t(softmax::kBlockRowsMaxThreads) * 32) {
       const cudaError_t e = LaunchHybridRows<T>(a, HybridRowsChoice());
       if (e != cudaErrorNotSupported) return e;
     }
