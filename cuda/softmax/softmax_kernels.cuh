@@ -128,6 +128,44 @@ __device__ __forceinline__ void StorePack(T* p, const float* v) {
   StoreRaw(p, raw);
 }
 
+// A pack of x at p, or -inf where !ok (past the row or the last row), for the warp tier, whose short L2-resident
+// rows are bound by instructions. 16-bit packs choose on the raw 32-bit words (one move per word where !ok, not
+// one per element, and unpredicated conversions after) and convert bfloat16 pairs with a shift and a mask (the
+// compiler's __bfloat162float took a PRMT and a shift for the high half). Other packs: LoadPack.
+template <typename T, int kVec>
+__device__ __forceinline__ void LoadPackOrNegInf(const T* p, bool ok, float* v) {
+  if constexpr (sizeof(T) == 2 && kVec % 2 == 0) {
+    using Raw = typename RawVec<sizeof(T) * kVec>::type;
+    constexpr uint32_t kNegInf = std::is_same_v<T, __nv_bfloat16> ? 0xFF80u : 0xFC00u;
+    uint32_t w[kVec / 2];
+    if (ok) {
+      const Raw raw = *reinterpret_cast<const Raw*>(p);
+      memcpy(w, &raw, sizeof(raw));
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVec / 2; ++k) w[k] = kNegInf * 0x10001u;
+    }
+#pragma unroll
+    for (int k = 0; k < kVec / 2; ++k) {
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        v[2 * k] = __uint_as_float(w[k] << 16);
+        v[2 * k + 1] = __uint_as_float(w[k] & 0xFFFF0000u);
+      } else {
+        __half2 h;
+        memcpy(&h, &w[k], 4);
+        const float2 f = __half22float2(h);
+        v[2 * k] = f.x;
+        v[2 * k + 1] = f.y;
+      }
+    }
+  } else if (ok) {
+    LoadPack<T, kVec>(p, v);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) v[k] = -CUDART_INF_F;
+  }
+}
+
 // Live flags of kVec consecutive entries along the axis starting at `col`. The launcher only picks kVec > 1
 // when the mask is contiguous along the axis and every row offset is a multiple of kVec.
 template <int kVec>
@@ -201,12 +239,10 @@ __global__ void __launch_bounds__(kWarpRowsBlock)
       for (int p = 0; p < kPacks; ++p) {
         const int col = (p * kWidth + lane) * kVec;
         float* vp = &v[r][p * kVec];
-        if (valid && col < n) {
-          LoadPack<T, kVec>(x + row * n + col, vp);
-          if constexpr (kMask) ApplyMask<kVec>(mask, moff[r], col, vp);
-        } else {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) vp[k] = -CUDART_INF_F;
+        const bool ok = valid && col < n;
+        LoadPackOrNegInf<T, kVec>(x + row * n + col, ok, vp);
+        if constexpr (kMask) {
+          if (ok) ApplyMask<kVec>(mask, moff[r], col, vp);
         }
 #pragma unroll
         for (int k = 0; k < kVec; ++k) m[r] = fmaxf(m[r], vp[k]);
