@@ -5,7 +5,10 @@ One process on the GPU, XLA command buffers off (the knob is read at every launc
 (profiler.measure), the lower of two medians of 10 calls, variants and jnp alternating. err = max |ours - jnp| /
 max |jnp| (both float32 exact-product sums; ~1e-6 expected).
 
-  python bench/lab/simt_swizzle_lab.py [--shapes MxNxK,...]
+  python bench/lab/simt_swizzle_lab.py [--shapes MxNxK,...] [--variants name=KNOB,...]
+
+--variants (session 13): the JK_MATMUL_SIMT values to time, e.g. "swizzle=,bk32=bk32" (an empty knob: the
+default); each gets a jnp/variant column.
 """
 from __future__ import annotations
 
@@ -31,11 +34,16 @@ VARIANTS = [("swizzle", None), ("noswizzle", "noswizzle")]
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="4096x4096x4096,2048x2048x2048,8192x8192x2048")
+    ap.add_argument("--variants", default="swizzle=,noswizzle=noswizzle")
     a = ap.parse_args()
+    global VARIANTS
+    VARIANTS = [tuple(v.split("=", 1)) for v in a.variants.split(",")]
+    VARIANTS = [(name, knob or None) for name, knob in VARIANTS]
     measure = lab_measure()
     print(f"device: {jax.devices()[0].device_kind}")
-    print("| case | " + " | ".join(v for v, _ in VARIANTS) + " | jnp | jnp/swizzle | jnp/noswizzle | err |")
-    print("|---|" + "---:|" * (len(VARIANTS) + 4))
+    print("| case | " + " | ".join(v for v, _ in VARIANTS) + " | jnp | "
+          + " | ".join(f"jnp/{v}" for v, _ in VARIANTS) + " | err |")
+    print("|---|" + "---:|" * (2 * len(VARIANTS) + 2))
     for spec in a.shapes.split(","):
         m, n, k = map(int, spec.split("x"))
         ka, kb = jax.random.split(jax.random.key(m + n + k))
@@ -60,8 +68,8 @@ def main():
         os.environ.pop("JK_MATMUL_SIMT", None)
         t = {kk: min(v) * 1e3 for kk, v in best.items()}
         cells = " | ".join(f"{t[v]:.1f}" for v, _ in VARIANTS)
-        print(f"| {spec} | {cells} | {t['jnp']:.1f} | {t['jnp'] / t['swizzle']:.3f}x | "
-              f"{t['jnp'] / t['noswizzle']:.3f}x | {max(errs):.1e} |", flush=True)
+        ratios = " | ".join(f"{t['jnp'] / t[v]:.3f}x" for v, _ in VARIANTS)
+        print(f"| {spec} | {cells} | {t['jnp']:.1f} | {ratios} | {max(errs):.1e} |", flush=True)
     return 0
 
 
