@@ -128,22 +128,36 @@ __device__ __forceinline__ void StorePack(T* p, const float* v) {
   StoreRaw(p, raw);
 }
 
+// A 16-bit type's pair type and the bits of its -inf (the warp tier's loads and the packed tiers).
+template <typename T>
+struct Pair;
+template <>
+struct Pair<__nv_bfloat16> {
+  using type = __nv_bfloat162;
+  static constexpr uint16_t kNegInf = 0xFF80;
+};
+template <>
+struct Pair<__half> {
+  using type = __half2;
+  static constexpr uint16_t kNegInf = 0xFC00;
+};
+
 // A pack of x at p, or -inf where !ok (past the row or the last row), for the warp tier, whose short L2-resident
 // rows are bound by instructions. 16-bit packs choose on the raw 32-bit words (one move per word where !ok, not
 // one per element, and unpredicated conversions after) and convert bfloat16 pairs with a shift and a mask (the
-// compiler's __bfloat162float took a PRMT and a shift for the high half). Other packs: LoadPack.
+// compiler's __bfloat162float took a PRMT and a shift for the high half; plain C++, not ToFloat2's volatile asm,
+// whose fixed placement the packed tiers need and this tier does not). Other packs: LoadPack.
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPackOrNegInf(const T* p, bool ok, float* v) {
   if constexpr (sizeof(T) == 2 && kVec % 2 == 0) {
     using Raw = typename RawVec<sizeof(T) * kVec>::type;
-    constexpr uint32_t kNegInf = std::is_same_v<T, __nv_bfloat16> ? 0xFF80u : 0xFC00u;
     uint32_t w[kVec / 2];
     if (ok) {
       const Raw raw = *reinterpret_cast<const Raw*>(p);
       memcpy(w, &raw, sizeof(raw));
     } else {
 #pragma unroll
-      for (int k = 0; k < kVec / 2; ++k) w[k] = kNegInf * 0x10001u;
+      for (int k = 0; k < kVec / 2; ++k) w[k] = uint32_t(Pair<T>::kNegInf) * 0x10001u;
     }
 #pragma unroll
     for (int k = 0; k < kVec / 2; ++k) {
@@ -389,18 +403,6 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers, 
 // taken on the packed pairs (__hmax2, exact; like fmaxf it skips a NaN, which then poisons the sum).
 // Softmax recomputes exp at the store as exp2((x - m) log2e - log2 s): a second ex2 per element, traded
 // for the registers that would hold the exponentials (measured faster than holding them as floats).
-template <typename T>
-struct Pair;
-template <>
-struct Pair<__nv_bfloat16> {
-  using type = __nv_bfloat162;
-  static constexpr uint16_t kNegInf = 0xFF80;
-};
-template <>
-struct Pair<__half> {
-  using type = __half2;
-  static constexpr uint16_t kNegInf = 0xFC00;
-};
 
 // bfloat16 -> float is a shift. Volatile asm: as plain C++, ptxas merged the sum's and the store's
 // conversions and kept all 32 floats live across the block reduction (spills under the register cap).
