@@ -7,7 +7,7 @@ max |jnp| (both float32 exact-product sums; ~1e-6 expected).
 
   python bench/lab/simt_swizzle_lab.py [--shapes MxNxK,...] [--variants name=KNOB,...]
 
---variants (session 13): the JK_MATMUL_SIMT values to time, e.g. "swizzle=,bk32=bk32" (an empty knob: the
+--variants (session 13): the JK_MATMUL_SIMT values to time, e.g. "swizzle=,noswizzle=noswizzle" (an empty knob: the
 default); each gets a jnp/variant column.
 """
 from __future__ import annotations
@@ -28,7 +28,6 @@ from norm_half_lab import lab_measure, median_ms  # noqa: E402
 import jax_kernels as jk  # noqa: E402
 
 HIGHEST = jax.lax.Precision.HIGHEST
-VARIANTS = [("swizzle", None), ("noswizzle", "noswizzle")]
 
 
 def main():
@@ -36,14 +35,12 @@ def main():
     ap.add_argument("--shapes", default="4096x4096x4096,2048x2048x2048,8192x8192x2048")
     ap.add_argument("--variants", default="swizzle=,noswizzle=noswizzle")
     a = ap.parse_args()
-    global VARIANTS
-    VARIANTS = [tuple(v.split("=", 1)) for v in a.variants.split(",")]
-    VARIANTS = [(name, knob or None) for name, knob in VARIANTS]
+    variants = [(name, knob or None) for name, knob in (v.split("=", 1) for v in a.variants.split(","))]
     measure = lab_measure()
     print(f"device: {jax.devices()[0].device_kind}")
-    print("| case | " + " | ".join(v for v, _ in VARIANTS) + " | jnp | "
-          + " | ".join(f"jnp/{v}" for v, _ in VARIANTS) + " | err |")
-    print("|---|" + "---:|" * (2 * len(VARIANTS) + 2))
+    print("| case | " + " | ".join(v for v, _ in variants) + " | jnp | "
+          + " | ".join(f"jnp/{v}" for v, _ in variants) + " | err |")
+    print("|---|" + "---:|" * (2 * len(variants) + 2))
     for spec in a.shapes.split(","):
         m, n, k = map(int, spec.split("x"))
         ka, kb = jax.random.split(jax.random.key(m + n + k))
@@ -55,7 +52,7 @@ def main():
         best = {}
         errs = []
         for rep in range(2):
-            order = VARIANTS if rep == 0 else VARIANTS[::-1]
+            order = variants if rep == 0 else variants[::-1]
             best.setdefault("jnp", []).append(median_ms(measure, theirs, (x, w), 10))
             for name, knob in order:
                 os.environ.pop("JK_MATMUL_SIMT", None)
@@ -67,8 +64,8 @@ def main():
                 best.setdefault(name, []).append(median_ms(measure, ours, (x, w), 10))
         os.environ.pop("JK_MATMUL_SIMT", None)
         t = {kk: min(v) * 1e3 for kk, v in best.items()}
-        cells = " | ".join(f"{t[v]:.1f}" for v, _ in VARIANTS)
-        ratios = " | ".join(f"{t['jnp'] / t[v]:.3f}x" for v, _ in VARIANTS)
+        cells = " | ".join(f"{t[v]:.1f}" for v, _ in variants)
+        ratios = " | ".join(f"{t['jnp'] / t[v]:.3f}x" for v, _ in variants)
         print(f"| {spec} | {cells} | {t['jnp']:.1f} | {ratios} | {max(errs):.1e} |", flush=True)
     return 0
 
