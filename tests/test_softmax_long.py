@@ -140,10 +140,11 @@ def check_masked_softmax(xs, where):
 
 # How the 16-bit block tier and the cluster tiers get a row's statistics (JK_SOFTMAX_STATS, read at every launch;
 # softmax_kernels.cuh PackedStats): the max then the sum ("two"), per-thread pairs merged once ("pair"), and pairs
-# with softmax's exponentials kept in registers ("keep"), under the default dispatch (16-bit rows up to 32768 on
+# with softmax's exponentials kept in registers ("keep"; "keepfma": bfloat16's output scaled on the packed pairs,
+# elsewhere the same as keep), under the default dispatch (16-bit rows up to 32768 on
 # the block tier, float32 past 16384 on clusters) and each forced cluster shape ("32 -1": 16-bit rows widened at
 # 32 elements; "64 -1": packed at 64). (600, n) rows loop the persistent clusters.
-STATS = ["two", "pair", "keep"] if ON_GPU else []
+STATS = ["two", "pair", "keep", "keepfma"] if ON_GPU else []
 STATS_CLUSTERS = ["default", "32 -1", "64 -1"]
 STATS_ROWS = [(3, 2056), (600, 20000), (3, 32776), (600, 40000), (3, 65544)]
 

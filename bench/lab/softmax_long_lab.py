@@ -12,7 +12,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
                                       [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
-                                      [--cluster | --norm-cluster | --exchange | --stats | --hybrid]
+                                      [--cluster | --norm-cluster | --exchange | --stats | --stats14 | --hybrid]
 """
 from __future__ import annotations
 
@@ -64,6 +64,9 @@ EXCHANGE = {"xb": {"JK_CLUSTER_EXCHANGE": "0"}, "xe": {"JK_CLUSTER_EXCHANGE": "1
 # ("two" was the unset default at commit 0d285cd, the first run; "def" = the default since, see StatsChoice.)
 STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STATS": "pair"},
          "keep": {"JK_SOFTMAX_STATS": "keep"},
+         # session 14: bfloat16 softmax on the cluster tier scaling its kept exponentials on the packed pairs
+         # (softmax_kernels.cuh PackedScaledFma)
+         "keepfma": {"JK_SOFTMAX_STATS": "keepfma"},
          # float32 cluster rows with streaming cache hints (call 7, knob JK_SOFTMAX_STREAM at commit 65e32c2;
          # tied, removed since: a no-op now)
          "stream": {"JK_SOFTMAX_STREAM": "1"},
@@ -91,7 +94,9 @@ def hybrid_variants(op, dname="float32"):
     return ["def", "h0", "h3"] if dname == "float32" else ["def", "h4", "h5"]
 
 
-def stats_variants(op, dname, cols):
+def stats_variants(op, dname, cols, session=11):
+    if session == 14:  # the packed scaling (bfloat16 softmax only; "def" = keep there)
+        return ["def", "keepfma"] if (op, dname) == ("softmax", "bfloat16") else ["def"]
     if dname == "float32":
         return ["def", "stream"]  # session 11 call 7; call 1 timed "two" (= def for float32) and "keep" here
     names = ["two", "pair"] + (["keep"] if op == "softmax" else [])
@@ -172,6 +177,7 @@ def main():
     ap.add_argument("--norm-cluster", action="store_true", help="time the norms' cluster tier variants")
     ap.add_argument("--exchange", action="store_true", help="time the cluster exchange variants (session 10)")
     ap.add_argument("--stats", action="store_true", help="time the statistics variants (session 11)")
+    ap.add_argument("--stats14", action="store_true", help="time session 14's statistics variants (keepfma)")
     ap.add_argument("--hybrid", action="store_true", help="time the hybrid register + shared rows (session 12)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
@@ -247,8 +253,8 @@ def main():
         res = {}
         if a.hybrid:
             names = hybrid_variants(op, dname)
-        elif a.stats:
-            names = stats_variants(op, dname, cols)
+        elif a.stats or a.stats14:
+            names = stats_variants(op, dname, cols, 14 if a.stats14 else 11)
         elif a.exchange:
             names = exchange_variants(op, dname)
         elif a.norm_cluster:
@@ -270,7 +276,7 @@ def main():
                 os.environ.pop("JK_SOFTMAX_STREAM", None)
                 os.environ.pop("JK_SOFTMAX_HYBRID", None)
                 os.environ.pop("JK_NORM_HYBRID", None)
-                if a.stats or a.hybrid:
+                if a.stats or a.stats14 or a.hybrid:
                     os.environ.pop(knob, None)
                     os.environ.update((HYBRID if a.hybrid else STATS)[name])
                 elif name in EXCHANGE:

@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
   constexpr int kVec = 8;
   using T2 = typename Pair<T>::type;
   constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
-  if constexpr (kStats == kStatsKeepExp) log = false;  // softmax only (the launcher's contract): one path
+  if constexpr (KeepsExp(kStats)) log = false;  // softmax only (the launcher's contract): one path
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];
   __shared__ ClusterExchange<float2> ex;
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     static_assert(kStats != kStatsTwoReductions, "one exchange per row: pairs");
     float m = PackedMax<T2, kPacks>(raw, kNegInf2), s;
     const float mt = m;
-    if constexpr (kStats == kStatsKeepExp) s = PackedExpInPlace<T2, kPacks>(raw, mt);
+    if constexpr (KeepsExp(kStats)) s = PackedExpInPlace<T2, kPacks>(raw, mt);
     else s = m == -CUDART_INF_F ? 0.f : PackedExpSum<T2, kPacks>(raw, m);
     row_stats(m, s, sm, ss, parity, use);
     T* yr = y + row * n;
@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
       }
       continue;
     }
-    const float a = PackedOutputScalar<kStats>(m, s, mt, log);
+    const PackedScalar<T2> a = PackedOutputScalar<kStats, T2>(m, s, mt, log);
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int col = col0 + (p * int(blockDim.x) + int(threadIdx.x)) * kVec;

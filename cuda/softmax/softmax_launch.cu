@@ -305,6 +305,7 @@ softmax::PackedStats StatsChoice(softmax::PackedStats fallback) {
   if (v == "two") return softmax::kStatsTwoReductions;
   if (v == "pair") return softmax::kStatsPair;
   if (v == "keep") return softmax::kStatsKeepExp;
+  if (v == "keepfma") return softmax::kStatsKeepExpFma;
   return fallback;
 }
 
@@ -313,8 +314,9 @@ cudaError_t LaunchBlockRowsPacked(const RowArgs<T>& a, BlockShape shape) {
   const int64_t grid = std::min<int64_t>(a.rows, int64_t(1) << 24);
   constexpr int kPacks = kElems / kVec16<T>;
   auto kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsTwoReductions>;
-  const softmax::PackedStats stats =
+  softmax::PackedStats stats =
       StatsChoice(kElems == 2 * kBlockElemsHalf ? softmax::kStatsPair : softmax::kStatsTwoReductions);
+  if (stats == softmax::kStatsKeepExpFma) stats = softmax::kStatsKeepExp;  // the cluster tier's lab form only
   switch (a.log && stats == softmax::kStatsKeepExp ? softmax::kStatsPair : stats) {
     case softmax::kStatsPair:
       kernel = softmax::BlockRowsPackedKernel<T, kPacks, kMask, kMinBlocks, softmax::kStatsPair>;
@@ -446,25 +448,28 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
   return {span.ctas, e, r, span.threads};
 }
 
-// 16-bit rows at 64 elements per thread stay packed; the others are widened to float32. kKeepExp: softmax keeps
-// its exponentials (StatsChoice).
-template <typename T, int kVec, int kElems, bool kMask, bool kKeepExp>
+// 16-bit rows at 64 elements per thread stay packed; the others are widened to float32. kStats: kStatsPair, or
+// softmax keeping its exponentials (StatsChoice; the widened kernel has one form of that).
+template <typename T, int kVec, int kElems, bool kMask, int kStats>
 auto ClusterRowsKernelFor() {
   if constexpr (kElems == 64) {
-    return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask,
-                                            kKeepExp ? softmax::kStatsKeepExp : softmax::kStatsPair>;
+    return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask, kStats>;
   } else {
-    return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, kKeepExp>;
+    return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, softmax::KeepsExp(kStats)>;
   }
 }
 
 template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
-  auto kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, false>();
+  auto kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsPair>();
   if constexpr (!kMask) {
     const auto fallback = kElems == 64 ? softmax::kStatsKeepExp : softmax::kStatsPair;
-    if (!a.log && StatsChoice(fallback) == softmax::kStatsKeepExp)
-      kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, true>();
+    const softmax::PackedStats stats = a.log ? softmax::kStatsPair : StatsChoice(fallback);
+    if (softmax::KeepsExp(stats)) kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsKeepExp>();
+    if constexpr (kElems == 64 && std::is_same_v<T, __nv_bfloat16>) {
+      if (stats == softmax::kStatsKeepExpFma)
+        kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsKeepExpFma>();
+    }
   }
   int64_t clusters = 0;
   cudaError_t e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, a.rows, shape.resident,
