@@ -159,16 +159,21 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 // (softmax's exponentials kept: the default for softmax, see softmax_launch.cu's StatsChoice). (32 packed
 // elements at three CTAs per SM, clusters twice as wide, measured 62-72% of copy against 87-90%:
 // bench/lab/s11_h200.md.)
-template <typename T, int kPacks, bool kMask, int kStats = kStatsPair>
+// kLog: log_softmax, a template parameter (the `log` argument is ignored): with `log` a run-time select, ptxas
+// predicated both outputs' instructions into one store loop for bfloat16, so log_softmax also issued softmax's
+// exponentials (H200, Nsight Compute at 24576 x 65536: XU pipe 52% against 29% for float16, 17% more
+// instructions), and a loop per output spilled.
+template <typename T, int kPacks, bool kMask, int kStats = kStatsPair, bool kLog = false>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)
     ClusterRowsPackedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, MaskIndex mask,
                             bool log, int exchange) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(sizeof(T) == 2, "16-bit types only");
+  static_assert(!(kLog && KeepsExp(kStats)), "kept exponentials: softmax only");
   constexpr int kVec = 8;
   using T2 = typename Pair<T>::type;
   constexpr uint32_t kNegInf2 = uint32_t(Pair<T>::kNegInf) * 0x10001u;
-  if constexpr (KeepsExp(kStats)) log = false;  // softmax only (the launcher's contract): one path
+  log = kLog;
   __shared__ float sm[32], ss[32];
   __shared__ float2 slots[2];
   __shared__ ClusterExchange<float2> ex;

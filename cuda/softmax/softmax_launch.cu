@@ -289,7 +289,7 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
 }
 
 // How the packed 16-bit kernels and the cluster tiers get a row's statistics (softmax::PackedStats); `fallback`
-// where the lab knob JK_SOFTMAX_STATS = two | pair | keep is unset. The knob is re-read at every launch (XLA
+// where the lab knob JK_SOFTMAX_STATS = two | pair | keep | keepfma is unset. The knob is re-read at every launch (XLA
 // command buffers off) so one process can time each; the cluster tiers always merge pairs, so for them only
 // keep (exponentials kept) differs. Measured on an H200 (bench/lab/s11_h200.md, softmax / log_softmax, % of the
 // copy ceiling):
@@ -298,7 +298,9 @@ cudaError_t LaunchBlockRows(const RowArgs<T>& a, BlockShape shape) {
 //   16-bit 24576 x 65536 (cluster tier)                    pair 87-88 / 88-91            keep 90-91 / -
 //   float32 24576 x 65536, 49152 x 32768 (cluster tier)    pair 89, 92                   keep 88, 91
 // (at 64 elements the two reductions' instantiation spills 24-32 bytes, the pairs' none). Hence pairs for the
-// 64-element block kernel, keep for the 16-bit cluster kernel's softmax, the rest as before.
+// 64-element block kernel, keep for the 16-bit cluster kernel's softmax, the rest as before. keepfma (session 14):
+// keep with bfloat16's scaling on the packed pairs, the cluster kernel's default for bfloat16 (bench/lab/s14_h200.md
+// call 1: 24576 x 65536 1.679 -> 1.646 ms); elsewhere it means keep.
 softmax::PackedStats StatsChoice(softmax::PackedStats fallback) {
   const char* e = std::getenv("JK_SOFTMAX_STATS");
   const std::string_view v = e ? e : "";
@@ -449,11 +451,12 @@ ClusterRowsShape ClusterRowsChoice(int64_t n) {
 }
 
 // 16-bit rows at 64 elements per thread stay packed; the others are widened to float32. kStats: kStatsPair, or
-// softmax keeping its exponentials (StatsChoice; the widened kernel has one form of that).
-template <typename T, int kVec, int kElems, bool kMask, int kStats>
+// softmax keeping its exponentials (StatsChoice; the widened kernel has one form of that). kLog: log_softmax, a
+// template parameter of the packed kernel only.
+template <typename T, int kVec, int kElems, bool kMask, int kStats, bool kLog = false>
 auto ClusterRowsKernelFor() {
   if constexpr (kElems == 64) {
-    return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask, kStats>;
+    return softmax::ClusterRowsPackedKernel<T, kElems / kVec, kMask, kStats, kLog>;
   } else {
     return softmax::ClusterRowsKernel<T, kVec, kElems / kVec, kMask, softmax::KeepsExp(kStats)>;
   }
@@ -461,12 +464,18 @@ auto ClusterRowsKernelFor() {
 
 template <typename T, int kVec, int kElems, bool kMask>
 cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
-  auto kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsPair>();
+  auto kernel = a.log ? ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsPair, true>()
+                      : ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsPair>();
   if constexpr (!kMask) {
-    const auto fallback = kElems == 64 ? softmax::kStatsKeepExp : softmax::kStatsPair;
+    // bfloat16 at 64 packed elements scales on the pairs (session 14, bench/lab/s14_h200.md: 24576 x 65536
+    // 1.679 -> 1.646 ms, 90 -> 92% of copy); "keep" restores the float32 scaling.
+    constexpr bool kPackedBf16 = kElems == 64 && std::is_same_v<T, __nv_bfloat16>;
+    const auto fallback = kPackedBf16 ? softmax::kStatsKeepExpFma
+                          : kElems == 64 ? softmax::kStatsKeepExp
+                                         : softmax::kStatsPair;
     const softmax::PackedStats stats = a.log ? softmax::kStatsPair : StatsChoice(fallback);
     if (softmax::KeepsExp(stats)) kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsKeepExp>();
-    if constexpr (kElems == 64 && std::is_same_v<T, __nv_bfloat16>) {
+    if constexpr (kPackedBf16) {
       if (stats == softmax::kStatsKeepExpFma)
         kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsKeepExpFma>();
     }
