@@ -10,6 +10,7 @@
 #   norm_default_tests            the default dispatch's suite (not large) with the time left; $OUT/tests.log
 #   matmul_tests                  tests/test_matmul.py + tests/test_linear_epilogue.py with the time left;
 #                                 $OUT/tests_matmul.log
+#   ncu_base_metrics, ncu_stall_metrics REASON...   Nsight Compute metric lists (see below)
 set -uo pipefail
 
 norm_gpu_start() {
@@ -24,6 +25,21 @@ norm_gpu_start() {
 }
 
 left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
+
+# Nsight Compute metric lists (comma-joined) for the labs' profiles: ncu_base_metrics, the kernel's time, DRAM
+# traffic, issue activity, occupancy and instruction count; ncu_stall_metrics REASON..., those stall reasons per
+# issued instruction (barrier, long_scoreboard, ...).
+ncu_base_metrics() {
+  local m="gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum"
+  m="$m,dram__bytes_write.sum,smsp__issue_active.avg.pct_of_peak_sustained_active"
+  m="$m,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__registers_per_thread"
+  echo "$m,smsp__inst_executed.sum"
+}
+ncu_stall_metrics() {
+  local r m=""
+  for r in "$@"; do m="$m,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"; done
+  echo "${m#,}"
+}
 
 norm_short_lab() {
   local tm=$1 bm=$2 l

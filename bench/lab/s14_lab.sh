@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (The metric lists were factored into norm_gpu_common.sh after the call: the same metrics, in another order.)
 # Session 14, device call 1 (H200): build (sm_90a); the statistics tests with the new JK_SOFTMAX_STATS=keepfma
 # (bfloat16 softmax's kept exponentials scaled on the packed pairs); Nsight Compute (clocks untouched) on the
 # 16-bit cluster tier at 24576 x 65536: time, DRAM throughput, issue activity, per-pipe instruction rates, stall
@@ -14,16 +15,10 @@ XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 150 python3 -m pytest -q -n 8 -
 echo "tests rc=$?"; grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_stats.log" | tail -6 | cut -c1-300
 l=$(left)
 echo "=== ncu (${l}s left)"
-M=smsp__average_warps_issue_stalled
-METRICS="gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum"
-METRICS="$METRICS,dram__bytes_write.sum,smsp__issue_active.avg.pct_of_peak_sustained_active"
-METRICS="$METRICS,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__registers_per_thread"
-METRICS="$METRICS,smsp__inst_executed.sum,regex:sm__inst_executed_pipe_[a-z0-9_]+\.avg\.pct_of_peak_sustained_active"
+METRICS="$(ncu_base_metrics),regex:sm__inst_executed_pipe_[a-z0-9_]+\.avg\.pct_of_peak_sustained_active"
 METRICS="$METRICS,regex:sm__pipe_[a-z0-9_]+_cycles_active\.avg\.pct_of_peak_sustained_active"
-for r in barrier membar short_scoreboard long_scoreboard mio_throttle lg_throttle math_pipe_throttle wait \
-  not_selected selected dispatch_stall no_instruction drain sleeping; do
-  METRICS="$METRICS,${M}_${r}_per_issue_active.ratio"
-done
+METRICS="$METRICS,$(ncu_stall_metrics barrier membar short_scoreboard long_scoreboard mio_throttle lg_throttle \
+  math_pipe_throttle wait not_selected selected dispatch_stall no_instruction drain sleeping)"
 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 200 "$NCU" --clock-control none -k regex:ClusterRowsPacked \
   --metrics "$METRICS" python3 "$REPO/bench/lab/s14_ncu.py" softmax:bfloat16 softmax:bfloat16:keepfma \
   softmax:float16 log_softmax:bfloat16 log_softmax:float16 >"$OUT/ncu.log" 2>&1

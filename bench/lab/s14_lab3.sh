@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (The metric lists were factored into norm_gpu_common.sh after the call: the same metrics, in another order.)
 # Session 14, device call 5 (H200): build (sm_90a); Nsight Compute (clocks untouched) on issue #3's norm cases
 # under 90% of copy against their RMSNorm / LayerNorm neighbours: time, DRAM throughput, issue activity,
 # instructions, per-pipe rates, stall reasons, occupancy. Logs under $OUT.
@@ -7,19 +8,10 @@ norm_gpu_start ${JK_TOTAL_S:-560}
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
 l=$(left)
 echo "=== ncu (${l}s left)"
-M=smsp__average_warps_issue_stalled
-METRICS="gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum"
-METRICS="$METRICS,dram__bytes_write.sum,lts__t_bytes.sum,smsp__issue_active.avg.pct_of_peak_sustained_active"
-METRICS="$METRICS,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__block_size"
-METRICS="$METRICS,launch__registers_per_thread,launch__occupancy_limit_registers,smsp__inst_executed.sum"
-METRICS="$METRICS,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"
-METRICS="$METRICS,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"
-METRICS="$METRICS,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
-METRICS="$METRICS,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"
-for r in barrier membar short_scoreboard long_scoreboard mio_throttle lg_throttle math_pipe_throttle wait \
-  not_selected dispatch_stall no_instruction; do
-  METRICS="$METRICS,${M}_${r}_per_issue_active.ratio"
-done
+METRICS="$(ncu_base_metrics),lts__t_bytes.sum,launch__block_size,launch__occupancy_limit_registers"
+for p in alu fma xu lsu; do METRICS="$METRICS,sm__inst_executed_pipe_${p}.avg.pct_of_peak_sustained_active"; done
+METRICS="$METRICS,$(ncu_stall_metrics barrier membar short_scoreboard long_scoreboard mio_throttle lg_throttle \
+  math_pipe_throttle wait not_selected dispatch_stall no_instruction)"
 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( l - 10 )) "$NCU" --clock-control none \
   -k regex:"Norm|Row|Group|Block|Cluster|Hybrid|Short|Packed" --metrics "$METRICS" \
   python3 "$REPO/bench/lab/s14_norm_ncu.py" layer_norm:bfloat16:49152x512 rms_norm:bfloat16:49152x512 \
