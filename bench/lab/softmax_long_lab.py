@@ -12,7 +12,7 @@ memory), the faster of two measurements; bytes = x read once + y written once; %
 
   python bench/lab/softmax_long_lab.py [--norms] [--only-norms] [--quick] [--log FILE]
                                       [--case OP:DTYPE:COLS ...] [--ring NAME=C,U,L ...]
-                                      [--cluster | --norm-cluster | --exchange | --stats | --stats14 | --hybrid]
+                                      [--cluster | --norm-cluster | --exchange | --stats | --stats14 | --smem14 | --hybrid]
 """
 from __future__ import annotations
 
@@ -86,6 +86,11 @@ STATS = {"def": {}, "two": {"JK_SOFTMAX_STATS": "two"}, "pair": {"JK_SOFTMAX_STA
 HYBRID = {"def": {}, "h0": {"JK_SOFTMAX_HYBRID": "0"}, "h3": {"JK_SOFTMAX_HYBRID": "3"},
           "h4": {"JK_SOFTMAX_HYBRID": "4"}, "h5": {"JK_SOFTMAX_HYBRID": "5"},
           "nh1": {"JK_NORM_HYBRID": "1"}, "nh2": {"JK_NORM_HYBRID": "2"}}
+
+
+# Session 14, --smem14: the norms' cluster kernel with its scale copied once into shared memory per persistent CTA
+# (norm_cluster.cuh kSmemScale, knob JK_NORM_SMEM_SCALE): "def" = the default, "ss" = the scale in shared memory.
+SMEM14 = {"def": {}, "ss": {"JK_NORM_SMEM_SCALE": "1"}}
 
 
 def hybrid_variants(op, dname="float32"):
@@ -179,6 +184,7 @@ def main():
     ap.add_argument("--exchange", action="store_true", help="time the cluster exchange variants (session 10)")
     ap.add_argument("--stats", action="store_true", help="time the statistics variants (session 11)")
     ap.add_argument("--stats14", action="store_true", help="time session 14's statistics variants (keepfma)")
+    ap.add_argument("--smem14", action="store_true", help="time the norms' scale in shared memory (session 14)")
     ap.add_argument("--hybrid", action="store_true", help="time the hybrid register + shared rows (session 12)")
     ap.add_argument("--ring", action="append", default=[], metavar="NAME=C,U,L",
                     help="time these ring shapes instead of the per-case list (repeatable), e.g. r2u2=2,2,6")
@@ -252,7 +258,9 @@ def main():
             return float(np.median(ts)) if ts else float("nan")
 
         res = {}
-        if a.hybrid:
+        if a.smem14:
+            names = list(SMEM14)
+        elif a.hybrid:
             names = hybrid_variants(op, dname)
         elif a.stats or a.stats14:
             names = stats_variants(op, dname, cols, 14 if a.stats14 else 11)
@@ -277,7 +285,11 @@ def main():
                 os.environ.pop("JK_SOFTMAX_STREAM", None)
                 os.environ.pop("JK_SOFTMAX_HYBRID", None)
                 os.environ.pop("JK_NORM_HYBRID", None)
-                if a.stats or a.stats14 or a.hybrid:
+                os.environ.pop("JK_NORM_SMEM_SCALE", None)
+                if a.smem14:
+                    os.environ.pop(knob, None)
+                    os.environ.update(SMEM14[name])
+                elif a.stats or a.stats14 or a.hybrid:
                     os.environ.pop(knob, None)
                     os.environ.update((HYBRID if a.hybrid else STATS)[name])
                 elif name in EXCHANGE:
@@ -310,6 +322,7 @@ def main():
         os.environ.pop("JK_SOFTMAX_STREAM", None)
         os.environ.pop("JK_SOFTMAX_HYBRID", None)
         os.environ.pop("JK_NORM_HYBRID", None)
+        os.environ.pop("JK_NORM_SMEM_SCALE", None)
         jnp_ms = float(np.nanmin(res["jnp"]))
         for name in names:
             ms = float(np.nanmin(res[name])) if not all(np.isnan(res[name])) else float("nan")

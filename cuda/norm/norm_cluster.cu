@@ -77,6 +77,12 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   return LaunchResidentClusters(ClusterRowsNormHybrid<T, K, kPacks, kStaged>, span.ctas, span.threads, smem, p.outer,
                                 stream, p);
 }
+// The cluster kernel's scale in shared memory (kSmemScale in norm_cluster.cuh). Lab knob JK_NORM_SMEM_SCALE=1|0,
+// re-read at every launch; unset: off (session 14's lab build).
+bool SmemScaleOn() {
+  const char* e = std::getenv("JK_NORM_SMEM_SCALE");
+  return e != nullptr && std::atoi(e) != 0;
+}
 template <Kind K>
 int HybridRowsChoice() {
   if (const char* e = std::getenv("JK_NORM_HYBRID")) return std::atoi(e);
@@ -105,13 +111,25 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (shape.ctas == 0) return cudaErrorNotSupported;
   // The exchange only matters between CTAs (a cluster of one keeps the plain kernel).
   const bool exchange = shape.ctas > 1 && ClusterExchangeOn();
+  // The scale in shared memory (kSmemScale): one scale row, on a persistent grid (a CTA per row would copy it
+  // for every row).
+  const bool smem_scale = SmemScaleOn() && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
   auto kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true> : ClusterRowsNorm<T, K, kClusterPacks, false>;
+  if (smem_scale) {
+    kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true>
+                      : ClusterRowsNorm<T, K, kClusterPacks, false, true>;
+  }
+  const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
+  cudaError_t e = cudaSuccess;
+  if (smem > 0) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   int64_t clusters = 0;
-  cudaError_t e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, p.outer,
-                              shape.resident, &clusters);
+  e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, p.outer, shape.resident, &clusters,
+                  smem);
   if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(shape.threads), stream, shape.ctas);
+  launch.cfg.dynamicSmemBytes = smem;
   e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
   return e != cudaSuccess ? e : LastLaunchError();
 }

@@ -97,7 +97,12 @@ __device__ __forceinline__ Welford SquaresState(float count, float sum_sq) {
   return w;
 }
 
-template <typename T, Kind K, int kPacks, bool kExchange>
+// kSmemScale: the scale is one row (no per-group parameters) and each thread copies its kPacks scale packs once
+// into its own slots of dynamic shared memory (kPacks x blockDim.x x 16 bytes): a persistent CTA always owns the
+// same columns, so every later row reads them from there instead of from L2 (which otherwise moves as many
+// parameter bytes as x and y together, bench/lab/s14_h200.md call 5). Each thread reads back only the slots it
+// wrote: no barrier.
+template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -105,12 +110,19 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   __shared__ float scratch[3 * 32];
   __shared__ float4 slots[2];
   __shared__ ClusterExchange<float4> ex;
+  extern __shared__ uint4 scale_slots[];  // kSmemScale: [kPacks][blockDim.x]
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int64_t rows = p.outer, n = p.n;
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
+  uint4* const my_scale = scale_slots + t;  // this thread's slot k at my_scale[k * lanes]
+  if constexpr (kSmemScale) {
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k)
+      if (col_of(k) < ncols) my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
+  }
   if constexpr (kExchange) ex.Init();
   auto row_state = [&](const Welford& w, int parity, uint32_t use) {
     if constexpr (kExchange) return ExchangeRowWelford(w, scratch, ex, parity, use);
@@ -168,7 +180,16 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
+        if (col >= ncols) continue;
+        if constexpr (kSmemScale) {
+          const uint4 gw = my_scale[k * lanes];
+          Pack<T, kP> g, b;
+          memcpy(&g, &gw, 16);
+          if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, kP>(bias + col);
+          StorePack<T, kP>(yr + col, NormalizeWith<K, T, kP>(v[k], mean, rstd, g, b, true, bias != nullptr));
+        } else {
+          StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
+        }
       }
     } else {
       uint32_t pad = 0;
@@ -235,7 +256,9 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (col < ncols) StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
+        if (col >= ncols) continue;
+        if constexpr (kSmemScale) StorePackedNormalizedWith<T, K>(yr, raw[k], my_scale[k * lanes], bias, col, mean, rstd);
+        else StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
       }
     }
     if (rank == 0 && t == 0 && p.mean != nullptr) {

@@ -76,11 +76,11 @@ __device__ __forceinline__ float RowSum(float v, float* scratch) {
 }
 
 // The output pack of a packed row at column `col` (8 elements): LayerNorm (x - mean) * rstd * scale + bias,
-// RMSNorm x * rstd * scale, with the scale/bias packs loaded here (absent: 1 and 0) and converted on the fly.
+// RMSNorm x * rstd * scale, with the scale pack given (StorePackedNormalized below: loaded, absent: 1), the bias
+// pack loaded here (absent: 0), both converted on the fly.
 template <typename T, Kind K>
-__device__ __forceinline__ void StorePackedNormalized(T* yr, const uint4& x, const T* scale, const T* bias, int col,
-                                                      float mean, float rstd) {
-  const uint4 g = scale != nullptr ? LoadWords(scale + col) : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
+__device__ __forceinline__ void StorePackedNormalizedWith(T* yr, const uint4& x, const uint4& g, const T* bias,
+                                                          int col, float mean, float rstd) {
   uint4 b = make_uint4(0, 0, 0, 0);
   if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
   uint32_t o[4];
@@ -96,6 +96,12 @@ __device__ __forceinline__ void StorePackedNormalized(T* yr, const uint4& x, con
     }
   }
   *reinterpret_cast<uint4*>(yr + col) = make_uint4(o[0], o[1], o[2], o[3]);
+}
+template <typename T, Kind K>
+__device__ __forceinline__ void StorePackedNormalized(T* yr, const uint4& x, const T* scale, const T* bias, int col,
+                                                      float mean, float rstd) {
+  const uint4 g = scale != nullptr ? LoadWords(scale + col) : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
+  StorePackedNormalizedWith<T, K>(yr, x, g, bias, col, mean, rstd);
 }
 
 // kMinBlocks: the CTAs of 512 threads per SM the register cap must allow (3: <= 40 registers, 2: <= 64,
