@@ -89,8 +89,9 @@ HYBRID = {"def": {}, "h0": {"JK_SOFTMAX_HYBRID": "0"}, "h3": {"JK_SOFTMAX_HYBRID
 
 
 # Session 14, --smem14: the norms' cluster kernel with its scale copied once into shared memory per persistent CTA
-# (norm_cluster.cuh kSmemScale, knob JK_NORM_SMEM_SCALE): "def" = the default, "ss" = the scale in shared memory.
-SMEM14 = {"def": {}, "ss": {"JK_NORM_SMEM_SCALE": "1"}}
+# (norm_cluster.cuh kSmemScale, knob JK_NORM_SMEM_SCALE): "def" = the default, "ss" = the scale in shared memory,
+# "sl" = from L2. Call 6 timed def (= sl then) against ss; float32 LayerNorm's default is ss since.
+SMEM14 = {"def": {}, "ss": {"JK_NORM_SMEM_SCALE": "1"}, "sl": {"JK_NORM_SMEM_SCALE": "0"}}
 
 
 def hybrid_variants(op, dname="float32"):

@@ -77,11 +77,16 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   return LaunchResidentClusters(ClusterRowsNormHybrid<T, K, kPacks, kStaged>, span.ctas, span.threads, smem, p.outer,
                                 stream, p);
 }
-// The cluster kernel's scale in shared memory (kSmemScale in norm_cluster.cuh). Lab knob JK_NORM_SMEM_SCALE=1|0,
-// re-read at every launch; unset: off (session 14's lab build).
+// The cluster kernel's scale in shared memory (kSmemScale in norm_cluster.cuh): float32 LayerNorm. Measured on an
+// H200 (bench/lab/s14_h200.md call 6, % of the copy ceiling, scale from L2 -> from shared memory):
+//   LayerNorm float32 49152 x 32768   84% -> 88%      24576 x 65536   80% -> 86%
+//   LayerNorm 16-bit  24576 x 65536   80% -> 77-80%   RMSNorm 16-bit  24576 x 65536   88% -> 71%
+// (the 16-bit forms spill 16-40 bytes with the slots' addressing). Lab knob JK_NORM_SMEM_SCALE=1|0 (re-read at
+// every launch) forces it on or off for every dtype.
+template <typename T, Kind K>
 bool SmemScaleOn() {
-  const char* e = std::getenv("JK_NORM_SMEM_SCALE");
-  return e != nullptr && std::atoi(e) != 0;
+  if (const char* e = std::getenv("JK_NORM_SMEM_SCALE")) return std::atoi(e) != 0;
+  return sizeof(T) == 4 && K == Kind::kLayerNorm;
 }
 template <Kind K>
 int HybridRowsChoice() {
@@ -113,7 +118,8 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const bool exchange = shape.ctas > 1 && ClusterExchangeOn();
   // The scale in shared memory (kSmemScale): one scale row, on a persistent grid (a CTA per row would copy it
   // for every row).
-  const bool smem_scale = SmemScaleOn() && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
+  const bool smem_scale =
+      SmemScaleOn<T, K>() && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
   auto kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true> : ClusterRowsNorm<T, K, kClusterPacks, false>;
   if (smem_scale) {
     kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true>

@@ -257,8 +257,10 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
         if (col >= ncols) continue;
-        if constexpr (kSmemScale) StorePackedNormalizedWith<T, K>(yr, raw[k], my_scale[k * lanes], bias, col, mean, rstd);
-        else StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
+        if constexpr (kSmemScale)
+          StorePackedNormalizedWith<T, K>(yr, raw[k], my_scale[k * lanes], bias, col, mean, rstd);
+        else
+          StorePackedNormalized<T, K>(yr, raw[k], scale, bias, col, mean, rstd);
       }
     }
     if (rank == 0 && t == 0 && p.mean != nullptr) {
