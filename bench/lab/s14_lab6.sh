@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# As run (commit b7ea65f): the lab token "fastdiv" lost (bench/lab/s14_h200.md call 11) and was removed after this call.
 # Session 14, device call 11 (H200): build (sm_90a); the transpose row-copy tests (the new lab token "fastdiv"
 # among the knobs) and the whole transpose file; then bench/lab/transpose_s4.py (every issue-5 case, default
 # against its lab tokens and jnp; the attention permute with "fastdiv"). Logs under $OUT.

@@ -28,7 +28,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "common/device.cuh"  // JK_DEVICE_ASSERT (bounds checks of the JK_DEBUG_BOUNDS build)
 #include "transpose/transpose_plan.h"
@@ -58,27 +57,6 @@ struct TiledArgs32 {
   uint32_t elements;
 };
 
-// Unsigned 32-bit division by a run-time invariant d as a multiply-high and a shift (Granlund-Montgomery, the
-// round-up form): exact for every 32-bit n; l = ceil(log2 d), m = floor(2^32 (2^l - d) / d) + 1 < 2^32
-// (d = 2^l: m = 1, the quotient n >> l).
-struct FastDivU32 {
-  uint32_t m = 1, l = 0;
-  static FastDivU32 Of(uint32_t d) {
-    FastDivU32 f;
-    while ((uint64_t{1} << f.l) < d) ++f.l;
-    f.m = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << f.l) - d)) / d + 1);
-    return f;
-  }
-  __host__ __device__ __forceinline__ uint32_t Div(uint32_t n) const {
-#ifdef __CUDA_ARCH__
-    const uint32_t t = __umulhi(n, m);
-#else
-    const uint32_t t = static_cast<uint32_t>((uint64_t{n} * m) >> 32);
-#endif
-    return static_cast<uint32_t>((uint64_t{t} + n) >> l);
-  }
-};
-
 struct RowArgs {
   const unsigned char* x;
   unsigned char* y;
@@ -86,8 +64,6 @@ struct RowArgs {
   int64_t total_vecs;  // accesses in the whole output
   int64_t bytes;       // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxTransposeRank> rows;  // `in` strides in bytes
-  // RowCopy's kFastDiv form (lab): row_vecs and rows.dim[k] as FastDivU32 (32-bit index math only).
-  FastDivU32 row_div, dim_div[kMaxTransposeRank];
 };
 
 // Offsets (in elements) of flat index i over `axes`; the unrolled guard keeps the axis arrays in
@@ -535,29 +511,8 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
 inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
-// kFastDiv (lab, JK_TRANSPOSE_TIERS=fastdiv; I = uint32_t): the divisions by the row length and by each row axis
-// as FastDivU32 multiplies. Nsight Compute (bench/lab/s14_h200.md call 9) had the attention permute's row copy
-// issuing on 60% of cycles at half of DRAM's peak: four 32-bit divisions per 16-byte access.
-template <int N>
-__device__ __forceinline__ void DecomposeFast(const AxisList<N>& axes, const FastDivU32 (&div)[N], uint32_t i,
-                                              int64_t* in, int64_t* out) {
-  int64_t a = 0, b = 0;
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    if (k < axes.n) {
-      const uint32_t q = div[k].Div(i), r = i - q * static_cast<uint32_t>(axes.dim[k]);
-      a += static_cast<int64_t>(r) * axes.in[k];
-      b += static_cast<int64_t>(r) * axes.out[k];
-      i = q;
-    }
-  }
-  *in = a;
-  *out = b;
-}
-
-template <typename V, typename I, bool kInputOrder = false, bool kFastDiv = false>
+template <typename V, typename I, bool kInputOrder = false>
 __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
-  static_assert(!kFastDiv || std::is_same_v<I, uint32_t>, "fast division: 32-bit indices");
   constexpr int kUnroll = kRowCopyUnroll;
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
@@ -569,17 +524,9 @@ __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
     for (int u = 0; u < kUnroll; ++u) {
       const I g = base + u * blockDim.x;
       if (g < total) {
+        const I row = g / row_vecs, col = g - row * row_vecs;
         int64_t in, out;
-        I col;
-        if constexpr (kFastDiv) {
-          const I row = p.row_div.Div(g);
-          col = g - row * row_vecs;
-          DecomposeFast(p.rows, p.dim_div, row, &in, &out);
-        } else {
-          const I row = g / row_vecs;
-          col = g - row * row_vecs;
-          Decompose<I>(p.rows, row, &in, &out);
-        }
+        Decompose<I>(p.rows, row, &in, &out);
         const int64_t run = static_cast<int64_t>(col) * sizeof(V);
         if (kInputOrder) {
           to[u] = out + run;

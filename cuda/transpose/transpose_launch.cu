@@ -108,11 +108,10 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // tier wherever the compact flavour and its access width allow; "rowbulk" short row copies on the bulk
 // copy engine (sm_90, transpose_bulk_kernels.cuh). "s3" the session-3 dispatch (1-byte transposes over
 // 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one).
-// Session 14 (lab): "fastdiv" row copies dividing by multiplies (transpose_kernels.cuh kFastDiv).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
-       rowbulk = false, fastdiv = false;
+       rowbulk = false;
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -122,7 +121,6 @@ TierKnobs ParseKnobs(const char* env) {
     auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
     t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
     t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
-    t.fastdiv |= is("fastdiv");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -341,14 +339,6 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    if (Knobs().fastdiv) {  // lab: the divisions as multiplies (transpose_kernels.cuh kFastDiv)
-      a.row_div = transpose::FastDivU32::Of(static_cast<uint32_t>(a.row_vecs));
-      for (int k = 0; k < a.rows.n; ++k) {
-        a.dim_div[k] = transpose::FastDivU32::Of(static_cast<uint32_t>(a.rows.dim[k]));
-      }
-      transpose::RowCopy<V, uint32_t, kInputOrder, true><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
-      return LastLaunchError();
-    }
     transpose::RowCopy<V, uint32_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   } else {
     transpose::RowCopy<V, int64_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
