@@ -105,16 +105,18 @@ inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_
 inline cudaError_t LastLaunchError() { return cudaGetLastError(); }
 
 #ifdef __CUDACC__
-// A persistent grid of clusters of `ctas` CTAs of `threads` threads with `smem` bytes of dynamic shared memory
-// each (opted in past the 48 KB default): as many clusters as fit on the GPU at once, at most `rows` (the hybrid
-// row tiers of softmax_launch.cu and norm_cluster.cu).
+// Launches `kernel` on clusters of `ctas` CTAs of `threads` threads over `rows` row tasks, the grid sized by
+// ClusterGrid's `resident` rule (-1: as many clusters as fit at once, the persistent grids of the cluster and
+// hybrid row tiers of softmax_launch.cu and norm_cluster.cu), with `smem` bytes of dynamic shared memory per CTA
+// (opted in past the 48 KB default when there are any).
 template <typename... Params, typename... Args>
-cudaError_t LaunchResidentClusters(void (*kernel)(Params...), int ctas, int threads, size_t smem, int64_t rows,
-                                   cudaStream_t stream, Args... args) {
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+cudaError_t LaunchClusterGrid(void (*kernel)(Params...), int ctas, int threads, size_t smem, int64_t rows, int resident,
+                              cudaStream_t stream, Args... args) {
+  cudaError_t e = cudaSuccess;
+  if (smem > 0) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   int64_t clusters = 0;
-  e = ClusterGrid(reinterpret_cast<const void*>(kernel), ctas, threads, rows, -1, &clusters, smem);
+  e = ClusterGrid(reinterpret_cast<const void*>(kernel), ctas, threads, rows, resident, &clusters, smem);
   if (e != cudaSuccess) return e;
   ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * ctas)), dim3(threads), stream, ctas);
   launch.cfg.dynamicSmemBytes = smem;

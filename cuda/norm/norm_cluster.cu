@@ -74,8 +74,8 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   const RowSpan span = RowSpanFor(CeilDiv(p.n, kP), kPacks + kStaged, kThreads, kMaxCluster);
   if (span.ctas == 0) return cudaErrorNotSupported;
   const size_t smem = size_t(kStaged) * span.threads * 16;
-  return LaunchResidentClusters(ClusterRowsNormHybrid<T, K, kPacks, kStaged>, span.ctas, span.threads, smem, p.outer,
-                                stream, p);
+  return LaunchClusterGrid(ClusterRowsNormHybrid<T, K, kPacks, kStaged>, span.ctas, span.threads, smem, p.outer, -1,
+                           stream, p);
 }
 // The cluster kernel's scale in shared memory (kSmemScale in norm_cluster.cuh): float32 LayerNorm. Measured on an
 // H200 (bench/lab/s14_h200.md call 6, % of the copy ceiling, scale from L2 -> from shared memory):
@@ -126,18 +126,8 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
                       : ClusterRowsNorm<T, K, kClusterPacks, false, true>;
   }
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
-  cudaError_t e = cudaSuccess;
-  if (smem > 0) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (e != cudaSuccess) return e;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
-  int64_t clusters = 0;
-  e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, p.outer, shape.resident, &clusters,
-                  smem);
-  if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(shape.threads), stream, shape.ctas);
-  launch.cfg.dynamicSmemBytes = smem;
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, p);
-  return e != cudaSuccess ? e : LastLaunchError();
+  return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);
 }
 
 template cudaError_t LaunchClusterRows<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t);

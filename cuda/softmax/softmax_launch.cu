@@ -480,13 +480,8 @@ cudaError_t LaunchClusterRowsImpl(const RowArgs<T>& a, ClusterRowsShape shape) {
         kernel = ClusterRowsKernelFor<T, kVec, kElems, kMask, softmax::kStatsKeepExpFma>();
     }
   }
-  int64_t clusters = 0;
-  cudaError_t e = ClusterGrid(reinterpret_cast<const void*>(kernel), shape.ctas, shape.threads, a.rows, shape.resident,
-                              &clusters);
-  if (e != cudaSuccess) return e;
-  ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * shape.ctas)), dim3(shape.threads), a.stream, shape.ctas);
-  e = cudaLaunchKernelEx(&launch.cfg, kernel, a.x, a.y, a.rows, a.n, *a.mask, a.log, ClusterExchangeOn() ? 1 : 0);
-  return e != cudaSuccess ? e : LastLaunchError();
+  return LaunchClusterGrid(kernel, shape.ctas, shape.threads, 0, a.rows, shape.resident, a.stream, a.x, a.y, a.rows,
+                           a.n, *a.mask, a.log, ClusterExchangeOn() ? 1 : 0);
 }
 
 template <typename T, int kVec, bool kMask>
@@ -520,8 +515,8 @@ cudaError_t LaunchHybridRowsImpl(const RowArgs<T>& a) {
   const RowSpan span = RowSpanFor(a.n, (kPacks + kStaged) * kVec, softmax::kBlockRowsMaxThreads, kMaxCluster);
   if (span.ctas == 0) return cudaErrorNotSupported;
   const size_t smem = size_t(kStaged) * span.threads * 16;
-  return LaunchResidentClusters(softmax::ClusterRowsHybridKernel<T, kVec, kPacks, kStaged>, span.ctas, span.threads,
-                                smem, a.rows, a.stream, a.x, a.y, a.rows, a.n, *a.mask, a.log);
+  return LaunchClusterGrid(softmax::ClusterRowsHybridKernel<T, kVec, kPacks, kStaged>, span.ctas, span.threads, smem,
+                           a.rows, -1, a.stream, a.x, a.y, a.rows, a.n, *a.mask, a.log);
 }
 template <typename T>
 cudaError_t LaunchHybridRows(const RowArgs<T>& a, int choice) {
