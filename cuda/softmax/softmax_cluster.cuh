@@ -155,8 +155,9 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads, 2)  // <= 64 registers: 
 
 // 16-bit rows as BlockRowsPackedKernel holds them (kPacks 16-byte packs per thread, packed in registers;
 // kPacks = 8: 64 elements, <= 64 registers, two CTAs of 512 per SM), spread over the cluster: 16-bit rows of
-// up to 8 x 32768 elements in one read. kStats: kStatsPair (exp recomputed at the store) or kStatsKeepExp
-// (softmax's exponentials kept: the default for softmax, see softmax_launch.cu's StatsChoice). (32 packed
+// up to 8 x 32768 elements in one read. kStats: kStatsPair (exp recomputed at the store), kStatsKeepExp or, for
+// bfloat16, kStatsKeepExpFma (softmax's exponentials kept: softmax's default, keepfma for bfloat16, see
+// softmax_launch.cu's StatsChoice). (32 packed
 // elements at three CTAs per SM, clusters twice as wide, measured 62-72% of copy against 87-90%:
 // bench/lab/s11_h200.md.)
 // kLog: log_softmax, a template parameter (the `log` argument is ignored): with `log` a run-time select, ptxas
