@@ -380,11 +380,12 @@ def test_many_rows_and_parameter_groups(rng, dtype, n):
         assert_close(yr[g][idx], np_rms_norm(xs, sf[g]), dtype, scale=2.0)
 
 
-@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
-@pytest.mark.parametrize("n", [32, 256])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [32, 128, 256])
 def test_many_rows_one_parameter_row(rng, dtype, n):
-    """16-bit short rows with one scale/bias row (the packed short-row tier's case): on the GPU enough rows
-    that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane setting."""
+    """Short rows with one scale/bias row (the packed short-row tier's case: 64-512 bytes a row): on the GPU
+    enough rows that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane
+    setting."""
     rows = (600000 if n == 32 else 80000) if ON_GPU else 300
     x = jnp.asarray((rng.standard_normal((rows, n)) * 2.0 + 0.5).astype(np.float32), dtype=dtype)
     (s, sf), (b, bf) = _params(rng, n, dtype, True, True)

@@ -13,7 +13,8 @@ for, against 2e-2: one float32 ulp of the mean is 1e-2 of y there; reported scal
 
   python bench/lab/norm_short_lab.py [--budget SECONDS] [--quick] [--cols 32,64] [--dtypes bf16,f16]
 
-'packed C' (norm_short_packed.cuh, second lab run): bf16/f16 rows of 32-256 columns, C packs per lane.
+'packed C' (norm_short_packed.cuh, second lab run): bf16/f16 rows of 32-256 columns, C packs per lane;
+float32 rows of 16-128 columns since session 15.
 """
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ def variants_for(cols, isz):
     packs = cols * isz // 16
     if isz == 2 and cols in (32, 64, 128, 256):
         return ["default"] + SHORT_HALF + [v for v in PACKED if packs // int(v.split()[1]) <= 32]
+    if isz == 4 and cols in (16, 32, 64, 128):  # session 15: the packed tier written for float32 too
+        return ["default", "short 2 1 0"] + [v for v in PACKED if packs // int(v.split()[1]) <= 32]
     out = ["default"]
     if packs <= 16:
         out.append("proposed")

@@ -1,12 +1,12 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsPersistent   float32 n in [12, 128]: persistent lane groups looping over rows, 2 rows per
-//                          group per step plus the next step's rows in flight, scale/bias held in
+//   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, float32 n in {16, 32, 128} (and LayerNorm 64), one scale/bias
+//                          row: W lanes x C packs per row, both compile-time (C = 2; 16-bit LayerNorm at
+//                          64/128: C = 4), 32-bit offsets, parameters held packed (norm_short_packed.cuh)
+//   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
+//                          rows per group per step plus the next step's rows in flight, scale/bias held in
 //                          registers, the shift broadcast by a shuffle (norm_short.cuh)
-//   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, one scale/bias row: W lanes x C packs per
-//                          row, both compile-time (C = 2; LayerNorm at 64/128: C = 4), 32-bit offsets,
-//                          parameters held packed (norm_short_packed.cuh)
 //   kGroupPerRowRegisters  float32 n <= 2048, bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
 //                          cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
@@ -409,6 +409,17 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
       const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
       if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the group kernel
     }
+  }
+  // Float32 rows of 16, 32, 64 (LayerNorm) or 128 columns with one scale/bias row: the same packed tier, 2
+  // packs per lane. H200 (bench/lab/s15_h200.md calls 1 and 3, 49152 rows, CUPTI, one process with jnp), the
+  // persistent short-row tier -> packed, us (jnp):
+  //   LayerNorm  16: 2.34 -> 2.05 (1.98)   32: 3.31 -> 3.04 (2.88)   64: 5.76 -> 5.57 (5.47)   128: 13.97 -> 13.46 (13.86)
+  //   RMSNorm    16: 2.21 -> 2.00 (2.02)   32: 3.07 -> 2.85 (3.04)   64: 5.55 -> 5.70 (5.06)   128: 13.76 -> 13.42 (14.08)
+  // so RMSNorm at 64 keeps the persistent tier. 1 pack per lane lost at 32 columns (3.55-3.66), 4 lost at
+  // every length (a quarter of the threads: 4.30-4.35 at 32).
+  if (dflt && sizeof(T) == 4 && (p.n == 16 || p.n == 32 || p.n == 128 || (p.n == 64 && K == Kind::kLayerNorm))) {
+    const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {2});
+    if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
   }
   if (dflt && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});

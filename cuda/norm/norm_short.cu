@@ -93,19 +93,16 @@ cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const Packe
 
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
-  if constexpr (sizeof(T) != 2) {
-    return cudaErrorNotSupported;
-  } else {
-    const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
-    // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
-    if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
-    switch (p.n) {
-      case 32: return PackedWithLanes<T, K, 4>(p, stream, cfg);
-      case 64: return PackedWithLanes<T, K, 8>(p, stream, cfg);
-      case 128: return PackedWithLanes<T, K, 16>(p, stream, cfg);
-      case 256: return PackedWithLanes<T, K, 32>(p, stream, cfg);
-      default: return cudaErrorNotSupported;
-    }
+  const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
+  // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
+  if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
+  // Rows of 4 .. 32 16-byte packs (lanes per row = packs / packs per lane, at most a warp).
+  switch (p.n * static_cast<int64_t>(sizeof(T))) {
+    case 64: return PackedWithLanes<T, K, 4>(p, stream, cfg);
+    case 128: return PackedWithLanes<T, K, 8>(p, stream, cfg);
+    case 256: return PackedWithLanes<T, K, 16>(p, stream, cfg);
+    case 512: return PackedWithLanes<T, K, 32>(p, stream, cfg);
+    default: return cudaErrorNotSupported;
   }
 }
 
@@ -129,7 +126,6 @@ template cudaError_t LaunchShortRows<__nv_bfloat16, Kind::kRmsNorm>(const Params
                                                                     const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
-// float32: cudaErrorNotSupported (the launcher's dispatch is written once for every storage type).
 template cudaError_t LaunchShortRowsPacked<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t, const PackedConfig&);
 template cudaError_t LaunchShortRowsPacked<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t, const PackedConfig&);
 template cudaError_t LaunchShortRowsPacked<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t,

@@ -1,5 +1,8 @@
-// Short bf16/f16 rows (LayerNorm / RMSNorm, n = 32 ... 256 columns, every row exactly W * C packs of 8):
-// W lanes per row with C 16-byte packs each, everything the compiler can know made a template argument.
+// Short rows (LayerNorm / RMSNorm, 64-512 bytes: bf16/f16 n = 32 ... 256, float32 n = 16 ... 128; every row
+// exactly W * C 16-byte packs): W lanes per row with C packs each, everything the compiler can know made a
+// template argument. Written for 16-bit rows (below); float32 rows take it since session 15
+// (bench/lab/s15_h200.md: 32 columns 3.33 -> 3.07 us LayerNorm, 3.07 -> 2.88 RMSNorm, against the
+// persistent short-row tier).
 // Device code only; the launcher is norm_short.cu (LaunchShortRowsPacked).
 //
 // Why (bench/lab/norm_short_h200.md): at 49152 rows of 32-128 columns, L2-resident, the 16-bit row kernels
@@ -66,9 +69,36 @@ __device__ __forceinline__ uint32_t Pack2(float lo, float hi) {
   return u;
 }
 
-// 1.0 in both halves of a word: the scale of a LayerNorm/RMSNorm without one.
+// 1.0 in every element of a word: the scale of a LayerNorm/RMSNorm without one.
 template <typename T>
-constexpr uint32_t kOnePair = std::is_same_v<T, __nv_bfloat16> ? 0x3f803f80u : 0x3c003c00u;
+constexpr uint32_t kOnePair = std::is_same_v<T, float>           ? 0x3f800000u
+                              : std::is_same_v<T, __nv_bfloat16> ? 0x3f803f80u
+                                                                 : 0x3c003c00u;
+
+// Elements of T per 32-bit word, and a word's elements as float32 / float32 values as a word: the
+// kernel below is written once over words (float32: one element, a bit copy; 16-bit: a pair).
+template <typename T>
+constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
+template <typename T>
+__device__ __forceinline__ void UnpackWord(uint32_t u, float* v) {
+  if constexpr (sizeof(T) == 4) {
+    v[0] = BitsToFloat(u);
+  } else {
+    const float2 f = Unpack2<T>(u);
+    v[0] = f.x;
+    v[1] = f.y;
+  }
+}
+template <typename T>
+__device__ __forceinline__ uint32_t PackWord(const float* v) {
+  if constexpr (sizeof(T) == 4) {
+    uint32_t u;
+    memcpy(&u, v, 4);
+    return u;
+  } else {
+    return Pack2<T>(v[0], v[1]);
+  }
+}
 
 __device__ __forceinline__ uint4 LoadWords(const void* p) { return *reinterpret_cast<const uint4*>(p); }
 __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
@@ -77,10 +107,10 @@ __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
 
 template <typename T, Kind K, int W, int C>
 __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
-  static_assert(sizeof(T) == 2 && 32 % W == 0, "16-bit packs of 8, a lane group a power-of-two part of a warp");
-  constexpr int P = 8, N = W * C * P, E = C * P;  // row length, elements per lane
-  constexpr int A = E < 4 ? E : 4;                // independent accumulators per lane
-  constexpr int kWords = C * 4;
+  static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
+  constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
+  constexpr int A = E < 4 ? E : 4;                                                // independent accumulators per lane
+  constexpr int kWords = C * 4, V = kPerWord<T>;
   const int lane = threadIdx.x % W;
   const int rows = static_cast<int>(p.outer);
   const int step = static_cast<int>(gridDim.x) * (kPackedThreads / W);
@@ -113,11 +143,7 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
     for (int c = 0; c < C; ++c) u[c] = live ? LoadWords(p.x + row * N + (c * W + lane) * P) : make_uint4(0, 0, 0, 0);
     float f[E];
 #pragma unroll
-    for (int w = 0; w < kWords; ++w) {
-      const float2 v = Unpack2<T>(Word(u[w / 4], w % 4));
-      f[2 * w] = v.x;
-      f[2 * w + 1] = v.y;
-    }
+    for (int w = 0; w < kWords; ++w) UnpackWord<T>(Word(u[w / 4], w % 4), f + V * w);
     float acc[A];
 #pragma unroll
     for (int a = 0; a < A; ++a) acc[a] = 0.f;
@@ -158,9 +184,15 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
           const int w = c * 4 + k;
-          const float2 g = Unpack2<T>(gw[w]), b = Unpack2<T>(bw[w]);
-          const float lo = f[2 * w] * rstd, hi = f[2 * w + 1] * rstd;
-          o[k] = K == Kind::kLayerNorm ? Pack2<T>(fmaf(lo, g.x, b.x), fmaf(hi, g.y, b.y)) : Pack2<T>(lo * g.x, hi * g.y);
+          float g[V], b[V], v[V];
+          UnpackWord<T>(gw[w], g);
+          UnpackWord<T>(bw[w], b);
+#pragma unroll
+          for (int i = 0; i < V; ++i) {
+            const float xn = f[V * w + i] * rstd;
+            v[i] = K == Kind::kLayerNorm ? fmaf(xn, g[i], b[i]) : xn * g[i];
+          }
+          o[k] = PackWord<T>(v);
         }
         *reinterpret_cast<uint4*>(p.y + row * N + (c * W + lane) * P) = make_uint4(o[0], o[1], o[2], o[3]);
       }
