@@ -215,6 +215,10 @@ bool UseSkinnyPipe(const MatmulProblem& p) {
 // CW 256 20.4; the 8-deep ring 22.6. Fewer K ranks won at every measured shape; 8x14336x4096 (224 column
 // blocks, no split) 35.8 us against 42.5 before; 8x4096x14336 with this default (clusters of 2) is
 // unmeasured (CW 128 clusters of 4: 40.5 us, before 45.1). JK_MATMUL_PIPE_STAGES=8 takes an 8-deep ring instead of 4 (CW = 128).
+// Session 15 (bench/lab/s15_h200.md calls 3-5): with the copies' index math hoisted out of the ring the default
+// went 11.1 -> 9.9 us at 8x4096x4096 (jnp 7.1-7.4), 16x4096x4096 12.7 -> 11.8; still the best geometry:
+// 6- / 8-deep rings at CW 64 10.1 / 12.0 (lab builds), clusters of 1 / 4 17.5 / 16.2, CW 128 (clusters of 4)
+// 13.0, 32-column CTAs 11.6 at one or two CTAs per SM.
 cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   const int cw = EnvInt("JK_MATMUL_PIPE_CW", 64, 256, 64);
   const int width = cw == 128 || cw == 256 ? cw : 64;
