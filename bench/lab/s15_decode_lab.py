@@ -4,7 +4,8 @@ launcher's environment is read at every launch). Variants: p64s6 / p64s8 = 64-co
 ring (JK_MATMUL_PIPE_STAGES); p64cl1 / p64cl4 = clusters of 1 / 4 K ranks (64 / 256 CTAs at N = 4096).
 Call 3 timed all five; call 4 (after the copy index math was hoisted out of the ring) p64s6, p64cl4 and
 session 4's p128c1 (128-column CTAs, clusters of 4); call 5 32-column CTAs (p32cN: grid sized for N CTAs per
-SM: clusters of 1 / 2 / 4 at N = 4096).
+SM: clusters of 1 / 2 / 4 at N = 4096); call 9 b's stages by the bulk tensor copy engine (tma: JK_MATMUL_PIPE_TMA=1;
+tmacl4: with clusters of 4); call 10 the default taking TMA where b is larger than L2 (notma: JK_MATMUL_PIPE_TMA=0).
 
   XLA_FLAGS=--xla_gpu_enable_command_buffer= python bench/lab/s15_decode_lab.py
 
@@ -30,15 +31,18 @@ lab.VARIANTS.update({
     "p32c1": {**P, "JK_MATMUL_PIPE_CW": "32"},
     "p32c2": {**P, "JK_MATMUL_PIPE_CW": "32", "JK_MATMUL_PIPE_CTAS_PER_SM": "2"},
     "p32c4": {**P, "JK_MATMUL_PIPE_CW": "32", "JK_MATMUL_PIPE_CTAS_PER_SM": "4"},
+    "tma": {**P, "JK_MATMUL_PIPE_TMA": "1"},
+    "tmacl4": {**P, "JK_MATMUL_PIPE_TMA": "1", "JK_MATMUL_PIPE_CLUSTER": "4"},
+    "notma": {**P, "JK_MATMUL_PIPE_TMA": "0"},
 })
-V = ("p32c1", "p32c2", "p32c4")
+V = ("tma", "notma")
 lab.CASES = [
     ("bf16 8x4096x4096 (L2)", jnp.bfloat16, (8, 4096, 4096), "mm", None, V),
     ("bf16 16x4096x4096 (L2)", jnp.bfloat16, (16, 4096, 4096), "mm", None, V),
     ("bf16 4x4096x4096 (L2)", jnp.bfloat16, (4, 4096, 4096), "mm", None, V),
     ("f16 8x4096x4096 (L2)", jnp.float16, (8, 4096, 4096), "mm", None, V),
-    ("bf16 8x14336x4096 (DRAM)", jnp.bfloat16, (8, 14336, 4096), "mm", None, ("p32c2",)),
-    ("bf16 8x4096x14336 (DRAM)", jnp.bfloat16, (8, 4096, 14336), "mm", None, ("p32c2",)),
+    ("bf16 8x14336x4096 (DRAM)", jnp.bfloat16, (8, 14336, 4096), "mm", None, ("tma", "notma")),
+    ("bf16 8x4096x14336 (DRAM)", jnp.bfloat16, (8, 4096, 14336), "mm", None, ("tma", "notma")),
 ]
 if __name__ == "__main__":
     lab.main()

@@ -17,9 +17,18 @@
 // cluster's ranks (sm_90), summed in a fixed order: deterministic, no scratch buffer, no atomics.
 //
 // Requires (the launcher checks): K % 8 == 0, N % 8 == 0, a and b 16-byte aligned in every batch matrix.
+//
+// Two ways to fill b's stages (kTma): every thread's 16-byte cp.async copies (each thread's copy addresses
+// computed once, outside the ring: written per copy, ptxas emitted ~330 instructions per stage refill, and
+// hoisting them took bf16 8x4096x4096 from 11.1 to 9.9 us on an H200), or one bulk tensor copy (TMA) per stage
+// issued by thread 0, which wins where b streams from DRAM (larger than L2) and loses slightly where it is
+// L2-resident (the launcher chooses by b's size).
 #pragma once
+#include <cuda.h>  // CUtensorMap
+
 #include <cstdint>
 
+#include "common/bulk_copy.cuh"  // FenceProxyAsync, BarrierInitFence, BarrierWait
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
 #include "matmul/matmul_skinny_mma.cuh"  // LoadClusterShared, SkinnyMmaOp
@@ -48,6 +57,13 @@ struct PipeShape {
   static constexpr int kRedFloats = (kKGroups + 1) * 8 * MG * CW;  // per-k-group partials + the CTA's sum
   static constexpr int kSmemBytes =
       (kStages * kStageElems * 2 > kRedFloats * 4 ? kStages * kStageElems * 2 : kRedFloats * 4);
+  // The TMA form (CW = 64: rows of 128 bytes, the 128-byte swizzle): dense b slots of kKs x 128 bytes on
+  // 1024-byte boundaries, then the padded a slots, then one mbarrier per slot; 1024 bytes of alignment slack.
+  static constexpr int kTmaBSlot = kKs * CW * 2;
+  static constexpr int kTmaASlot = 8 * MG * kARow * 2;
+  static constexpr int kTmaBars = kStages * kTmaBSlot + kStages * kTmaASlot;
+  static constexpr int kTmaSmemBytes =
+      1024 + (kTmaBars + 8 * kStages > kRedFloats * 4 ? kTmaBars + 8 * kStages : kRedFloats * 4);
   static_assert(kStepsPerWarp >= 1 && kKSteps % kKGroups == 0, "every warp has a k step");
 };
 
@@ -67,14 +83,33 @@ __device__ __forceinline__ void LdTrans4(uint32_t (&r)[4], uint32_t addr) {
 __device__ __forceinline__ void Ld2(uint32_t& r0, uint32_t& r1, uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
 }
+// One box of a 3-d tensor map (coordinates innermost first) into shared memory, completing on `bar`.
+__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, int32_t c0, int32_t c1, int32_t c2,
+                                          uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
+#endif
+}
+__device__ __forceinline__ void ExpectTx(uint32_t bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
 }  // namespace pipe
 
 // Grid: x = column blocks x cluster (cluster dims (cluster, 1, 1)), z = batch. k_rank: the K extent of a
 // rank, a multiple of the stage depth; cluster * k_rank >= K.
-template <typename T, int CW, int MG, int kStages = kPipeStages>
+// kTma (CW = 64 only): b's stages come from the bulk tensor copy engine (one 128-row x 64-column box per stage,
+// issued by thread 0, completing on the slot's mbarrier; 128-byte swizzle, so the ldmatrix rows of a fragment
+// fall in distinct banks); a's stay per-thread cp.async copies. tma_b: a 3-d map (N, K, matrices) over b, box
+// (64, kKs, 1); unused without kTma.
+template <typename T, int CW, int MG, int kStages = kPipeStages, bool kTma = false>
 __global__ void __launch_bounds__(kPipeThreads)
-    SkinnyPipeKernel(MatmulProblem p, int cluster, int64_t k_rank) {
+    SkinnyPipeKernel(const __grid_constant__ CUtensorMap tma_b, MatmulProblem p, int cluster, int64_t k_rank) {
   using S = PipeShape<CW, MG, kStages>;
+  static_assert(!kTma || CW == 64, "the TMA form takes rows of 128 bytes (the 128-byte swizzle)");
   extern __shared__ __align__(16) uint16_t pipe_smem[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
   const int rank = static_cast<int>(blockIdx.x) % cluster;
@@ -83,6 +118,19 @@ __global__ void __launch_bounds__(kPipeThreads)
   const int64_t kend = kbeg + k_rank < p.k ? kbeg + k_rank : p.k;
   const int64_t ntiles = kend > kbeg ? (kend - kbeg + S::kKs - 1) / S::kKs : 0;
   const uint32_t base = pipe::Smem(pipe_smem);
+  // TMA form: b slots from tb (1024-byte aligned), a slots from ta, mbarriers from tbar.
+  const uint32_t tb = (base + 1023u) & ~1023u;
+  const uint32_t ta = tb + kStages * S::kTmaBSlot;
+  const uint32_t tbar = ta + kStages * S::kTmaASlot;
+  if constexpr (kTma) {
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < kStages; ++s)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(tbar + 8u * s) : "memory");
+      BarrierInitFence();
+    }
+    __syncthreads();
+  }
+  uint32_t phases = 0;  // TMA form: bit s = the parity slot s's mbarrier completes next
   // This warp's share of a stage: column tiles wc + kWarpCols * j, k steps kg * kStepsPerWarp + s.
   const int wc = warp % S::kWarpCols, kg = warp / S::kWarpCols;
   // ldmatrix row addresses (bytes from a stage's start). A (b^T): matrix q = lane / 8 covers columns
@@ -107,7 +155,7 @@ __global__ void __launch_bounds__(kPipeThreads)
   const bool a_has = static_cast<int>(threadIdx.x) < kAChunks;
   const int ar = threadIdx.x / (S::kKs / 8), ac8 = threadIdx.x % (S::kKs / 8);
   const bool a_row_ok = a_has && ar < p.m;
-  const uint32_t a_dst = static_cast<uint32_t>((S::kBElems + ar * S::kARow + 8 * ac8) * 2);
+  const uint32_t a_dst = static_cast<uint32_t>(((kTma ? 0 : S::kBElems) + ar * S::kARow + 8 * ac8) * 2);
   const int64_t b_round = int64_t{kBRowsPerRound} * p.n;  // elements between a thread's b chunks
 
   for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
@@ -121,6 +169,23 @@ __global__ void __launch_bounds__(kPipeThreads)
     // zero row of a times a finite-or-not row of b must not count, so both sides are zero-filled).
     auto load = [&](int64_t tile, int slot) {
       const int64_t k0 = kbeg + tile * S::kKs;
+      if constexpr (kTma) {
+        if (threadIdx.x == 0) {
+          // The slot was last read by ldmatrix (generic proxy) before the barrier this thread passed.
+          FenceProxyAsync();
+          const uint32_t bar = tbar + 8u * static_cast<uint32_t>(slot);
+          pipe::ExpectTx(bar, S::kTmaBSlot);
+          // Rows past K read as zeros; k_rank is a multiple of kKs, so a box never crosses into the next rank.
+          pipe::TmaLoad3d(tb + static_cast<uint32_t>(slot * S::kTmaBSlot), &tma_b, static_cast<int32_t>(n0),
+                          static_cast<int32_t>(k0), static_cast<int32_t>(o.b / (p.k * p.n)), bar);
+        }
+        if (a_has) {
+          const bool ok = a_row_ok && k0 + 8 * ac8 < kend;
+          pipe::Copy16(ta + static_cast<uint32_t>(slot * S::kTmaASlot) + a_dst, ok ? a + a_off + tile * S::kKs : a,
+                       ok);
+        }
+        return;
+      }
       const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
       const uint16_t* bt = b + b_off + tile * S::kKs * p.n;
       if (k0 + S::kKs <= kend) {  // every row of the stage in range: only the column test
@@ -144,18 +209,29 @@ __global__ void __launch_bounds__(kPipeThreads)
     float acc[S::kTilesPerWarp][MG][4] = {};
     auto compute = [&](int slot) {
       const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
+      // TMA form: this slot's b rows (128 bytes, 16-byte chunk c of row r at chunk c ^ (r % 8)) and a rows.
+      const uint32_t sbt = tb + static_cast<uint32_t>(slot * S::kTmaBSlot);
+      const uint32_t sat = ta + static_cast<uint32_t>(slot * S::kTmaASlot) + b_frag_off - S::kBElems * 2;
 #pragma unroll
       for (int s = 0; s < S::kStepsPerWarp; ++s) {
         const int kk = (kg * S::kStepsPerWarp + s) * 16;
         uint32_t fb[MG][2];
 #pragma unroll
         for (int mg = 0; mg < MG; ++mg)
-          pipe::Ld2(fb[mg][0], fb[mg][1], sb + b_frag_off + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
+          pipe::Ld2(fb[mg][0], fb[mg][1],
+                    (kTma ? sat : sb + b_frag_off) + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
 #pragma unroll
         for (int j = 0; j < S::kTilesPerWarp; ++j) {
           const int col = (wc + S::kWarpCols * j) * 16;
           uint32_t fa[4];
-          pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
+          if constexpr (kTma) {
+            // Lane: row kk + 8 (q >> 1) + r8, chunk col / 8 + (q & 1); r8 is the row's position in its 8-row group.
+            const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
+            const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
+            pipe::LdTrans4(fa, sbt + row * 128u + chunk * 16u);
+          } else {
+            pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
+          }
 #pragma unroll
           for (int mg = 0; mg < MG; ++mg) SkinnyMmaOp<T>(acc[j][mg], fa, fb[mg][0], fb[mg][1]);
         }
@@ -170,6 +246,11 @@ __global__ void __launch_bounds__(kPipeThreads)
     }
     for (int64_t i = 0; i < ntiles; ++i) {
       pipe::Wait<kStages - 2>();
+      if constexpr (kTma) {  // b's box of tile i has landed
+        const int slot = static_cast<int>(i % kStages);
+        BarrierWait(reinterpret_cast<uint64_t*>(__cvta_shared_to_generic(tbar + 8u * slot)), (phases >> slot) & 1u);
+        phases ^= 1u << slot;
+      }
       __syncthreads();  // tile i visible to every warp; the slot refilled below was consumed at i - 1
       const int64_t next = i + kStages - 1;
       if (next < ntiles) load(next, static_cast<int>(next % kStages));
