@@ -145,11 +145,21 @@ def matmuls():
             check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
             if dt == jnp.float32:
                 check(f"matmul highest {m}x{k}x{n}", jk.matmul(a, b, precision="highest"), af @ bf, 1e-4)
-        # SkinnyPipe (bf16/f16, 2 <= M <= 16): M = 16 and M = 2.
-        for m, k, n in [(16, 512, 1024), (2, 2048, 512)]:
+        # SkinnyPipe (bf16/f16, 2 <= M <= 16): M = 16 and M = 2; then its TMA form (session 15): b past the L2
+        # cache (8192 x 4104: 67 MB, the default takes TMA there), and forced at a small shape with a K tail.
+        for m, k, n, tma in [(16, 512, 1024, None), (2, 2048, 512, None), (12, 8192, 4104, None),
+                             (9, 1000, 520, "1")]:
+            if dt == jnp.float32 and k * n > (1 << 22):
+                continue  # float32 takes other tiers: no need for the large b there
             a, af = put((m, k), dt)
             b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
-            check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
+            if tma:
+                os.environ["JK_MATMUL_PIPE_TMA"] = tma
+            try:
+                check(f"matmul {m}x{k}x{n} {dt.__name__}{' tma' if tma else ''}", jk.matmul(a, b), af @ bf,
+                      TOL[dt] * 4)
+            finally:
+                os.environ.pop("JK_MATMUL_PIPE_TMA", None)
         # the second: wgmma's epilogue; the third: its ping-pong schedule (>= 2 x SMs tiles of 128x128)
         for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024), ((2304,), 256, 2048)]:
             a, af = put(shape + (kk,), dt)
