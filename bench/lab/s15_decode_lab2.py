@@ -1,4 +1,4 @@
-"""Session 15 call 8 (a lab build: git apply bench/lab/s15_pipe_lab_flag.patch): where SkinnyPipe's time goes at 8x4096x4096. JK_MATMUL_PIPE_LAB
+"""Session 15 call 8 (a lab build: git apply bench/lab/s15_pipe_lab_flag.patch on commit 681fa62): where SkinnyPipe's time goes at 8x4096x4096. JK_MATMUL_PIPE_LAB
 bit 1 skips the ring's copies (the math runs on whatever shared memory holds), bit 2 skips the math (the copies
 still stream b): their times bound the copy-only and math-only costs; 3 leaves launch, barriers and the
 epilogue. Results of those variants are wrong by design. Method as s15_decode_lab.py.
