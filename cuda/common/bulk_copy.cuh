@@ -3,6 +3,8 @@
 // through the previous row's reductions. Device code only. Before sm_90 these helpers do nothing and the
 // kernels copy rows themselves (the launchers only choose the bulk tiers on sm_90+).
 #pragma once
+#include <cuda.h>  // CUtensorMap (a type only: nothing from the driver library is linked)
+
 #include <cstdint>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -45,6 +47,22 @@ __device__ __forceinline__ void BulkLoadRow(void* dst, const void* src, uint32_t
                    SmemAddress(dst)),
                "l"(src), "r"(bytes), "r"(SmemAddress(bar))
                : "memory");
+#endif
+}
+// The same two steps with shared-window addresses (SmemAddress) and a tensor map: arms `bar` for `bytes`
+// (MbarExpectTx), then one box of a 3-d tensor map (coordinates innermost first) into `dst`, completing on `bar`
+// (TmaLoad3d). The matmul tiers (wgmma, SkinnyPipe) address their rings this way.
+__device__ __forceinline__ void MbarExpectTx(uint32_t bar, uint32_t bytes) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, int32_t c0, int32_t c1, int32_t c2,
+                                          uint32_t bar) {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
 #endif
 }
 // Per-thread asynchronous 16-byte copies global -> shared (sm_80 cp.async, no register staging): a thread

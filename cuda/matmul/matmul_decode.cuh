@@ -28,7 +28,7 @@
 
 #include <cstdint>
 
-#include "common/bulk_copy.cuh"  // FenceProxyAsync, BarrierInitFence, BarrierWait
+#include "common/bulk_copy.cuh"  // BarrierInit, BarrierWait, FenceProxyAsync, MbarExpectTx, SmemAddress, TmaLoad3d
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
 #include "matmul/matmul_skinny_mma.cuh"  // LoadClusterShared, SkinnyMmaOp
@@ -68,7 +68,6 @@ struct PipeShape {
 };
 
 namespace pipe {
-__device__ __forceinline__ uint32_t Smem(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 __device__ __forceinline__ void Copy16(uint32_t dst, const void* src, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
                : "memory");
@@ -82,20 +81,6 @@ __device__ __forceinline__ void LdTrans4(uint32_t (&r)[4], uint32_t addr) {
 }
 __device__ __forceinline__ void Ld2(uint32_t& r0, uint32_t& r1, uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
-}
-// One box of a 3-d tensor map (coordinates innermost first) into shared memory, completing on `bar`.
-__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, int32_t c0, int32_t c1, int32_t c2,
-                                          uint32_t bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
-      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
-#endif
-}
-__device__ __forceinline__ void ExpectTx(uint32_t bar, uint32_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-#endif
 }
 }  // namespace pipe
 
@@ -117,15 +102,15 @@ __global__ void __launch_bounds__(kPipeThreads)
   const int64_t kbeg = rank * k_rank;
   const int64_t kend = kbeg + k_rank < p.k ? kbeg + k_rank : p.k;
   const int64_t ntiles = kend > kbeg ? (kend - kbeg + S::kKs - 1) / S::kKs : 0;
-  const uint32_t base = pipe::Smem(pipe_smem);
-  // TMA form: b slots from tb (1024-byte aligned), a slots from ta, mbarriers from tbar.
+  const uint32_t base = SmemAddress(pipe_smem);
+  // TMA form: b slots from tb (1024-byte aligned), a slots from ta, one mbarrier per slot from bars.
   const uint32_t tb = (base + 1023u) & ~1023u;
   const uint32_t ta = tb + kStages * S::kTmaBSlot;
-  const uint32_t tbar = ta + kStages * S::kTmaASlot;
+  uint64_t* const bars = reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(pipe_smem) +
+                                                     (ta + kStages * S::kTmaASlot - base));
   if constexpr (kTma) {
     if (threadIdx.x == 0) {
-      for (int s = 0; s < kStages; ++s)
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(tbar + 8u * s) : "memory");
+      for (int s = 0; s < kStages; ++s) BarrierInit(bars + s);
       BarrierInitFence();
     }
     __syncthreads();
@@ -173,11 +158,11 @@ __global__ void __launch_bounds__(kPipeThreads)
         if (threadIdx.x == 0) {
           // The slot was last read by ldmatrix (generic proxy) before the barrier this thread passed.
           FenceProxyAsync();
-          const uint32_t bar = tbar + 8u * static_cast<uint32_t>(slot);
-          pipe::ExpectTx(bar, S::kTmaBSlot);
+          const uint32_t bar = SmemAddress(bars + slot);
+          MbarExpectTx(bar, S::kTmaBSlot);
           // Rows past K read as zeros; k_rank is a multiple of kKs, so a box never crosses into the next rank.
-          pipe::TmaLoad3d(tb + static_cast<uint32_t>(slot * S::kTmaBSlot), &tma_b, static_cast<int32_t>(n0),
-                          static_cast<int32_t>(k0), static_cast<int32_t>(o.b / (p.k * p.n)), bar);
+          TmaLoad3d(tb + static_cast<uint32_t>(slot * S::kTmaBSlot), &tma_b, static_cast<int32_t>(n0),
+                    static_cast<int32_t>(k0), static_cast<int32_t>(o.b / (p.k * p.n)), bar);
         }
         if (a_has) {
           const bool ok = a_row_ok && k0 + 8 * ac8 < kend;
@@ -248,7 +233,7 @@ __global__ void __launch_bounds__(kPipeThreads)
       pipe::Wait<kStages - 2>();
       if constexpr (kTma) {  // b's box of tile i has landed
         const int slot = static_cast<int>(i % kStages);
-        BarrierWait(reinterpret_cast<uint64_t*>(__cvta_shared_to_generic(tbar + 8u * slot)), (phases >> slot) & 1u);
+        BarrierWait(bars + slot, (phases >> slot) & 1u);
         phases ^= 1u << slot;
       }
       __syncthreads();  // tile i visible to every warp; the slot refilled below was consumed at i - 1

@@ -37,7 +37,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "common/bulk_copy.cuh"  // FenceProxyAsync
+#include "common/bulk_copy.cuh"  // FenceProxyAsync, MbarExpectTx, TmaLoad3d
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
 
@@ -80,9 +80,6 @@ struct WgmmaTile {
 __device__ __forceinline__ void MbarInit(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
-__device__ __forceinline__ void MbarExpectTx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void MbarArrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
@@ -95,13 +92,7 @@ __device__ __forceinline__ void MbarWait(uint32_t bar, uint32_t parity) {
   }
 }
 
-// One TMA box of a 3-d tensor map into shared memory, completing on `bar`.
-__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, int32_t c0, int32_t c1, int32_t c2,
-                                          uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
-      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
-}
+// MbarExpectTx and TmaLoad3d (one box of a 3-d tensor map): common/bulk_copy.cuh.
 
 // One TMA box into the same shared-memory offset of every CTA in `mask` (cluster ranks), each completing on
 // its own mbarrier at offset `bar`.
