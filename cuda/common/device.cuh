@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace jk {
 
@@ -23,6 +24,26 @@ __device__ __forceinline__ __half FromFloat<__half>(float v) { return __float2ha
 template <>
 __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
+}
+
+__device__ __forceinline__ float BitsToFloat(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+// Two 16-bit values of one 32-bit word (element 2k in the low half) as float32, in plain C++: bfloat16 by a
+// shift and a mask (a bfloat16 is the top half of a float32; __bfloat162float's high half took a PRMT and a
+// shift), float16 by one paired conversion.
+template <typename T>
+__device__ __forceinline__ float2 Unpack2(uint32_t u) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return make_float2(BitsToFloat(u << 16), BitsToFloat(u & 0xffff0000u));
+  } else {
+    __half2 h;
+    memcpy(&h, &u, 4);
+    return __half22float2(h);
+  }
 }
 
 // ---- vector packs ------------------------------------------------------------------------------

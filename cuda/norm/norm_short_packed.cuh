@@ -37,23 +37,7 @@ namespace jk::norm {
 
 constexpr int kPackedThreads = 256;
 
-__device__ __forceinline__ float BitsToFloat(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-// Two 16-bit values of one 32-bit word (element 2k in the low half) as float32.
-template <typename T>
-__device__ __forceinline__ float2 Unpack2(uint32_t u) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return make_float2(BitsToFloat(u << 16), BitsToFloat(u & 0xffff0000u));
-  } else {
-    __half2 h;
-    memcpy(&h, &u, 4);
-    return __half22float2(h);
-  }
-}
+// BitsToFloat and Unpack2 (a word's two 16-bit values as float32): common/device.cuh.
 
 // Round-to-nearest-even of two floats into one word (one cvt.rn.{bf16x2,f16x2}.f32 on sm_80+).
 template <typename T>

@@ -144,9 +144,9 @@ struct Pair<__half> {
 
 // A pack of x at p, or -inf where !ok (past the row or the last row), for the warp tier, whose short L2-resident
 // rows are bound by instructions. 16-bit packs choose on the raw 32-bit words (one move per word where !ok, not
-// one per element, and unpredicated conversions after) and convert bfloat16 pairs with a shift and a mask (the
-// compiler's __bfloat162float took a PRMT and a shift for the high half; plain C++, not ToFloat2's volatile asm,
-// whose fixed placement the packed tiers need and this tier does not). Other packs: LoadPack.
+// one per element, and unpredicated conversions after) and convert them with Unpack2 (bfloat16: a shift and a
+// mask; plain C++, not ToFloat2's volatile asm, whose fixed placement the packed tiers need and this tier does
+// not). Other packs: LoadPack.
 template <typename T, int kVec>
 __device__ __forceinline__ void LoadPackOrNegInf(const T* p, bool ok, float* v) {
   if constexpr (sizeof(T) == 2 && kVec % 2 == 0) {
@@ -161,16 +161,9 @@ __device__ __forceinline__ void LoadPackOrNegInf(const T* p, bool ok, float* v) 
     }
 #pragma unroll
     for (int k = 0; k < kVec / 2; ++k) {
-      if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        v[2 * k] = __uint_as_float(w[k] << 16);
-        v[2 * k + 1] = __uint_as_float(w[k] & 0xFFFF0000u);
-      } else {
-        __half2 h;
-        memcpy(&h, &w[k], 4);
-        const float2 f = __half22float2(h);
-        v[2 * k] = f.x;
-        v[2 * k + 1] = f.y;
-      }
+      const float2 f = Unpack2<T>(w[k]);
+      v[2 * k] = f.x;
+      v[2 * k + 1] = f.y;
     }
   } else if (ok) {
     LoadPack<T, kVec>(p, v);
