@@ -809,7 +809,7 @@ def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch):
 # partial tiles summed through distributed shared memory. JK_MATMUL_SIMT_SPLIT forces 1/2/4/8 ranks, with
 # JK_MATMUL_SIMT_TILE=32 ("s") or 64 ("w", the default tile) (GPU only; the CPU backend runs its kernel).
 SPLIT_SHAPES = [(512, 256, 512), (256, 256, 256), (100, 1100, 132), (33, 64, 36), (70, 8, 260)]  # (M, K, N)
-SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w8"] if ON_GPU else [])
+SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w4", "w8"] if ON_GPU else [])
 
 
 @pytest.mark.parametrize("variant", SPLIT_VARIANTS)

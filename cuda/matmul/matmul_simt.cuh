@@ -270,6 +270,7 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
       }
       const Epilogue<float> ep(p, z, o);  // built here: its pointers need no registers in the k loop
       if constexpr (kSplitK) {
+        const bool vec_out = p.n % 4 == 0 && IsAligned(p.out, 16);
 #pragma unroll
         for (int i = 0; i < TM; ++i) {
           const int row = ty * VM + (i / VM) * (BM / 2) + i % VM;
@@ -278,12 +279,26 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
         }
         if (cluster > 1) ClusterBarrier();  // every rank's partial tile is complete
         else __syncthreads();
-        const int share = (BM * BN + cluster - 1) / cluster;
-        const int e1 = (rank + 1) * share < BM * BN ? (rank + 1) * share : BM * BN;
-        for (int e = rank * share + threadIdx.x; e < e1; e += kSimtThreads) {
-          float s = 0.f;
-          for (int r = 0; r < cluster; ++r) s += LoadClusterShared(&red[e], static_cast<uint32_t>(r));
-          ep.Store(m0 + e / BN, n0 + e % BN, s);
+        // Rank r sums and stores rows [r BM / cluster, (r + 1) BM / cluster) of the tile (cluster is a power
+        // of two <= 8 dividing BM): 4 columns a load, every rank's loads of a thread issued before their sums.
+        // One scalar load per element and rank, in a loop with a run-time trip count, had left one
+        // distributed-shared-memory latency per element on the critical path (8 a thread at 64x64 in pairs).
+        static_assert(BM * BN % (4 * kSimtThreads) == 0 && BM % 8 == 0, "whole float4 rounds, rank shares of rows");
+        constexpr int kRounds = BM * BN / (4 * kSimtThreads);  // float4 per thread without a split
+        const int share = BM * BN / cluster;
+#pragma unroll
+        for (int i = 0; i < kRounds; ++i) {
+          const int e = rank * share + 4 * (threadIdx.x + i * kSimtThreads);
+          if (4 * (threadIdx.x + i * kSimtThreads) >= share) break;
+          float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+          for (int r = 0; r < 8; ++r) {
+            if (r >= cluster) break;
+            const float4 v = LoadClusterShared4(&red[e], static_cast<uint32_t>(r));
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+          }
+          const float sv[4] = {s.x, s.y, s.z, s.w};
+          ep.template StoreVec<4>(m0 + e / BN, n0 + e % BN, sv, vec_out);
         }
         // red[] stays alive until every rank has read it; the next tile rewrites it.
         if (cluster > 1) ClusterBarrier();
