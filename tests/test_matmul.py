@@ -807,15 +807,20 @@ def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch):
 
 # Exact float32 below one wave of 64x64 tiles: split-K over a cluster (SimtRegisterBlocked, kSplitK), the
 # partial tiles summed through distributed shared memory. JK_MATMUL_SIMT_SPLIT forces 1/2/4/8 ranks, with
-# JK_MATMUL_SIMT_TILE=32 ("s") or 64 ("w", the default tile) (GPU only; the CPU backend runs its kernel).
+# JK_MATMUL_SIMT_TILE=32 ("s") or 64 ("w", the default tile), "g2" two k groups of 256 threads a CTA
+# (JK_MATMUL_SIMT_GROUPS=2) (GPU only; the CPU backend runs its kernel).
 SPLIT_SHAPES = [(512, 256, 512), (256, 256, 256), (100, 1100, 132), (33, 64, 36), (70, 8, 260)]  # (M, K, N)
-SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w4", "w8"] if ON_GPU else [])
+SPLIT_VARIANTS = ["default"] + (["s1", "s2", "s4", "s8", "w2", "w4", "w8", "w1g2", "w2g2", "w4g2", "w8g2"]
+                                if ON_GPU else [])
 
 
 @pytest.mark.parametrize("variant", SPLIT_VARIANTS)
 @pytest.mark.parametrize("mkn", SPLIT_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_matmul_float32_split_k(rng, monkeypatch, mkn, variant):
     if variant != "default":
+        if variant.endswith("g2"):  # two 256-thread k groups a CTA (JK_MATMUL_SIMT_GROUPS; "w1g2": no cluster)
+            monkeypatch.setenv("JK_MATMUL_SIMT_GROUPS", "2")
+            variant = variant[:-2]
         monkeypatch.setenv("JK_MATMUL_SIMT_SPLIT", variant[1:])
         monkeypatch.setenv("JK_MATMUL_SIMT_TILE", "64" if variant.startswith("w") else "32")
     m, k, n = mkn

@@ -1,8 +1,9 @@
 """bf16 matmuls whose rows do not start on 128-byte boundaries (K or N not a multiple of 64): the Hopper tier's
 default tile against 128x64 (alone and in multicast pairs, JK_MATMUL_WGMMA_MC=1), 128x128 and 128x256 forced
 (JK_MATMUL_WGMMA=64|128|256), against jnp. Aligned shapes as
-controls, and fused `linear` cases; with --l2 the default width under the tensor maps' L2 promotions instead. (Session 7's first run also timed a cp.async producer, since removed:
-bench/lab/matmul_pitch_h200.md.)
+controls, and fused `linear` cases; with --l2 the default width under the tensor maps' L2 promotions instead; with --load TMA against cp.async
+k-tile loads (JK_MATMUL_WGMMA_LOAD: a knob of the cp.async producers sessions 7 and 16 timed and removed again,
+bench/lab/matmul_pitch_h200.md and s16_h200.md; patch s16_cpasync_producer.patch).
 
 One process on the GPU: CUPTI kernel time (profiler.measure), the lower of two medians of up to 20 calls, the
 variants and jnp alternating; XLA command buffers off; the JK_* knobs are read at every launch. Each variant's
@@ -31,7 +32,7 @@ import jax_kernels as jk  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
 measure = lab_measure()
-KNOBS = ("JK_MATMUL_WGMMA", "JK_MATMUL_TMA_L2", "JK_MATMUL_WGMMA_MC")
+KNOBS = ("JK_MATMUL_WGMMA", "JK_MATMUL_TMA_L2", "JK_MATMUL_WGMMA_MC", "JK_MATMUL_WGMMA_LOAD")
 VARIANTS = [("default", {}), ("w64", {"JK_MATMUL_WGMMA": "64"}),
             ("w64mc1", {"JK_MATMUL_WGMMA": "64", "JK_MATMUL_WGMMA_MC": "1"}), ("w128", {"JK_MATMUL_WGMMA": "128"}),
             ("w256", {"JK_MATMUL_WGMMA": "256"})]
@@ -81,7 +82,11 @@ def main():
     ap.add_argument("--linear", action="store_true", help="also linear +bias gelu (+residual)")
     ap.add_argument("--l2", action="store_true",
                     help="the default width under the tensor maps' other L2 promotions (JK_MATMUL_TMA_L2) instead")
+    ap.add_argument("--load", action="store_true",
+                    help="the default tile with TMA against cp.async loads (JK_MATMUL_WGMMA_LOAD) instead")
     a = ap.parse_args()
+    if a.load:
+        VARIANTS[1:] = [("tma", {"JK_MATMUL_WGMMA_LOAD": "tma"}), ("cp", {"JK_MATMUL_WGMMA_LOAD": "cpasync"})]
     if a.l2:
         VARIANTS[1:] = [(f"l2_{v}", {"JK_MATMUL_TMA_L2": v}) for v in ("none", "64", "128")]
     t_end = time.time() + a.budget

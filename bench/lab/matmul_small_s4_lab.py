@@ -42,13 +42,17 @@ VARIANTS = {
     "w2": {"JK_MATMUL_SIMT_SPLIT": "2", "JK_MATMUL_SIMT_TILE": "64"},
     "w4": {"JK_MATMUL_SIMT_SPLIT": "4", "JK_MATMUL_SIMT_TILE": "64"},
     "w8": {"JK_MATMUL_SIMT_SPLIT": "8", "JK_MATMUL_SIMT_TILE": "64"},
-    "wg128": {"JK_MATMUL_WGMMA": "128"},
-    "wg256": {"JK_MATMUL_WGMMA": "256"},
-    "sk2": {"JK_MATMUL_WGMMA_SPLITK": "2"},
-    "nowg": {"JK_MATMUL_WGMMA": "0"},
+    # Session 16: 64x64 split tiles with two 256-thread k groups a CTA (JK_MATMUL_SIMT_GROUPS=2); "g2" with the
+    # default split, "w1g2" without a cluster. (32-deep k-tiles, JK_MATMUL_SIMT_BK=32, lost: s16_h200.md.)
+    "g2": {"JK_MATMUL_SIMT_GROUPS": "2"},
+    "w1g2": {"JK_MATMUL_SIMT_SPLIT": "1", "JK_MATMUL_SIMT_TILE": "64", "JK_MATMUL_SIMT_GROUPS": "2"},
+    "w2g2": {"JK_MATMUL_SIMT_SPLIT": "2", "JK_MATMUL_SIMT_TILE": "64", "JK_MATMUL_SIMT_GROUPS": "2"},
+    "w4g2": {"JK_MATMUL_SIMT_SPLIT": "4", "JK_MATMUL_SIMT_TILE": "64", "JK_MATMUL_SIMT_GROUPS": "2"},
+    "w8g2": {"JK_MATMUL_SIMT_SPLIT": "8", "JK_MATMUL_SIMT_TILE": "64", "JK_MATMUL_SIMT_GROUPS": "2"},
 }
 DEC = ("old", "p128c1", "p128c2", "p64c1", "p64c2", "p256", "p128c1s8")
 F32 = ("s1", "s2", "s4", "s8", "w2", "w4", "w8")
+F32W = ("w2", "w4", "w8", "g2", "w1g2", "w2g2", "w4g2", "w8g2")  # session 16: the 64x64 split tiles, k groups
 CASES = [  # most telling first: a run cut short still reports them
     ("bf16 8x4096x4096 (L2)", jnp.bfloat16, (8, 4096, 4096), "mm", None, DEC),
     ("f32 HIGHEST 512x512x256 (L2)", jnp.float32, (512, 512, 256), "mm", HI, F32),
@@ -66,6 +70,12 @@ CASES = [  # most telling first: a run cut short still reports them
     ("bf16 32x4096x4096 (off the tier)", jnp.bfloat16, (32, 4096, 4096), "mm", None, ()),
     ("f32 HIGHEST 256^3", jnp.float32, (256, 256, 256), "mm", HI, F32),
     ("f32 HIGHEST 512^3", jnp.float32, (512, 512, 512), "mm", HI, F32),
+    ("f32w HIGHEST 512x512x256 (L2)", jnp.float32, (512, 512, 256), "mm", HI, F32W),
+    ("f32w HIGHEST 512^3", jnp.float32, (512, 512, 512), "mm", HI, F32W),
+    ("f32w HIGHEST 256^3", jnp.float32, (256, 256, 256), "mm", HI, F32W),
+    ("f32w HIGHEST 384^3", jnp.float32, (384, 384, 384), "mm", HI, F32W),
+    ("f32w HIGHEST 256x512x1024", jnp.float32, (256, 512, 1024), "mm", HI, F32W),
+    ("f32w HIGHEST 4096^3 (unsplit)", jnp.float32, (4096, 4096, 4096), "mm", HI, ()),
     ("bf16 1024^3 (L2)", jnp.bfloat16, (1024, 1024, 1024), "mm", None, ("wg128", "sk2", "nowg")),
     ("bf16 777x1000x1003", jnp.bfloat16, (777, 1000, 1003), "mm", None, ()),
 ]

@@ -229,6 +229,24 @@ __device__ __forceinline__ void ClusterBarrier() {
 #endif
 }
 
+// The two halves of ClusterBarrier, for a barrier whose wait can come later than its arrival: a CTA that has
+// finished reading the others' shared memory arrives, does other work, and waits before its own shared memory
+// is rewritten or released (the CTA exits).
+__device__ __forceinline__ void ClusterArrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#elif defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
+__device__ __forceinline__ void ClusterWait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#elif defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
+
 }  // namespace jk
 
 // Bounds assertions, compiled in only with -DJK_DEBUG_BOUNDS=ON (used by the compute-sanitizer run). Not

@@ -295,10 +295,17 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
 // (split 4: 15.1, 32x64 split 2: 14.3); 512^3 24.3 -> 15.3; 256^3 13.3 -> split 8 6.5 (split 4: 6.9).
 // More than one CTA per SM lost everywhere (32x64 split 4 at 512x512x256: 20.4).
 constexpr int64_t kSimtSplitCtasPerSm = 1, kSimtSplitMinKTiles = 2;
+// Clusters of 2 (64x64 tiles) run two 256-thread groups a CTA (SimtRegisterBlockedSplitKernel's kGroups), each on
+// half the rank's k-tiles: 16 warps an SM instead of 8. H200 (bench/lab/s16_h200.md, us, one group / two):
+// 512x512x256 9.5 / 9.2 (jnp 6.9), 512^3 14.1 / 13.5 (13.1), 384^3 11.6 / 11.1 (10.5); with 4 or 8 ranks two
+// groups lost (512x512x256 w4 14.1 / 19.0). JK_MATMUL_SIMT_GROUPS=1|2 forces it (64x64 tiles; with
+// JK_MATMUL_SIMT_SPLIT=1 the groups run without a cluster).
+constexpr int kSimtGroupsForPairs = 2;
 
 struct SimtSplit {
   int split = 1;
   bool wide = false;
+  int groups = 1;  // 256-thread groups a CTA, each on its share of the rank's k-tiles (64x64 tiles only)
 };
 
 SimtSplit ChooseSimtSplit(const MatmulProblem& p, int64_t tiles_32x64, int64_t tiles_64x64) {
@@ -308,21 +315,23 @@ SimtSplit ChooseSimtSplit(const MatmulProblem& p, int64_t tiles_32x64, int64_t t
   const int forced = EnvInt("JK_MATMUL_SIMT_SPLIT", 1, 8, 0);
   if (forced == 1 || forced == 2 || forced == 4 || forced == 8) {
     s.split = forced;
-    return s;
+  } else {
+    const int64_t tiles = s.wide ? tiles_64x64 : tiles_32x64, bk = s.wide ? 16 : 32;
+    while (s.split < 8 && tiles * 2 * s.split <= kSimtSplitCtasPerSm * NumSMs() &&
+           2 * s.split * kSimtSplitMinKTiles * bk <= p.k)
+      s.split *= 2;
   }
-  const int64_t tiles = s.wide ? tiles_64x64 : tiles_32x64, bk = s.wide ? 16 : 32;
-  while (s.split < 8 && tiles * 2 * s.split <= kSimtSplitCtasPerSm * NumSMs() &&
-         2 * s.split * kSimtSplitMinKTiles * bk <= p.k)
-    s.split *= 2;
+  const int groups = EnvInt("JK_MATMUL_SIMT_GROUPS", 1, 2, 0);
+  s.groups = !s.wide ? 1 : groups != 0 ? groups : s.split == 2 ? kSimtGroupsForPairs : 1;
   return s;
 }
 
 template <typename Kernel>
 cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel kernel, int64_t bm, int64_t bn,
-                            int cluster) {
+                            int cluster, int threads = mm::kSimtThreads) {
   dim3 grid = Grid(p, bm, bn);
   grid.x *= static_cast<unsigned>(cluster);
-  ClusterLaunch launch_cfg(grid, dim3(mm::kSimtThreads), stream, cluster);
+  ClusterLaunch launch_cfg(grid, dim3(threads), stream, cluster);
   cudaError_t e = cudaLaunchKernelEx(&launch_cfg.cfg, kernel, p, cluster);
   return e != cudaSuccess ? e : LastLaunchError();
 }
@@ -426,7 +435,10 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
         if (regs) mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 0><<<Grid(p, 64, 64), block, 0, stream>>>(p);
         else mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 3><<<Grid(p, 64, 64), block, 0, stream>>>(p);
       } else if (const SimtSplit split = regs ? ChooseSimtSplit(p, tiles(32, 64), tiles(64, 64)) : SimtSplit{};
-                 split.split > 1) {
+                 split.split > 1 || split.groups > 1) {
+        if (split.groups == 2)  // two k groups a CTA (kSimtGroupsForPairs), with or without a cluster
+          return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 1, 2>, 64, 64,
+                                 split.split, 2 * mm::kSimtThreads);
         if (split.wide)
           return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 2>, 64, 64,
                                  split.split);

@@ -115,7 +115,9 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // x cluster; sm_90): each rank accumulates its share of K, the partial tiles meet through distributed
 // shared memory in rank order (deterministic, no scratch buffer, no atomics) and rank r stores its share of
 // the tile's rows. For small problems whose few tiles leave most SMs with one CTA and a chain of global
-// latencies (512x512x256: 128 CTAs of 8 k-tiles).
+// latencies (512x512x256: 128 CTAs of 8 k-tiles). kGroups = 2 (split-K only) doubles the CTA to 512 threads:
+// two groups of 256, each with its own buffers and named barrier, run the two halves of the rank's k-tiles and
+// add their partial tiles in shared memory first.
 // The body is shared by two kernels so the unsplit one (SimtRegisterBlockedKernel) keeps the signature it
 // had before split-K existed; its SASS is the one measured then (cuobjdump, sm_90a; see ActivateFor in
 // matmul_epilogue.cuh for the change that had altered it).
@@ -123,7 +125,8 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // stash's 4-byte stores put the 4 lanes that share a row of a (its 4 k-quads) in one bank, a 4-way conflict
 // on every store, paid on the critical path between the math and the barrier; the XOR of bits 3-4 spreads
 // them over 32 banks and keeps the math's TM/2-wide vector reads contiguous (TM/2 <= 8).
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK, bool kSwizzle = false>
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK, bool kSwizzle = false,
+          int kGroups = 1>
 __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, int cluster) {
   constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
@@ -132,13 +135,27 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
   constexpr int kBufs = kStages == 0 ? 2 : kStages;
   constexpr int kALoads = (BM * BK / 4 + kSimtThreads - 1) / kSimtThreads;  // float4 per thread
   constexpr int kBLoads = (BK * BN / 4 + kSimtThreads - 1) / kSimtThreads;
-  __shared__ __align__(16) float as[kBufs][BK][BM];
-  __shared__ __align__(16) float bs[kBufs][BK][BN];
+  static_assert(kGroups == 1 || (kSplitK && kGroups == 2), "two k groups: split-K kernels only");
+  __shared__ __align__(16) float as_all[kGroups][kBufs][BK][BM];
+  __shared__ __align__(16) float bs_all[kGroups][kBufs][BK][BN];
   static_assert(!kSplitK || kStages == 0, "split-K only with register double buffering");
   __shared__ __align__(16) float red[kSplitK ? BM * BN : 1];
   if constexpr (!kSplitK) cluster = 1;
   const int rank = kSplitK ? static_cast<int>(blockIdx.x) % cluster : 0;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  // kGroups: 256-thread groups, each running its own contiguous half of the CTA's k-tiles on its own buffers
+  // (tid is the thread's index in its group); their partial tiles meet in red[] before the cluster's.
+  constexpr int kThreads = kSimtThreads * kGroups;
+  // (A function, not a variable: with one group every use is threadIdx.x itself, the code of before groups.)
+  const auto tid = [] { return kGroups == 1 ? threadIdx.x : threadIdx.x % kSimtThreads; };
+  const int grp = kGroups == 1 ? 0 : static_cast<int>(threadIdx.x / kSimtThreads);
+  auto& as = as_all[grp];
+  auto& bs = bs_all[grp];
+  // The k loop's barrier: the CTA's, or the group's own (named barrier 1 + grp; the groups' trip counts can differ).
+  const auto group_sync = [&] {
+    if constexpr (kGroups == 1) __syncthreads();
+    else asm volatile("bar.sync %0, %1;\n" ::"r"(1 + grp), "n"(kSimtThreads) : "memory");
+  };
+  const int tx = tid() % 16, ty = tid() / 16;
   const int64_t mtiles = (p.m + BM - 1) / BM;
   for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
     const BatchOffsets o = OffsetsOf(p, z);
@@ -153,14 +170,14 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
       bool a_ok[kALoads], b_ok[kBLoads];
 #pragma unroll
       for (int l = 0; l < kALoads; ++l) {
-        const int e = threadIdx.x + l * kSimtThreads, r = e / (BK / 4);
+        const int e = tid() + l * kSimtThreads, r = e / (BK / 4);
         a_kq[l] = (e % (BK / 4)) * 4;
         a_ok[l] = e < BM * BK / 4 && m0 + r < p.m;
         pa[l] = static_cast<const float*>(p.a) + o.a + (a_ok[l] ? (m0 + r) * p.k : 0) + a_kq[l];
       }
 #pragma unroll
       for (int l = 0; l < kBLoads; ++l) {
-        const int e = threadIdx.x + l * kSimtThreads, c = (e % (BN / 4)) * 4;
+        const int e = tid() + l * kSimtThreads, c = (e % (BN / 4)) * 4;
         b_kk[l] = e / (BN / 4);
         b_ok[l] = e < BK * BN / 4 && n0 + c < p.n;
         pb[l] = static_cast<const float*>(p.b) + o.b + (b_ok[l] ? n0 + c : 0) + b_kk[l] * p.n;
@@ -168,12 +185,12 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
       // Shared-memory destinations of a thread's slots (the same in every buffer).
       auto a_col = [](int k, int r) { return kSwizzle ? r ^ (((k >> 2) & 3) << 3) : r; };
       auto a_dst = [&](int buf, int l, int q) -> float* {
-        const int e = threadIdx.x + l * kSimtThreads;
+        const int e = tid() + l * kSimtThreads;
         return &as[buf][a_kq[l] + q][a_col(a_kq[l] + q, e / (BK / 4))];
       };
-      auto b_dst = [&](int buf, int l) -> float* { return &bs[buf][b_kk[l]][(threadIdx.x + l * kSimtThreads) % (BN / 4) * 4]; };
-      auto a_live = [&](int l) { return threadIdx.x + l * kSimtThreads < BM * BK / 4; };
-      auto b_live = [&](int l) { return threadIdx.x + l * kSimtThreads < BK * BN / 4; };
+      auto b_dst = [&](int buf, int l) -> float* { return &bs[buf][b_kk[l]][(tid() + l * kSimtThreads) % (BN / 4) * 4]; };
+      auto a_live = [&](int l) { return tid() + l * kSimtThreads < BM * BK / 4; };
+      auto b_live = [&](int l) { return tid() + l * kSimtThreads < BK * BN / 4; };
       // k-tile kt into buffer buf with cp.async (zeros outside the matrix; K and N are multiples of 4).
       auto issue = [&](int64_t kt, int buf) {
         const int64_t k0 = kt * BK;
@@ -234,17 +251,21 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
       // This rank's k-tiles [kt0, ktiles); everything when not split.
       const int64_t per_rank = (ktiles_all + cluster - 1) / cluster;
       const int64_t kt0 = rank * per_rank;
-      const int64_t ktiles = kt0 + per_rank < ktiles_all ? kt0 + per_rank : ktiles_all;
+      const int64_t rank_end = kt0 + per_rank < ktiles_all ? kt0 + per_rank : ktiles_all;
+      // This group's k-tiles [gk0, ktiles) of the rank's.
+      const int64_t per_group = (rank_end - kt0 + kGroups - 1) / kGroups;
+      const int64_t gk0 = kGroups == 1 ? kt0 : kt0 + grp * per_group < rank_end ? kt0 + grp * per_group : rank_end;
+      const int64_t ktiles = kGroups == 1 ? rank_end : gk0 + per_group < rank_end ? gk0 + per_group : rank_end;
       if constexpr (kStages == 0) {
-        fetch(kt0);  // past K it reads nothing and yields zeros
+        fetch(gk0);  // past K it reads nothing and yields zeros
         stash(0);
-        __syncthreads();
-        for (int64_t kt = kt0; kt < ktiles; ++kt) {
-          const int buf = (kt - kt0) & 1;
+        group_sync();
+        for (int64_t kt = gk0; kt < ktiles; ++kt) {
+          const int buf = (kt - gk0) & 1;
           fetch(kt + 1);  // past the last k-tile it reads nothing and yields zeros
           math(buf);
           stash(buf ^ 1);  // the other buffer was last read before the previous barrier
-          __syncthreads();
+          group_sync();
         }
       } else {
         // Groups are committed even when empty, so "all but the newest kStages - 2 groups complete"
@@ -271,37 +292,57 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
       const Epilogue<float> ep(p, z, o);  // built here: its pointers need no registers in the k loop
       if constexpr (kSplitK) {
         const bool vec_out = p.n % 4 == 0 && IsAligned(p.out, 16);
+        // The CTA's partial tile: group 0's, then group 1's added (a fixed order: deterministic). red[] was
+        // last read before the previous tile's closing barrier.
+        const auto to_red = [&](bool add) {
 #pragma unroll
-        for (int i = 0; i < TM; ++i) {
-          const int row = ty * VM + (i / VM) * (BM / 2) + i % VM;
+          for (int i = 0; i < TM; ++i) {
+            const int row = ty * VM + (i / VM) * (BM / 2) + i % VM;
 #pragma unroll
-          for (int j = 0; j < TN; ++j) red[row * BN + tx * VN + (j / VN) * (BN / 2) + j % VN] = acc[i][j];
+            for (int j = 0; j < TN; ++j) {
+              float& r = red[row * BN + tx * VN + (j / VN) * (BN / 2) + j % VN];
+              r = add ? r + acc[i][j] : acc[i][j];
+            }
+          }
+        };
+        if (grp == 0) to_red(false);
+        if constexpr (kGroups == 2) {
+          __syncthreads();
+          if (grp == 1) to_red(true);
         }
         if (cluster > 1) ClusterBarrier();  // every rank's partial tile is complete
         else __syncthreads();
         // Rank r sums and stores rows [r BM / cluster, (r + 1) BM / cluster) of the tile (cluster is a power
-        // of two <= 8 dividing BM): 4 columns a load, every rank's loads of a thread issued before their sums.
-        // One scalar load per element and rank, in a loop with a run-time trip count, had left one
+        // of two <= 8 dividing BM): 4 columns a load, every load of a thread issued before their sums. One
+        // scalar load per element and rank, in a loop with a run-time trip count, had left one
         // distributed-shared-memory latency per element on the critical path (8 a thread at 64x64 in pairs).
-        static_assert(BM * BN % (4 * kSimtThreads) == 0 && BM % 8 == 0, "whole float4 rounds, rank shares of rows");
-        constexpr int kRounds = BM * BN / (4 * kSimtThreads);  // float4 per thread without a split
+        // A thread done reading arrives on the closing barrier before its stores and waits after them, so the
+        // barrier's latency overlaps them; red[] stays alive until every rank has read it.
+        static_assert(BM * BN % (4 * kThreads) == 0 && BM % 8 == 0, "whole float4 rounds, rank shares of rows");
+        constexpr int kRounds = BM * BN / (4 * kThreads);  // float4 per thread without a split
         const int share = BM * BN / cluster;
+        float4 sum[kRounds];
 #pragma unroll
         for (int i = 0; i < kRounds; ++i) {
-          const int e = rank * share + 4 * (threadIdx.x + i * kSimtThreads);
-          if (4 * (threadIdx.x + i * kSimtThreads) >= share) break;
-          float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+          sum[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+          if (4 * (static_cast<int>(threadIdx.x) + i * kThreads) >= share) continue;
+          const int e = rank * share + 4 * (static_cast<int>(threadIdx.x) + i * kThreads);
 #pragma unroll
           for (int r = 0; r < 8; ++r) {
             if (r >= cluster) break;
             const float4 v = LoadClusterShared4(&red[e], static_cast<uint32_t>(r));
-            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            sum[i].x += v.x, sum[i].y += v.y, sum[i].z += v.z, sum[i].w += v.w;
           }
-          const float sv[4] = {s.x, s.y, s.z, s.w};
+        }
+        if (cluster > 1) ClusterArrive();
+#pragma unroll
+        for (int i = 0; i < kRounds; ++i) {
+          if (4 * (static_cast<int>(threadIdx.x) + i * kThreads) >= share) break;
+          const int e = rank * share + 4 * (static_cast<int>(threadIdx.x) + i * kThreads);
+          const float sv[4] = {sum[i].x, sum[i].y, sum[i].z, sum[i].w};
           ep.template StoreVec<4>(m0 + e / BN, n0 + e % BN, sv, vec_out);
         }
-        // red[] stays alive until every rank has read it; the next tile rewrites it.
-        if (cluster > 1) ClusterBarrier();
+        if (cluster > 1) ClusterWait();
         else __syncthreads();
       } else {
 #pragma unroll
@@ -319,9 +360,10 @@ template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, b
 __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
   SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, kStages, false, kSwizzle>(p, 1);
 }
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks>
-__global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedSplitKernel(MatmulProblem p, int cluster) {
-  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, 0, true>(p, cluster);
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kGroups = 1>
+__global__ void __launch_bounds__(kSimtThreads * kGroups, kMinBlocks)
+    SimtRegisterBlockedSplitKernel(MatmulProblem p, int cluster) {
+  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, 0, true, false, kGroups>(p, cluster);
 }
 
 // ---- SkinnyM: M <= kSkinnyMaxM, N % 8 == 0, 16-byte aligned b -----------------------------------------
