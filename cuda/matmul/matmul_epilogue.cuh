@@ -87,7 +87,8 @@ __device__ __forceinline__ float Activate(Activation act, float v) {
 // only 16-bit outputs can afford. One switch over every activation, as before the 16-bit forms existed: a
 // second switch falling through to Activate changed the code ptxas built around the float32 SIMT main loop
 // (H200 benchmark, exact float32 4096^3: 3.79 ms against 3.40-3.43 with the single switch); this form
-// compiles that kernel to the same SASS as then.
+// compiled that kernel to the same SASS as then (until session 16's k groups changed its setup code, see
+// SimtRegisterBlockedBody).
 template <typename T>
 __device__ __forceinline__ float ActivateFor(Activation act, float v) {
   if constexpr (std::is_same_v<T, float>) {

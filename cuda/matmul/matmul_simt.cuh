@@ -119,8 +119,8 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // two groups of 256, each with its own buffers and named barrier, run the two halves of the rank's k-tiles and
 // add their partial tiles in shared memory first.
 // The body is shared by two kernels so the unsplit one (SimtRegisterBlockedKernel) keeps the signature it
-// had before split-K existed; its SASS is the one measured then (cuobjdump, sm_90a; see ActivateFor in
-// matmul_epilogue.cuh for the change that had altered it).
+// had before split-K existed. Its SASS changed with the k groups (session 16: the setup code before the k
+// loop, not the loop's instruction mix), and the 4096^3 benchmark moved 3.35 -> 3.31 ms with it.
 // kSwizzle: a's k-major tile stores row r of k-row k at column r ^ ((k / 4 % 4) * 8). Without it the
 // stash's 4-byte stores put the 4 lanes that share a row of a (its 4 k-quads) in one bank, a 4-way conflict
 // on every store, paid on the critical path between the math and the barrier; the XOR of bits 3-4 spreads
@@ -145,7 +145,7 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
   // kGroups: 256-thread groups, each running its own contiguous half of the CTA's k-tiles on its own buffers
   // (tid is the thread's index in its group); their partial tiles meet in red[] before the cluster's.
   constexpr int kThreads = kSimtThreads * kGroups;
-  // (A function, not a variable: with one group every use is threadIdx.x itself, the code of before groups.)
+  // (A function, not a variable: with one group every use is threadIdx.x itself.)
   const auto tid = [] { return kGroups == 1 ? threadIdx.x : threadIdx.x % kSimtThreads; };
   const int grp = kGroups == 1 ? 0 : static_cast<int>(threadIdx.x / kSimtThreads);
   auto& as = as_all[grp];
