@@ -19,6 +19,7 @@
 #pragma once
 #include <cstdint>
 
+#include "common/bulk_copy.cuh"  // ClusterSmemAddress, SmemAddress
 #include "common/device.cuh"
 #include "matmul/matmul_epilogue.cuh"
 
@@ -73,31 +74,25 @@ __device__ __forceinline__ void SkinnyMmaStep(float (&acc)[4][4], const uint4 (&
   }
 }
 
-// Cluster rank r's copy of the 16-byte-aligned shared-memory float4 at `p` (sm_90, as LoadClusterShared).
-__device__ __forceinline__ float4 LoadClusterShared4(const float* p, uint32_t rank) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-  uint32_t remote;
-  float4 v;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(remote) : "memory");
-  return v;
-#else
-  return *reinterpret_cast<const float4*>(p);
-#endif
-}
-// Cluster rank r's copy of the shared-memory float at `p` (sm_90; the launcher uses clusters only there).
+// Cluster rank r's copy of the shared-memory float at `p`, and of the 16-byte-aligned float4 there (sm_90; the
+// launchers use clusters only there).
 __device__ __forceinline__ float LoadClusterShared(const float* p, uint32_t rank) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-  uint32_t remote;
   float v;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(ClusterSmemAddress(SmemAddress(p), rank)) : "memory");
   return v;
 #else
   return *p;
+#endif
+}
+__device__ __forceinline__ float4 LoadClusterShared4(const float* p, uint32_t rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(ClusterSmemAddress(SmemAddress(p), rank)) : "memory");
+  return v;
+#else
+  return *reinterpret_cast<const float4*>(p);
 #endif
 }
 
