@@ -293,8 +293,10 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
 // with at least kSimtSplitMinKTiles k-tiles; no split leaves the 32x64 kernel of before. H200
 // (bench/lab/matmul_small_s4_h200.md, us, unsplit 32x64 first): 512x512x256 13.5 -> 64x64 split 2 10.8
 // (split 4: 15.1, 32x64 split 2: 14.3); 512^3 24.3 -> 15.3; 256^3 13.3 -> split 8 6.5 (split 4: 6.9).
-// More than one CTA per SM lost everywhere (32x64 split 4 at 512x512x256: 20.4).
-constexpr int64_t kSimtSplitCtasPerSm = 1, kSimtSplitMinKTiles = 2;
+// More than one CTA per SM lost everywhere (32x64 split 4 at 512x512x256: 20.4). Ranks of at least 4 k-tiles
+// since the vectorised reduction (bench/lab/s16_h200.md, calls 1, 4 and 7): 256^3 in clusters of 8 (2 k-tiles a
+// rank) 7.1-7.4 us against 6.2-6.4 in clusters of 4 (jnp 3.9); the 2-k-tile minimum had picked 8.
+constexpr int64_t kSimtSplitCtasPerSm = 1, kSimtSplitMinKTiles = 4;
 // Clusters of 2 (64x64 tiles) run two 256-thread groups a CTA (SimtRegisterBlockedSplitKernel's kGroups), each on
 // half the rank's k-tiles: 16 warps an SM instead of 8. H200 (bench/lab/s16_h200.md, us, one group / two):
 // 512x512x256 9.5 / 9.2 (jnp 6.9), 512^3 14.1 / 13.5 (13.1), 384^3 11.6 / 11.1 (10.5); with 4 or 8 ranks two
