@@ -145,6 +145,13 @@ def matmuls():
             check(f"matmul {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
             if dt == jnp.float32:
                 check(f"matmul highest {m}x{k}x{n}", jk.matmul(a, b, precision="highest"), af @ bf, 1e-4)
+        # Exact float32 split-K over a cluster (session 16): 512x256x512 in pairs with two k groups a CTA,
+        # 256^3 in clusters of 4, 128x1024x128 in clusters of 8.
+        if dt == jnp.float32:
+            for m, k, n in [(512, 256, 512), (256, 256, 256), (128, 1024, 128)]:
+                a, af = put((m, k), dt)
+                b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
+                check(f"matmul highest split {m}x{k}x{n}", jk.matmul(a, b, precision="highest"), af @ bf, 1e-4)
         # SkinnyPipe (bf16/f16, 2 <= M <= 16): M = 16 and M = 2; then its TMA form (session 15): b past the L2
         # cache (8192 x 4104: 67 MB, the default takes TMA there), and forced at a small shape with a K tail.
         for m, k, n, tma in [(16, 512, 1024, None), (2, 2048, 512, None), (12, 8192, 4104, None),
