@@ -218,20 +218,11 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
   return r;
 }
 
-// A whole-cluster barrier, release/acquire: the shared-memory writes of every CTA before it are visible to
-// every CTA of the cluster after it. Clusters exist from sm_90 on; the launchers never ask for one below,
-// so the sm_80 pass traps rather than skip the barrier.
-__device__ __forceinline__ void ClusterBarrier() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#elif defined(__CUDA_ARCH__)
-  __trap();
-#endif
-}
-
-// The two halves of ClusterBarrier, for a barrier whose wait can come later than its arrival: a CTA that has
-// finished reading the others' shared memory arrives, does other work, and waits before its own shared memory
-// is rewritten or released (the CTA exits).
+// A whole-cluster barrier in its two halves, release/acquire: the shared-memory writes of every CTA before its
+// arrival are visible to every CTA of the cluster after its wait. Apart, the wait can come later than the
+// arrival: a CTA that has finished reading the others' shared memory arrives, does other work, and waits before
+// its own shared memory is rewritten or released (the CTA exits). Clusters exist from sm_90 on; the launchers
+// never ask for one below, so the sm_80 pass traps rather than skip the barrier.
 __device__ __forceinline__ void ClusterArrive() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
@@ -245,6 +236,10 @@ __device__ __forceinline__ void ClusterWait() {
 #elif defined(__CUDA_ARCH__)
   __trap();
 #endif
+}
+__device__ __forceinline__ void ClusterBarrier() {
+  ClusterArrive();
+  ClusterWait();
 }
 
 }  // namespace jk
