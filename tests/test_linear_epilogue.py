@@ -22,8 +22,12 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # (JK_MATMUL_WGMMA_SCHED) and the fused epilogue through StoreRow8 or TMA stores (JK_MATMUL_WGMMA_EPI);
 # mma: the mma.sync tier (same activations, other code path).
 # coop64_tma: 128x64 tiles (JK_MATMUL_WGMMA=64), cooperative with TMA stores, their only configuration;
-# coop64mc1_tma in multicast pairs (JK_MATMUL_WGMMA_MC=1).
-WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma"]
+# coop64mc1_tma in multicast pairs (JK_MATMUL_WGMMA_MC=1). The TMA-store epilogue takes its lean "boxed" form
+# (residual loaded by TMA into the output boxes; ping-pong: bias folded into the accumulators) wherever bias and
+# residual are laid out for it; *_tma0 turns that form off (JK_MATMUL_WGMMA_BOXED=0), so the general form
+# is tested on the same cases.
+WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma",
+               "coop_tma0", "pingpong_tma0"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -36,6 +40,9 @@ def set_wgmma_fused(monkeypatch, variant):
                 monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1")
             sched = "coop"
             monkeypatch.setenv("JK_MATMUL_WGMMA", "64")
+        if epi == "tma0":
+            monkeypatch.setenv("JK_MATMUL_WGMMA_BOXED", "0")
+            epi = "tma"
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", epi)
 

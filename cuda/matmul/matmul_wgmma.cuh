@@ -19,6 +19,13 @@
 //     back to the mainloop after a few hundred instructions.
 //   otherwise: 32 columns at a time through a float32 staging area per warp, read back as 8-column row
 //     pieces for Epilogue::StoreRow8 (bias, activation, residual; 16-byte global stores).
+// Fused epilogues through the TMA-store boxes (kFusedTma) come in two forms chosen per launch: the lean
+// "boxed" one (StoreTileTmaFusedBoxed) where bias and residual are laid out for it, the general one elsewhere.
+// The boxed form has no global loads: TMA loads the residual into the output boxes, and on the ping-pong
+// schedule the accumulators start from the bias. Why it matters (bench/lab/s17_h200.md, a clock64 timeline
+// of both warpgroups): each instruction a ping-pong epilogue issues slows the other warpgroup's mainloop by
+// about a cycle, and the CTA's last epilogue runs with the tensor cores idle; so on ping-pong the last tile's
+// lower 64 rows go to the other (idle) warpgroup, handed over through the drained ring.
 //
 // Shared-memory layouts, both with the 128-byte swizzle that TMA writes and wgmma reads:
 //   A stage: 128 rows x 64 k (128 bytes a row), K-major: 8-row core groups 1024 bytes apart (SBO).
@@ -58,6 +65,31 @@ static_assert(4 * kWgmmaEpiWarp <= kWgmmaEpiGroup, "the staging fits the warpgro
 // while computing this one; prefetch a tile's residual into L2 before its mainloop; the activations' libm
 // forms (ActivateLibm, matmul_epilogue.cuh; for the lab).
 constexpr int kWgmmaPrefetchInputs = 1, kWgmmaPrefetchResidualL2 = 2, kWgmmaActLibm = 4;
+// The fused TMA-store epilogue's lean form (StoreTileTmaFusedBoxed), set by the launcher where it applies: bias
+// pairs 4-byte aligned (no per-load alignment branch) and the residual, if any, loaded by TMA into the output
+// boxes (tma_res: the residual's matrices in the output's layout).
+constexpr int kWgmmaEpiBoxed = 8;
+
+// Lab timeline (bench/lab/s17_pp_trace.cu defines JK_WGMMA_TRACE; compiled out otherwise): per CTA, consumer
+// warpgroup and tile ordinal, clock64 at 5 points of the tile (before the ping-pong order barrier, mainloop
+// start, last k-tile issued, accumulators complete, epilogue done).
+#ifdef JK_WGMMA_TRACE
+constexpr int kTraceCtas = 160, kTraceTiles = 24, kTracePoints = 5;
+__device__ long long jk_wgmma_trace[kTraceCtas][2][kTraceTiles][kTracePoints];
+// Lab probes after the plain TMA-store epilogue: mode 1 sleeps jk_lab_n cycles (__nanosleep), mode 2 issues
+// jk_lab_n FFMAs in 8 independent chains (no memory traffic).
+__device__ int jk_lab_mode = 0, jk_lab_n = 0;
+__device__ float jk_lab_sink;
+#define JK_WGMMA_STAMP(n, point)                                                                 \
+  do {                                                                                           \
+    if (tid == 0 && blockIdx.x < kTraceCtas && (n) < kTraceTiles)                                \
+      jk_wgmma_trace[blockIdx.x][w][(n)][(point)] = clock64();                                   \
+  } while (0)
+#else
+#define JK_WGMMA_STAMP(n, point) \
+  do {                           \
+  } while (0)
+#endif
 
 template <int BN, int STAGES>
 struct WgmmaTile {
@@ -67,8 +99,8 @@ struct WgmmaTile {
   static constexpr int kStageBytes = kAStage + kBStage;    // TMA transaction bytes per stage
   // The ring, the two warpgroups' epilogue areas (1 KiB aligned: the output boxes are swizzled), then 2
   // mbarriers per stage; +1 KiB to align the ring to the 128-byte swizzle's 1 KiB atom.
-  // The 2 extra mbarriers serve the split-K exchange.
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + (2 * STAGES + 2) * 8 + 1024;
+  // The 2 extra mbarriers serve the split-K exchange, 4 more the boxed epilogue's residual loads.
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 2 * kWgmmaEpiGroup + (2 * STAGES + 6) * 8 + 1024;
   static_assert(BN == 64 || BN % 128 == 0, "BN is one m64n64 wgmma or whole m64n128 ones");
   static_assert(kSmemBytes <= 227 * 1024, "fits the opt-in shared memory of an sm_90 CTA");
   static_assert(STAGES * kStageBytes >= 2 * (BN < 128 ? 1 : BN / 128) * 64 * 128 * 4, "split-K partials fit the ring");
@@ -109,6 +141,11 @@ __device__ __forceinline__ void TmaLoad3dMulticast(uint32_t dst, const CUtensorM
 __device__ __forceinline__ void TmaStore3d(const CUtensorMap* map, uint32_t src, int32_t c0, int32_t c1, int32_t c2) {
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
                ::"l"(reinterpret_cast<uint64_t>(map)), "r"(src), "r"(c0), "r"(c1), "r"(c2) : "memory");
+}
+// L2 prefetch of one box of a 3-d tensor map (no shared memory, no completion to wait for).
+__device__ __forceinline__ void TmaPrefetch3d(const CUtensorMap* map, int32_t c0, int32_t c1, int32_t c2) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2) : "memory");
 }
 __device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // At most N of the issuing thread's bulk groups still read shared memory.
@@ -441,6 +478,84 @@ __device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], 
   }
 }
 
+// StoreTileTmaFused's lean form (kWgmmaEpiBoxed): the residual of box h was loaded by TMA into the box itself
+// (resbar[h % 2] completes it; a thread reads its residual pairs from the 4-byte slots it then overwrites with
+// its outputs, so no other thread's accesses interleave), and the bias pairs are 4-byte aligned loads with
+// only the column bound. Every epilogue instruction issued here slows the other warpgroup's mainloop on the
+// same SM (bench/lab/s17_h200.md): this form drops the per-load alignment branches and the residual's global
+// loads (their latency, and their row bounds: TMA zero-fills and clips). After box h's store has read the box,
+// thread 0 refills it with box h + 2's residual. `res_phase`: the two barriers' parities, flipped per wait.
+// Boxes [h_begin, h_end) of the tile (ping-pong's last tile is shared between the warpgroups).
+template <typename T, int kAcc, bool kAlongM, int kBoxes = 2 * kAcc>
+__device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][64], uint32_t boxes,
+                                                       const CUtensorMap* map, const CUtensorMap* res_map,
+                                                       uint32_t resbar, uint32_t& res_phase, const T* bias,
+                                                       Activation act, int64_t n, int64_t col0, int64_t row0,
+                                                       int32_t z, int32_t zres, int w, int tid, int h_begin,
+                                                       int h_end) {
+  uint32_t x;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
+  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
+  const bool has_res = res_map != nullptr;
+  const auto box_row = [&](int h) { return row0 + (kAlongM ? 64 * (h / 2) : 0); };
+  const auto box_col = [&](int h) { return col0 + (kAlongM ? 64 * (h % 2) : 64 * h); };
+#pragma unroll 1
+  for (int h = h_begin; h < h_end; ++h) {
+    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
+    if (has_res) {
+      MbarWait(resbar + 8 * (h % 2), (res_phase >> (h % 2)) & 1);
+      res_phase ^= 1u << (h % 2);
+    } else {
+      if (tid == 0) BulkWaitReadBox<kBoxes>();  // the box's previous store has read it
+      NamedBarrier(1 + w, 128);
+    }
+#pragma unroll 1
+    for (int hq = 0; hq < 2; ++hq) {
+      const int64_t c = box_col(h) + 32 * hq + 2 * t;
+      uint32_t bias2[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        bias2[j] = bias != nullptr && c + 8 * j < n
+                       ? __ldg(reinterpret_cast<const unsigned int*>(bias + c + 8 * j))
+                       : 0u;
+      float v[16];
+      SelectHalfBox<0, 2 * kBoxes, kAcc>(2 * h + hq, v, acc);
+      // v[4 j + 2 half + e]: row g + 8 half, column 8 (4 hq + j) + 2t + e of the box.
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+          Epilogue<T>::AddPair(v[4 * j + 2 * half], v[4 * j + 2 * half + 1], bias2[j]);
+      ActivateVecAs(act, v, false);
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const uint32_t row = 16 * warp + g + 8 * half, qq = 4 * hq + j;
+          const uint32_t slot = box + row * 128 + ((qq ^ g) * 16) + 4 * t;
+          if (has_res) {
+            uint32_t r;
+            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r) : "r"(slot) : "memory");
+            Epilogue<T>::AddPair(v[4 * j + 2 * half], v[4 * j + 2 * half + 1], r);
+          }
+          StoreShared32(slot, PackPair<T>(v[4 * j + 2 * half], v[4 * j + 2 * half + 1]));
+        }
+    }
+    FenceProxyAsync();
+    NamedBarrier(1 + w, 128);
+    if (tid == 0) {
+      TmaStore3d(map, box, static_cast<int32_t>(box_col(h)), static_cast<int32_t>(box_row(h)), z);
+      BulkCommit();
+      if (has_res && h + 2 < h_end) {  // refill the box with box h + 2's residual once the store has read it
+        BulkWaitRead<0>();
+        MbarExpectTx(resbar + 8 * (h % 2), kWgmmaOutBox);
+        TmaLoad3d(box, res_map, static_cast<int32_t>(box_col(h + 2)), static_cast<int32_t>(box_row(h + 2)), zres,
+                  resbar + 8 * (h % 2));
+      }
+    }
+  }
+}
+
 #endif  // sm_90a
 
 // Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
@@ -499,8 +614,8 @@ template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool k
           bool kMulticast = false>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                   const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ MatmulProblem p,
-                   int epi_flags, int split) {
+                   const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ CUtensorMap tma_res,
+                   const __grid_constant__ MatmulProblem p, int epi_flags, int split) {
 #ifdef JK_WGMMA_DEVICE
   using C = WgmmaTile<BN, STAGES>;
   extern __shared__ unsigned char smem_raw[];
@@ -511,6 +626,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   auto empty = [&](int s) { return bars + 8 * (STAGES + s); };  // consumers -> producer: stage free
   // Split-K (split == 2): rank 0 -> rank 1 "my ring is free for your partials", rank 1 -> rank 0 "sent".
   const uint32_t xfree = bars + 16 * STAGES, xdata = xfree + 8;
+  // The boxed epilogue (kWgmmaEpiBoxed with a residual): consumer warpgroup w's two residual-box barriers.
+  const auto resbar = [&](int w) { return xdata + 8 + 16 * w; };
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
   static_assert(!kMulticast || (BN == 64 && !kPingPong), "multicast pairs: 128x64 tiles, cooperative");
@@ -526,6 +643,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     MbarInit(xfree, 1);
     MbarInit(xdata, 256);
+    for (int b = 0; b < 4; ++b) MbarInit(resbar(0) + 8 * b, 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   // With split-K the other rank arrives on these barriers: they must be initialised cluster-wide first.
@@ -601,6 +719,14 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   int stage = 0;
   uint32_t phase = 0;
   int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
+  // The boxed epilogue's residual, loaded by TMA into the warpgroup's output boxes (StoreTileTmaFusedBoxed).
+  // Not with split-K or multicast pairs (split > 1): a split's second rank runs no epilogue.
+  const bool boxed = kFusedTma && (epi_flags & kWgmmaEpiBoxed) != 0 && split == 1;
+  const bool boxed_res = boxed && p.residual != nullptr;
+  uint32_t res_phase = 0;
+#ifdef JK_WGMMA_TRACE
+  int trace_n = 0;  // this warpgroup's tile ordinal (the lab timeline)
+#endif
   const WgmmaKRange kr = kMulticast ? WgmmaKRange{0, ktiles} : WgmmaKRangeOf(ktiles, split);
   // kMulticast: a stage is released to both producers (the peer's multicast writes here too), by one lane
   // per warp once the warp's wgmma wait has returned (the wgmmas that read the stage are complete).
@@ -621,9 +747,63 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         stage += ktiles;
         phase ^= (stage / STAGES) & 1;
         stage %= STAGES;
+        if constexpr (kFusedTma) {
+          if (boxed && t + gridDim.x >= tiles) {
+            // The CTA's last tile, the other warpgroup's: its epilogue would run with the tensor cores idle, so
+            // this warpgroup takes the tile's lower 64 rows (boxes 2 and 3), handed over through the idle ring.
+            const WgmmaTileCoord tc = tile_of(t, mtiles, ntiles);
+            const BatchOffsets o = OffsetsOf(p, tc.z);
+            const int32_t zres = static_cast<int32_t>(o.res / (p.m * p.n));
+            if (boxed_res && tid == 0) {
+              BulkWaitRead<0>();
+#pragma unroll
+              for (int h = 2; h < 4; ++h) {
+                MbarExpectTx(resbar(w) + 8 * (h % 2), kWgmmaOutBox);
+                TmaLoad3d(epi + w * kWgmmaEpiGroup + (h % 2) * kWgmmaOutBox, &tma_res,
+                          static_cast<int32_t>(tc.n0 + 64 * (h % 2)), static_cast<int32_t>(tc.m0 + 64), zres,
+                          resbar(w) + 8 * (h % 2));
+              }
+            }
+            NamedBarrier(6, 256);  // the owner's accumulators are in the ring
+            const uint32_t slot = sa + tid * 16;
+#pragma unroll
+            for (int q = 0; q < 16; ++q) {
+              const float4 v = *reinterpret_cast<const float4*>(smem_raw + (slot - smem_base) + q * 2048);
+              acc[kAcc - 1][4 * q] = v.x, acc[kAcc - 1][4 * q + 1] = v.y, acc[kAcc - 1][4 * q + 2] = v.z,
+                            acc[kAcc - 1][4 * q + 3] = v.w;
+            }
+            StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(
+                acc, epi + w * kWgmmaEpiGroup, &tma_out, boxed_res ? &tma_res : nullptr, resbar(w), res_phase,
+                nullptr, p.activation, p.n, tc.n0, tc.m0, static_cast<int32_t>(tc.z), zres, w, tid, 2, 4);
+          }
+        }
         continue;
       }
+      JK_WGMMA_STAMP(trace_n, 0);
       if (mine++ > 0) NamedBarrier(3 + w, 256);  // the other warpgroup has waited for its k-tiles
+    }
+    JK_WGMMA_STAMP(trace_n, 1);
+    if constexpr (kFusedTma) {
+      // The tile's first two residual boxes, into the output boxes once their last stores have read them; they
+      // land during the mainloop (ping-pong: while this warpgroup still waits for the other's k-tiles).
+      if (boxed_res && tid == 0) {
+        BulkWaitRead<0>();
+        const WgmmaTileCoord rc = tile_of(t, mtiles, ntiles);
+        const int32_t zres = static_cast<int32_t>(OffsetsOf(p, rc.z).res / (p.m * p.n));
+        const int64_t row0 = rc.m0 + (kPingPong ? 0 : 64 * w);
+#pragma unroll
+        for (int h = 0; h < (kBoxes < 2 ? kBoxes : 2); ++h) {
+          const uint32_t box = epi + w * kWgmmaEpiGroup + h * kWgmmaOutBox;
+          MbarExpectTx(resbar(w) + 8 * h, kWgmmaOutBox);
+          TmaLoad3d(box, &tma_res, static_cast<int32_t>(rc.n0 + 64 * h),
+                    static_cast<int32_t>(row0), zres, resbar(w) + 8 * h);
+        }
+        // The later boxes into L2, so their loads into the freed boxes do not wait for DRAM.
+#pragma unroll
+        for (int h = 2; h < kBoxes; ++h)
+          TmaPrefetch3d(&tma_res, static_cast<int32_t>(rc.n0 + (kPingPong ? 64 * (h % 2) : 64 * h)),
+                        static_cast<int32_t>(row0 + (kPingPong ? 64 * (h / 2) : 0)), zres);
+      }
     }
     if constexpr (!kTmaStore || kFusedTma) {
       if (epi_flags & kWgmmaPrefetchResidualL2) {
@@ -633,13 +813,40 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
           PrefetchResidualL2<T>(p, pc.z, pc.m0 + (kPingPong ? 64 * i : 64 * w), pc.n0, BN, tid);
       }
     }
+    // Ping-pong with the boxed epilogue: the accumulators start from the bias (register 4q + {0..3} holds columns
+    // 8q + 2t + {0, 1} of rows g and g + 8 of both 64-row halves), so the epilogue has no global loads left: its
+    // length is exposed once per CTA, after the last tile, and every instruction it issues slows the other
+    // warpgroup's mainloop (bench/lab/s17_h200.md). The loads land while this warpgroup waits for its k-tiles.
+    if constexpr (kPingPong && kFusedTma) {
+      // Straight-line definitions (predicated loads, no branch around them): with a branch, ptxas serialised the
+      // wgmmas (C7515, accumulators defined by non-wgmma instructions inside the pipeline stage).
+      const bool fold = boxed && p.bias != nullptr;
+      const WgmmaTileCoord bc = tile_of(t, mtiles, ntiles);
+      const T* bias = static_cast<const T*>(p.bias) + (fold ? OffsetsOf(p, bc.z).bias : 0);
+      const int64_t c0 = bc.n0 + 2 * (tid % 4);
 #pragma unroll
-    for (int j = 0; j < kAcc; ++j)
+      for (int q = 0; q < 16; ++q) {
+        const int64_t c = c0 + 8 * q;
+        float lo = 0.f, hi = 0.f;
+        Epilogue<T>::AddPair(lo, hi, fold && c < p.n ? __ldg(reinterpret_cast<const unsigned int*>(bias + c)) : 0u);
 #pragma unroll
-      for (int r = 0; r < 64; ++r) {
-        acc[j][r] = 0.f;
-        FenceOperand(acc[j][r]);
+        for (int j = 0; j < kAcc; ++j) {
+          acc[j][4 * q] = lo, acc[j][4 * q + 1] = hi, acc[j][4 * q + 2] = lo, acc[j][4 * q + 3] = hi;
+        }
       }
+#pragma unroll
+      for (int j = 0; j < kAcc; ++j)
+#pragma unroll
+        for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kAcc; ++j)
+#pragma unroll
+        for (int r = 0; r < 64; ++r) {
+          acc[j][r] = 0.f;
+          FenceOperand(acc[j][r]);
+        }
+    }
     int prev = 0;
     for (int kt = kr.begin; kt < kr.end; ++kt) {
       MbarWait(full(stage), phase);
@@ -670,15 +877,28 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       prev = stage;
       if (++stage == STAGES) stage = 0, phase ^= 1;
     }
+    JK_WGMMA_STAMP(trace_n, 2);
     if constexpr (kPingPong) {
       if (t + gridDim.x < tiles) NamedArrive(3 + (1 - w), 256);  // the next tile is the other warpgroup's
     }
     WgmmaWait<0>();
+    JK_WGMMA_STAMP(trace_n, 3);
 #pragma unroll
     for (int j = 0; j < kAcc; ++j)
 #pragma unroll
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
     if (kr.end > kr.begin) release(prev);
+    // Ping-pong's last tile with the boxed epilogue: the lower 64 rows go to the other warpgroup (see above).
+    const bool hand_over = kPingPong && kFusedTma && boxed && t + gridDim.x >= tiles;
+    if (hand_over) {
+      const uint32_t slot = sa + tid * 16;
+#pragma unroll
+      for (int q = 0; q < 16; ++q)
+        *reinterpret_cast<float4*>(smem_raw + (slot - smem_base) + q * 2048) =
+            make_float4(acc[kAcc - 1][4 * q], acc[kAcc - 1][4 * q + 1], acc[kAcc - 1][4 * q + 2],
+                        acc[kAcc - 1][4 * q + 3]);
+      NamedArrive(6, 256);
+    }
     if constexpr (!kPingPong) {
       // Split-K: rank 1 sends its partial sums into rank 0's ring (free once rank 0's consumers are past
       // their mainloop: each cluster has one tile, so no later k-tile lands there), rank 0 adds them and
@@ -713,13 +933,40 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
     const WgmmaTileCoord tc = tile_of(t, mtiles, ntiles);
     if constexpr (kFusedTma) {
-      StoreTileTmaFused<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)),
-                                            tc.n0, tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z), w,
-                                            tid, (epi_flags & kWgmmaActLibm) != 0);
+      if (boxed) {
+        const BatchOffsets o = OffsetsOf(p, tc.z);
+        StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(
+            acc, epi + w * kWgmmaEpiGroup, &tma_out, boxed_res ? &tma_res : nullptr, resbar(w), res_phase,
+            p.bias && !kPingPong ? static_cast<const T*>(p.bias) + o.bias : nullptr, p.activation, p.n, tc.n0,
+            tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z),
+            static_cast<int32_t>(o.res / (p.m * p.n)), w, tid, 0, hand_over ? 2 : kBoxes);
+      } else {
+        StoreTileTmaFused<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out,
+                                                      Epilogue<T>(p, tc.z, OffsetsOf(p, tc.z)), tc.n0,
+                                                      tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z), w,
+                                                      tid, (epi_flags & kWgmmaActLibm) != 0);
+      }
     } else if constexpr (kTmaStore) {
       StoreTileTma<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, static_cast<int32_t>(tc.n0),
                                        static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
                                        static_cast<int32_t>(tc.z), w, tid);
+#ifdef JK_WGMMA_TRACE
+      if (jk_lab_mode == 1) {
+        const long long t0 = clock64();
+        while (clock64() - t0 < jk_lab_n) __nanosleep(256);
+      } else if (jk_lab_mode == 2) {
+        float c[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) c[i] = acc[0][i];
+        for (int it = 0; it < jk_lab_n / 8; ++it)
+#pragma unroll
+          for (int i = 0; i < 8; ++i) c[i] = fmaf(c[i], 1.0001f, 0.25f);
+        float sum = 0.f;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) sum += c[i];
+        if (sum == 1234.5f) jk_lab_sink = sum;
+      }
+#endif
     } else {
       const BatchOffsets o = OffsetsOf(p, tc.z);
       StoreTileFused<T, kAcc, kPingPong>(acc, Epilogue<T>(p, tc.z, o),
@@ -727,6 +974,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
                                          tc.m0 + (kPingPong ? 0 : 64 * w), tc.n0, tid,
                                          (epi_flags & kWgmmaPrefetchInputs) != 0, (epi_flags & kWgmmaActLibm) != 0);
     }
+    JK_WGMMA_STAMP(trace_n, 4);
+#ifdef JK_WGMMA_TRACE
+    ++trace_n;
+#endif
   }
   // The shared memory must outlive the last stores' reads of it.
   if constexpr (kTmaStore) {

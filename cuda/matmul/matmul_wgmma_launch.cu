@@ -86,6 +86,27 @@ int FusedEpilogueFlags() {
   return flags;
 }
 
+// The fused TMA epilogue's lean form (kWgmmaEpiBoxed, StoreTileTmaFusedBoxed) where it applies: bias pairs
+// 4-byte aligned in every batch matrix, and a residual (if any) laid out as the output's matrices (row stride N,
+// unit column stride, whole-matrix batch strides, 16-byte aligned), which TMA then loads into the output boxes.
+// JK_MATMUL_WGMMA_BOXED=0 turns it off (for the lab and tests). H200 (bench/lab/s17_h200.md): UNMEASURED yet.
+bool BoxedEpiloguePays(const MatmulProblem& p) {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_BOXED");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (FusedEpilogueFlags() & kWgmmaActLibm) return false;
+  if (p.bias != nullptr) {
+    if (reinterpret_cast<uintptr_t>(p.bias) % 4 != 0) return false;
+    for (int d = 0; d < p.batch_rank; ++d)
+      if (p.bias_stride[d] % 2 != 0) return false;
+  }
+  if (p.residual != nullptr) {
+    if (p.res_col_stride != 1 || p.res_row_stride != p.n) return false;
+    if (reinterpret_cast<uintptr_t>(p.residual) % 16 != 0) return false;
+    if (MatrixCount(p, p.res_stride, p.m * p.n) == 0) return false;
+  }
+  return true;
+}
+
 // Split-K over a cluster of 2 CTAs (matmul_wgmma.cuh) where 128x128 tiles leave most SMs idle and K is
 // long. H200 (bench/lab/matmul_s3_h200.md): 768^3 (36 tiles) 8.7 us against 13.3 on the mma.sync tier
 // and XLA's 10.0. Not from 64 tiles on: 1000^3 (64 tiles, 1 CTA per SM) 12.9 us against 10.9 unsplit
@@ -162,6 +183,11 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   const bool tma_store = (UseTmaStore(p) || fused_tma) &&
                          EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
   if (!tma_store) map_out = map_a;  // never read
+  // The boxed epilogue's residual map (64x64 boxes over the residual's matrices, like the output's).
+  CUtensorMap map_res = map_a;  // never read unless the residual goes through it
+  bool boxed = fused_tma && tma_store && BoxedEpiloguePays(p);
+  if (boxed && p.residual != nullptr)
+    boxed = EncodeMatrices(&map_res, p.dtype, p.residual, p.m, p.n, MatrixCount(p, p.res_stride, p.m * p.n), 64, 64);
   if (BN == 64 && !tma_store) return cudaErrorNotSupported;  // 128 x 64 tiles have TMA-store epilogues only
   const bool pingpong = BN == 128 && UsePingPong(p);
   auto kernel = WgmmaTmaKernel<T, BN, STAGES, true, false>;
@@ -206,7 +232,8 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
     cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
   }
   cfg.numAttrs = split > 1 ? 1 : 0;
-  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, p, FusedEpilogueFlags(), split);
+  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, map_res, p,
+                         FusedEpilogueFlags() | (boxed ? kWgmmaEpiBoxed : 0), split);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
