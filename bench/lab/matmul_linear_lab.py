@@ -23,7 +23,7 @@ over 96 rows against float64 NumPy. Then the activation tails: x @ I (exact) + 0
 per-element relative error against float64, and how many outputs differ from the correctly rounded bf16
 of the float64 value.
 
-Usage: python bench/lab/matmul_linear_lab.py [filter]        (on the GPU machine)
+Usage: python bench/lab/matmul_linear_lab.py [filter[,filter...]]   (on the GPU machine; "tail": the tails)
        python bench/lab/matmul_linear_lab.py --cpu-gelu      (float32 emulation of GeluErfc vs float64)
 """
 from __future__ import annotations
@@ -47,10 +47,12 @@ VARIANTS = {
     "pp_tma_libm": {"JK_MATMUL_WGMMA_SCHED": "pingpong", "JK_MATMUL_WGMMA_EPI": "tma", "JK_MATMUL_WGMMA_ACT": "libm"},
     "pp_tma_pf3": {"JK_MATMUL_WGMMA_SCHED": "pingpong", "JK_MATMUL_WGMMA_EPI": "tma", "JK_MATMUL_WGMMA_PREFETCH": "3"},
     "pp_row8": {"JK_MATMUL_WGMMA_SCHED": "pingpong", "JK_MATMUL_WGMMA_EPI": "row8"},
+    # session 17: the general TMA-store epilogue (the boxed form, now the default where it applies, off)
+    "pp_tma0": {"JK_MATMUL_WGMMA_SCHED": "pingpong", "JK_MATMUL_WGMMA_EPI": "tma", "JK_MATMUL_WGMMA_BOXED": "0"},
 }
 
 # name, dtype name, (M, N, K), activation ("mm": plain matmul), bias, residual, variants besides ours/xla
-FULL = ("coop_libm", "coop", "pp_row8", "pp_libm", "coop_tma", "pp_tma", "pp_tma_libm")
+FULL = ("coop_libm", "coop", "pp_row8", "pp_libm", "coop_tma", "pp_tma", "pp_tma_libm", "pp_tma0")
 SHORT = ("coop_libm", "coop", "pp_row8", "coop_tma", "pp_tma")
 CASES = [  # most telling first: a run cut short still reports them
     ("linear bf16 4096^3 +bias gelu", "bfloat16", (4096, 4096, 4096), "gelu", True, False, FULL),
@@ -134,7 +136,9 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from matmul_wgmma_lab import median_ms, sample_rows
 
-    flt = sys.argv[1] if len(sys.argv) > 1 else ""
+    # Comma-separated substrings of case names ("tail": the activation tails); empty: everything.
+    flts = (sys.argv[1] if len(sys.argv) > 1 else "").split(",")
+    flt = flts[0] if len(flts) == 1 else "+".join(flts)
     print(f"device: {jax.devices()[0].device_kind}", flush=True)
     f64 = lambda x: np.asarray(jnp.asarray(x, jnp.float32), np.float64)  # noqa: E731
 
@@ -149,7 +153,7 @@ def main():
     table = []
     key = jax.random.key(0)
     for name, dt, (m, n, k), act, has_bias, has_res, extra in CASES:
-        if flt not in name:
+        if not any(f in name for f in flts):
             continue
         dtype = jnp.dtype(dt)
         ka, kb, kc, kr, key = jax.random.split(key, 5)
@@ -188,7 +192,7 @@ def main():
 
     # Activation tails on the wgmma tier: x @ I is exact in float32, so the output is act(x) rounded to bf16.
     tails = []
-    if not flt or "tail" in flt:
+    if not flt or "tail" in flts:
         xs = np.concatenate([np.linspace(-13.0, 13.0, 256 * 512 - 4096), np.linspace(-1.0, 1.0, 4096)])
         x = jnp.asarray(xs.reshape(512, 256), jnp.bfloat16)
         eye = jnp.eye(256, dtype=jnp.bfloat16)

@@ -34,7 +34,8 @@ __device__ __forceinline__ float Ex2ApproxFtz(float x) {
 // 4e-7 for |v| < 1, 9e-7 for |v| < 3, 3e-6 down to v = -8 and 8e-6 down to the float32 underflow
 // (the float32 rounding of the exponent), far below the bf16/f16 output rounding (2e-3 / 5e-4); on the
 // H200 every bf16 output over [-13, 13] was the correctly rounded float64 value (the __expf/__fdividef
-// form before this one, bench/lab/matmul_linear_h200.md; this form is UNMEASURED on a GPU). The erff form
+// form before this one, bench/lab/matmul_linear_h200.md; this form with ex2.ftz, session 17,
+// bench/lab/s17_linear_lab_h200.txt). The erff form
 // 0.5 v (1 + erff(v / sqrt 2)) cancels for v << 0 (10% off at v = -5, 0 from v = -5.9 on) and takes ~32
 // SASS instructions per element to these ~20 (2 on the MUFU pipe; the __expf form took ~32 with its
 // denormal guards).

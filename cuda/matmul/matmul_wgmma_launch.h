@@ -16,7 +16,9 @@ namespace jk::mm {
 // epilogue's path: TMA stores from the fragment layout, or StoreRow8), JK_MATMUL_WGMMA_SCHED=pingpong|coop
 // forces the ping-pong or the cooperative schedule, JK_MATMUL_WGMMA_SPLITK=1|2 turns split-K off / on for
 // every shape, JK_MATMUL_WGMMA_PREFETCH=0..3 picks the fused epilogue's prefetches,
-// JK_MATMUL_WGMMA_ACT=libm computes gelu/tanh-gelu/silu in their libm forms (erff, tanhf, expf).
+// JK_MATMUL_WGMMA_ACT=libm computes gelu/tanh-gelu/silu in their libm forms (erff, tanhf, expf),
+// JK_MATMUL_WGMMA_BOXED=0 keeps fused epilogues on the general TMA-store form (no TMA-loaded residual, no bias
+// folded into the accumulators, no shared last tile).
 bool WgmmaTmaEligible(const MatmulProblem& p);
 
 // Builds the two tensor maps and launches the persistent kernel (or, with split-K, clusters of 2 CTAs per
