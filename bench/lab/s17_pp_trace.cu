@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
       {"pp + 2048 ffma", "pingpong", "1", false, false, Activation::kNone, false, 2, 2048},
       {"pp + 4096 ffma", "pingpong", "1", false, false, Activation::kNone, false, 2, 4096},
       {"coop + 2048 ffma", "coop", "1", false, false, Activation::kNone, false, 2, 2048},
+      {"res pp boxed", "pingpong", "1", false, true, Activation::kNone, false},
+      {"res pp boxed, no add", "pingpong", "1", false, true, Activation::kNone, false, 3, 0},
+      {"bias gelu pp boxed", "pingpong", "1", true, false, Activation::kGelu, false},
+      {"b gelu res pp boxed", "pingpong", "1", true, true, Activation::kGelu, false},
+      {"b gelu res pp, no add", "pingpong", "1", true, true, Activation::kGelu, false, 3, 0},
   };
   const bool probe = getenv("PROBES") != nullptr;
   std::vector<uint16_t> prev(M * N), cur(M * N);

@@ -77,7 +77,8 @@ constexpr int kWgmmaEpiBoxed = 8;
 constexpr int kTraceCtas = 160, kTraceTiles = 24, kTracePoints = 5;
 __device__ long long jk_wgmma_trace[kTraceCtas][2][kTraceTiles][kTracePoints];
 // Lab probes after the plain TMA-store epilogue: mode 1 sleeps jk_lab_n cycles (__nanosleep), mode 2 issues
-// jk_lab_n FFMAs in 8 independent chains (no memory traffic).
+// jk_lab_n FFMAs in 8 independent chains (no memory traffic); mode 3: the boxed epilogue loads the residual
+// boxes but does not read or add them.
 __device__ int jk_lab_mode = 0, jk_lab_n = 0;
 __device__ float jk_lab_sink;
 #define JK_WGMMA_STAMP(n, point)                                                                 \
@@ -533,7 +534,11 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
         for (int half = 0; half < 2; ++half) {
           const uint32_t row = 16 * warp + g + 8 * half, qq = 4 * hq + j;
           const uint32_t slot = box + row * 128 + ((qq ^ g) * 16) + 4 * t;
+#ifdef JK_WGMMA_TRACE
+          if (has_res && jk_lab_mode != 3) {  // lab mode 3: the residual is loaded but not added
+#else
           if (has_res) {
+#endif
             uint32_t r;
             asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r) : "r"(slot) : "memory");
             Epilogue<T>::AddPair(v[4 * j + 2 * half], v[4 * j + 2 * half + 1], r);
