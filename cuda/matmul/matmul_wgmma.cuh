@@ -415,6 +415,27 @@ __device__ __forceinline__ void SelectHalfBox(int k, float (&v)[16], const float
   }
 }
 
+// Output box h of a consumer warpgroup's tile (64x64 boxes from its first row and column): stacked two by two
+// along M (kAlongM: the ping-pong schedule's 128 x 128) or side by side along N (the cooperative 64 x BN).
+template <bool kAlongM>
+__device__ __forceinline__ int64_t BoxRow(int64_t row0, int h) {
+  return row0 + (kAlongM ? 64 * (h / 2) : 0);
+}
+template <bool kAlongM>
+__device__ __forceinline__ int64_t BoxCol(int64_t col0, int h) {
+  return col0 + (kAlongM ? 64 * (h % 2) : 64 * h);
+}
+// The boxed epilogue's residual: box h (of the tile at row0, col0 of matrix zres) into output box buffer h % 2
+// of `boxes`, completing on the mbarrier resbar + 8 (h % 2).
+template <bool kAlongM>
+__device__ __forceinline__ void LoadResidualBox(const CUtensorMap* res_map, uint32_t boxes, uint32_t resbar, int h,
+                                                int64_t col0, int64_t row0, int32_t zres) {
+  const uint32_t bar = resbar + 8 * (h % 2);
+  MbarExpectTx(bar, kWgmmaOutBox);
+  TmaLoad3d(boxes + (h % 2) * kWgmmaOutBox, res_map, static_cast<int32_t>(BoxCol<kAlongM>(col0, h)),
+            static_cast<int32_t>(BoxRow<kAlongM>(row0, h)), zres, bar);
+}
+
 // The fused epilogue through TMA stores (JK_MATMUL_WGMMA_EPI=tma): StoreTileTma's boxes, with bias,
 // activation and residual applied in the fragment layout on the way (no float32 staging, no global stores
 // from the threads), half a box (16 values a thread) at a time to leave the accumulators their registers.
@@ -429,8 +450,8 @@ __device__ __forceinline__ void StoreTileTmaFused(const float (&acc)[kAcc][64], 
   uint32_t x;
   asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
   const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
-  const auto box_row = [&](int h) { return row0 + (kAlongM ? 64 * (h / 2) : 0); };
-  const auto box_col = [&](int h) { return col0 + (kAlongM ? 64 * (h % 2) : 64 * h); };
+  const auto box_row = [&](int h) { return BoxRow<kAlongM>(row0, h); };
+  const auto box_col = [&](int h) { return BoxCol<kAlongM>(col0, h); };
 #pragma unroll 1
   for (int h = 0; h < kBoxes; ++h) {
     const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
@@ -498,8 +519,8 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
   asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
   const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
   const bool has_res = res_map != nullptr;
-  const auto box_row = [&](int h) { return row0 + (kAlongM ? 64 * (h / 2) : 0); };
-  const auto box_col = [&](int h) { return col0 + (kAlongM ? 64 * (h % 2) : 64 * h); };
+  const auto box_row = [&](int h) { return BoxRow<kAlongM>(row0, h); };
+  const auto box_col = [&](int h) { return BoxCol<kAlongM>(col0, h); };
 #pragma unroll 1
   for (int h = h_begin; h < h_end; ++h) {
     const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
@@ -553,9 +574,7 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
       BulkCommit();
       if (has_res && h + 2 < h_end) {  // refill the box with box h + 2's residual once the store has read it
         BulkWaitRead<0>();
-        MbarExpectTx(resbar + 8 * (h % 2), kWgmmaOutBox);
-        TmaLoad3d(box, res_map, static_cast<int32_t>(box_col(h + 2)), static_cast<int32_t>(box_row(h + 2)), zres,
-                  resbar + 8 * (h % 2));
+        LoadResidualBox<kAlongM>(res_map, boxes, resbar, h + 2, col0, row0, zres);
       }
     }
   }
@@ -762,12 +781,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
             if (boxed_res && tid == 0) {
               BulkWaitRead<0>();
 #pragma unroll
-              for (int h = 2; h < 4; ++h) {
-                MbarExpectTx(resbar(w) + 8 * (h % 2), kWgmmaOutBox);
-                TmaLoad3d(epi + w * kWgmmaEpiGroup + (h % 2) * kWgmmaOutBox, &tma_res,
-                          static_cast<int32_t>(tc.n0 + 64 * (h % 2)), static_cast<int32_t>(tc.m0 + 64), zres,
-                          resbar(w) + 8 * (h % 2));
-              }
+              for (int h = 2; h < 4; ++h)
+                LoadResidualBox<true>(&tma_res, epi + w * kWgmmaEpiGroup, resbar(w), h, tc.n0, tc.m0, zres);
             }
             NamedBarrier(6, 256);  // the owner's accumulators are in the ring
             const uint32_t slot = sa + tid * 16;
@@ -797,17 +812,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         const int32_t zres = static_cast<int32_t>(OffsetsOf(p, rc.z).res / (p.m * p.n));
         const int64_t row0 = rc.m0 + (kPingPong ? 0 : 64 * w);
 #pragma unroll
-        for (int h = 0; h < (kBoxes < 2 ? kBoxes : 2); ++h) {
-          const uint32_t box = epi + w * kWgmmaEpiGroup + h * kWgmmaOutBox;
-          MbarExpectTx(resbar(w) + 8 * h, kWgmmaOutBox);
-          TmaLoad3d(box, &tma_res, static_cast<int32_t>(rc.n0 + 64 * h),
-                    static_cast<int32_t>(row0), zres, resbar(w) + 8 * h);
-        }
+        for (int h = 0; h < (kBoxes < 2 ? kBoxes : 2); ++h)
+          LoadResidualBox<kPingPong>(&tma_res, epi + w * kWgmmaEpiGroup, resbar(w), h, rc.n0, row0, zres);
         // The later boxes into L2, so their loads into the freed boxes do not wait for DRAM.
 #pragma unroll
         for (int h = 2; h < kBoxes; ++h)
-          TmaPrefetch3d(&tma_res, static_cast<int32_t>(rc.n0 + (kPingPong ? 64 * (h % 2) : 64 * h)),
-                        static_cast<int32_t>(row0 + (kPingPong ? 64 * (h / 2) : 0)), zres);
+          TmaPrefetch3d(&tma_res, static_cast<int32_t>(BoxCol<kPingPong>(rc.n0, h)),
+                        static_cast<int32_t>(BoxRow<kPingPong>(row0, h)), zres);
       }
     }
     if constexpr (!kTmaStore || kFusedTma) {

@@ -92,10 +92,11 @@ int FusedEpilogueFlags() {
 // JK_MATMUL_WGMMA_BOXED=0 turns it off (for the lab and tests). H200, bf16 4096^3, ping-pong (CUPTI,
 // bench/lab/s17_linear_lab_h200.txt): + bias + gelu 197.0 us against 200.7 in the general form, + residual 203.8
 // against 212.0 (jnp 221.2 / 223.8); with the bias fold and the shared last tile (bench/lab/s17_h200.md).
-bool BoxedEpiloguePays(const MatmulProblem& p) {
+// `flags`: the launch's FusedEpilogueFlags().
+bool BoxedEpiloguePays(const MatmulProblem& p, int flags) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_BOXED");
   if (env != nullptr && std::strcmp(env, "0") == 0) return false;
-  if (FusedEpilogueFlags() & kWgmmaActLibm) return false;
+  if (flags & kWgmmaActLibm) return false;
   if (p.bias != nullptr) {
     if (reinterpret_cast<uintptr_t>(p.bias) % 4 != 0) return false;
     for (int d = 0; d < p.batch_rank; ++d)
@@ -187,7 +188,8 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   if (!tma_store) map_out = map_a;  // never read
   // The boxed epilogue's residual map (64x64 boxes over the residual's matrices, like the output's).
   CUtensorMap map_res = map_a;  // never read unless the residual goes through it
-  bool boxed = fused_tma && tma_store && BoxedEpiloguePays(p);
+  const int epi_flags = FusedEpilogueFlags();
+  bool boxed = fused_tma && tma_store && BoxedEpiloguePays(p, epi_flags);
   if (boxed && p.residual != nullptr)
     boxed = EncodeMatrices(&map_res, p.dtype, p.residual, p.m, p.n, MatrixCount(p, p.res_stride, p.m * p.n), 64, 64);
   if (BN == 64 && !tma_store) return cudaErrorNotSupported;  // 128 x 64 tiles have TMA-store epilogues only
@@ -234,8 +236,8 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
     cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
   }
   cfg.numAttrs = split > 1 ? 1 : 0;
-  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, map_res, p,
-                         FusedEpilogueFlags() | (boxed ? kWgmmaEpiBoxed : 0), split);
+  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, map_res, p, epi_flags | (boxed ? kWgmmaEpiBoxed : 0),
+                         split);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
