@@ -78,7 +78,8 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   for (int i = 0; i < 4; ++i) r |= unsigned((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
   return r;
 }
-inline float __shfl_xor_sync(unsigned, float v, int, int) { return v; }  // unused by the transpose
+inline float __shfl_xor_sync(unsigned, float v, int, int = 32) { return v; }  // unused by the transpose
+inline float __shfl_sync(unsigned, float v, int, int = 32) { return v; }      // unused by the transpose
 
 cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = jk_emu::sms; return cudaSuccess; }
