@@ -56,7 +56,8 @@ def _params(rng, n, dtype, with_scale, with_bias):
 
 
 # Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), the bf16/f16
-# packed short-row tier (32, 64, 128, 256; JK_NORM_TIER='packed C' forces it where it is not the default), lane groups
+# packed short-row tier (32 ... 512, LayerNorm 1024; float32 16, 32, 128, LayerNorm 64 ... 1024; JK_NORM_TIER='packed C'
+# forces it where it is not the default), lane groups
 # (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
 # 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
 # RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
@@ -381,11 +382,11 @@ def test_many_rows_and_parameter_groups(rng, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [32, 128, 256])
+@pytest.mark.parametrize("n", [32, 128, 256, 512, 1024])
 def test_many_rows_one_parameter_row(rng, dtype, n):
-    """Short rows with one scale/bias row (the packed short-row tier's case: 64-512 bytes a row): on the GPU
+    """Rows with one scale/bias row (the packed short-row tier's case: 64 bytes - 4 KB a row): on the GPU
     enough rows that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane
-    setting."""
+    setting (1024 columns, one warp per row: 80000 rows against 16896 warps)."""
     rows = (600000 if n == 32 else 80000) if ON_GPU else 300
     x = jnp.asarray((rng.standard_normal((rows, n)) * 2.0 + 0.5).astype(np.float32), dtype=dtype)
     (s, sf), (b, bf) = _params(rng, n, dtype, True, True)

@@ -1,13 +1,14 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsPacked       bf16/f16 n in {32, 64, 128, 256}, float32 n in {16, 32, 128} (and LayerNorm 64), one scale/bias
-//                          row: W lanes x C packs per row, both compile-time (C = 2; 16-bit LayerNorm at
-//                          64/128: C = 4), 32-bit offsets, parameters held packed (norm_short_packed.cuh)
+//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, ..., 512} (and
+//                          LayerNorm 1024), float32 n in {16, 32, 128} (and LayerNorm 64 ... 1024): W lanes x C
+//                          packs per row, both compile-time (PackedDefaultPacksPerLane), 32-bit offsets,
+//                          the row converted once, parameters held packed (norm_short_packed.cuh)
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
 //                          rows per group per step plus the next step's rows in flight, scale/bias held in
 //                          registers, the shift broadcast by a shuffle (norm_short.cuh)
-//   kGroupPerRowRegisters  float32 n <= 2048, bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
+//   kGroupPerRowRegisters  the other float32 n <= 2048 and bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
 //                          cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
 //                          the row in registers, warp-shuffle reductions
 //   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
@@ -94,8 +95,8 @@ int64_t NextPow2(int64_t v) {
 // kLoadedParams = true>); "short R F M [L]" sends every row of 3-128 packs to the persistent short-row
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
 // occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C" sends the
-// bf16/f16 rows of 32-256 columns that LaunchShortRowsPacked takes to that tier (norm_short_packed.cuh)
-// with C packs per lane; "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
+// rows that LaunchShortRowsPacked takes (64 B - 4 KB) to that tier (norm_short_packed.cuh) with C packs
+// per lane (2, 4, 8); "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
 // row tier (norm_packed_block.cuh) with E = 16, 32 or 64 elements per thread, a CTA per row, where the
 // row fits 512 threads; "pwarp E B" the same with a warp per row (E = 16 or 32, rows of at most 32 * E,
 // CTAs of B threads, 0 = 256); "legacy" the dispatch before the packed tier.
@@ -133,7 +134,7 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
              (b == 0 || c <= 2) && cl >= 0) {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
-  } else if (std::string_view(name) == "packed" && (c == 1 || c == 2 || c == 4)) {
+  } else if (std::string_view(name) == "packed" && (c == 2 || c == 4 || c == 8)) {
     f = {Forced::kPacked, c, 0, 1};
   } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
     f = {Forced::kPackedBlock, c, 0, 1};
@@ -317,14 +318,46 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
   return LastLaunchError();
 }
 
-// The packed short-row tier's packs per lane for bf16/f16 rows of n columns in the default dispatch (0:
-// not taken). Measured on an H200 (bench/lab/norm_packed_h200.md, 49152 rows, CUPTI, one process with jnp):
-// RMSNorm fastest with 2 packs per lane at 32-256 columns; LayerNorm with 4 at 64 and 128 (5.84-5.92 us
-// against 6.34-6.35 with 2), with 2 at 32 and 256. Every setting of the best beat the group kernel.
-template <Kind K>
+// The packed short-row tier's packs per lane C in the default dispatch (0: not taken); the lanes per row
+// follow, W = row bytes / 16 / C. Measured on an H200, 49152 rows:
+//   bf16/f16, 32-256 columns (bench/lab/norm_packed_h200.md, CUPTI, one process with jnp): RMSNorm fastest
+//     with C = 2; LayerNorm with 4 at 64 and 128 (5.84-5.92 us against 6.34-6.35 with 2), with 2 at 32 and
+//     256. Every setting of the best beat the group kernel.
+//   float32, 16-128 columns (bench/lab/s15_h200.md calls 1 and 3, against the persistent short-row tier, us
+//     (jnp)): LayerNorm 16: 2.34 -> 2.05 (1.98), 32: 3.31 -> 3.04 (2.88), 64: 5.76 -> 5.57 (5.47), 128: 13.97
+//     -> 13.46 (13.86); RMSNorm 16: 2.21 -> 2.00 (2.02), 32: 3.07 -> 2.85 (3.04), 64: 5.55 -> 5.70 (5.06), so
+//     RMSNorm at 64 keeps the persistent tier; 128: 13.76 -> 13.42 (14.08). C = 1 lost at 32 columns (3.55-3.66),
+//     4 at every length (a quarter of the threads: 4.30-4.35 at 32).
+//   Longer rows (session 18, bench/lab/s18_norm_lab_h200.txt: cudaEvent time after an L2 flush, median of
+//     15, every variant twice in one process), us:
+//     LayerNorm 16-bit 512: group kernel 29.8-30.9 -> C = 4 (W = 16, two rows per warp) 25.8 (C = 2: 26.1);
+//       the group kernel was issue-bound (bench/lab/s14_h200.md call 5: 1.8x RMSNorm's instructions).
+//     LayerNorm 16-bit 1024: packed row tier 52.6-54.1 -> C = 4 (W = 32) 49.7-50.3 (C = 8: 61-62).
+//     RMSNorm 16-bit 512: 25.6-25.9 -> C = 4 25.0 (C = 8: 24.9); at 1024 a tie (48.4 against 49.0-49.5): kept.
+//     LayerNorm float32 256: 28.3 -> C = 4 25.0; 512: 50.2-50.7 -> C = 8 48.6-49.0 (C = 4: 49.6); 1024:
+//       101.1 -> C = 8 97.0 (117-127 registers: two CTAs of 256 per SM, still ahead).
+//     RMSNorm float32 256-1024: ties (within 1%): kept. 16-bit 2048 (C = 8): lost (LayerNorm 101 -> 115,
+//       its 222 registers; RMSNorm 95.5 -> 97).
+template <typename T, Kind K>
 int PackedDefaultPacksPerLane(int64_t n) {
-  if (n != 32 && n != 64 && n != 128 && n != 256) return 0;
-  return K == Kind::kLayerNorm && (n == 64 || n == 128) ? 4 : 2;
+  constexpr bool kLayer = K == Kind::kLayerNorm;
+  if constexpr (sizeof(T) == 2) {
+    switch (n) {
+      case 32: case 256: return 2;
+      case 64: case 128: return kLayer ? 4 : 2;
+      case 512: return 4;
+      case 1024: return kLayer ? 4 : 0;
+      default: return 0;
+    }
+  } else {
+    switch (n) {
+      case 16: case 32: case 128: return 2;
+      case 64: return kLayer ? 2 : 0;
+      case 256: return kLayer ? 4 : 0;
+      case 512: case 1024: return kLayer ? 8 : 0;
+      default: return 0;
+    }
+  }
 }
 
 // The packed 16-bit row tier's configuration for bf16/f16 rows of n columns in the default dispatch (elems 0:
@@ -375,6 +408,19 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
     const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {forced.c});
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
   }
+  // Rows of 64 B - 4 KB with one scale/bias row: the packed short-row tier (norm_short_packed.cuh: row length
+  // and packs per lane compile-time, 32-bit offsets, no per-element predicates, the row converted once;
+  // bf16 LayerNorm at 128 columns: 275 SASS instructions per kernel for 16 elements per lane, the group
+  // kernel 1300 for 2 rows of 8), where PackedDefaultPacksPerLane says. H200, 49152 rows, 16-bit: LayerNorm
+  // 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 -> 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp
+  // 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128 cols 6.67 -> 5.44 (jnp 5.50).
+  if (dflt) {
+    const int c = PackedDefaultPacksPerLane<T, K>(p.n);
+    if (c > 0) {
+      const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
+      if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
+    }
+  }
   if (forced.tier == Forced::kPackedBlock || forced.tier == Forced::kPackedWarp) {
     const cudaError_t e =
         norm::LaunchBlockPerRowPacked<T, K>(p, stream, {forced.c, forced.tier == Forced::kPackedWarp, forced.b});
@@ -395,32 +441,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   // us at 32 columns (jnp 2.94) and 17.78 -> 13.86 us at 128 (jnp 13.65); RMSNorm 3.26 -> 3.14 and 13.70
   // -> 13.73 (a tie). The group kernel's float32 LayerNorm at 32 columns took 58 registers, 8 CTAs of 128
   // threads per SM: its 1536 CTAs ran in 1.45 waves. Every short-row configuration tied or lost on
-  // bf16/f16 rows (32-1024 columns) and float32 rows of 512, so those keep the group kernel (16-bit rows of
-  // 32-256 columns take the packed tier above).
-  // bf16/f16 rows of 32, 64, 128 or 256 columns with one scale/bias row: the packed short-row tier
-  // (norm_short_packed.cuh: row length and packs per lane compile-time, 32-bit offsets, no per-element
-  // predicates; bf16 LayerNorm at 128 columns: 275 SASS instructions per kernel for 16 elements per lane,
-  // the group kernel 1300 for 2 rows of 8). H200, 49152 rows: LayerNorm 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 ->
-  // 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128
-  // cols 6.67 -> 5.44 (jnp 5.50).
-  if (dflt && sizeof(T) == 2) {
-    const int c = PackedDefaultPacksPerLane<K>(p.n);
-    if (c > 0) {
-      const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
-      if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the group kernel
-    }
-  }
-  // Float32 rows of 16, 32, 64 (LayerNorm) or 128 columns with one scale/bias row: the same packed tier, 2
-  // packs per lane. H200 (bench/lab/s15_h200.md calls 1 and 3, 49152 rows, CUPTI, one process with jnp), the
-  // persistent short-row tier -> packed, us (jnp):
-  //   LayerNorm  16: 2.34 -> 2.05 (1.98)   32: 3.31 -> 3.04 (2.88)   64: 5.76 -> 5.57 (5.47)   128: 13.97 -> 13.46 (13.86)
-  //   RMSNorm    16: 2.21 -> 2.00 (2.02)   32: 3.07 -> 2.85 (3.04)   64: 5.55 -> 5.70 (5.06)   128: 13.76 -> 13.42 (14.08)
-  // so RMSNorm at 64 keeps the persistent tier. 1 pack per lane lost at 32 columns (3.55-3.66), 4 lost at
-  // every length (a quarter of the threads: 4.30-4.35 at 32).
-  if (dflt && sizeof(T) == 4 && (p.n == 16 || p.n == 32 || p.n == 128 || (p.n == 64 && K == Kind::kLayerNorm))) {
-    const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {2});
-    if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
-  }
+  // bf16/f16 rows (32-1024 columns) and float32 rows of 512 (the rows of the packed tier above excepted).
   if (dflt && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
     if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel

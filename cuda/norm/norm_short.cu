@@ -82,9 +82,9 @@ cudaError_t LaunchPacked(const Params<T>& p, cudaStream_t stream) {
 template <typename T, Kind K, int Packs>
 cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
   switch (cfg.packs_per_lane) {
-    case 1: return LaunchPacked<T, K, Packs, 1>(p, stream);
     case 2: return LaunchPacked<T, K, Packs / 2, 2>(p, stream);
     case 4: return LaunchPacked<T, K, Packs / 4, 4>(p, stream);
+    case 8: return LaunchPacked<T, K, Packs / 8, 8>(p, stream);
     default: return cudaErrorNotSupported;
   }
 }
@@ -96,12 +96,15 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
   const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
   // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
   if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
-  // Rows of 4 .. 32 16-byte packs (lanes per row = packs / packs per lane, at most a warp).
+  // Rows of 4 .. 256 16-byte packs (lanes per row = packs / packs per lane, at most a warp).
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
     case 64: return PackedWithLanes<T, K, 4>(p, stream, cfg);
     case 128: return PackedWithLanes<T, K, 8>(p, stream, cfg);
     case 256: return PackedWithLanes<T, K, 16>(p, stream, cfg);
     case 512: return PackedWithLanes<T, K, 32>(p, stream, cfg);
+    case 1024: return PackedWithLanes<T, K, 64>(p, stream, cfg);
+    case 2048: return PackedWithLanes<T, K, 128>(p, stream, cfg);
+    case 4096: return PackedWithLanes<T, K, 256>(p, stream, cfg);
     default: return cudaErrorNotSupported;
   }
 }

@@ -22,12 +22,12 @@ inline bool ShortRowsFit(int64_t packs) { return packs >= 3 && packs <= 128; }
 template <typename T, Kind K>
 cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg);
 
-// The packed short-row tier (norm_short_packed.cuh): rows of exactly 64, 128, 256 or 512 bytes (bf16/f16 32,
-// 64, 128, 256 columns; float32 16, 32, 64, 128), vectorised (the caller checks alignment), one parameter row
+// The packed short-row tier (norm_short_packed.cuh): rows of exactly 64, 128, ..., 4096 bytes (bf16/f16 32 ...
+// 2048 columns; float32 16 ... 1024), vectorised (the caller checks alignment), one parameter row
 // for every row, outer * n < 2^30 (32-bit offsets, with room for the grid's last step). Anything else:
 // cudaErrorNotSupported, before launching.
 struct PackedConfig {
-  int packs_per_lane = 2;  // C in {1, 2, 4}; lanes per row W = packs / C, at most 32
+  int packs_per_lane = 2;  // C in {2, 4, 8}; lanes per row W = packs / C, 1 to 32
 };
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg);

@@ -1,8 +1,10 @@
-// Short rows (LayerNorm / RMSNorm, 64-512 bytes: bf16/f16 n = 32 ... 256, float32 n = 16 ... 128; every row
-// exactly W * C 16-byte packs): W lanes per row with C packs each, everything the compiler can know made a
-// template argument. Written for 16-bit rows (below); float32 rows take it since session 15
-// (bench/lab/s15_h200.md: 32 columns 3.33 -> 3.07 us LayerNorm, 3.07 -> 2.88 RMSNorm, against the
-// persistent short-row tier).
+// Short rows (LayerNorm / RMSNorm, 64 bytes - 4 KB: bf16/f16 n = 32 ... 2048, float32 n = 16 ... 1024; every
+// row exactly W * C 16-byte packs): W lanes per row with C packs each, everything the compiler can know made a
+// template argument. Written for 16-bit rows of at most 512 bytes (below); float32 rows take it since session
+// 15 (bench/lab/s15_h200.md: 32 columns 3.33 -> 3.07 us LayerNorm, 3.07 -> 2.88 RMSNorm, against the
+// persistent short-row tier), and LayerNorm rows of 1-4 KB since session 18 (16-bit 512 and 1024 columns,
+// float32 256-1024: 4-16% faster than the group and packed-row kernels, which were issue-bound; the launcher's
+// PackedDefaultPacksPerLane has the figures).
 // Device code only; the launcher is norm_short.cu (LaunchShortRowsPacked).
 //
 // Why (bench/lab/norm_short_h200.md): at 49152 rows of 32-128 columns, L2-resident, the 16-bit row kernels
