@@ -42,6 +42,7 @@ struct TiledArgs {
   int64_t elements;              // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxGroupAxes> a, b;  // a: output strides of tile columns; b: input strides of tile rows
   AxisList<kMaxTransposeRank> batch;
+  bool b_fastest = false;  // tile order (TileCoords): B fastest (big tiles) or A fastest
 };
 
 // Compact geometry (see the header): every byte offset < 2^31. A group's offset of index i is
@@ -108,25 +109,32 @@ __device__ __forceinline__ int64_t ColOut(const AxisList<kMaxGroupAxes>& g, int6
   return GroupOffset<false>(g, a, na);
 }
 
-// Tile t -> (tile along A, tile along B, batch offsets). A varies fastest: neighbouring blocks read
-// neighbouring segments of the same input rows. Every block pays this once, so it divides in 32 bits
-// whenever the tile count fits (64-bit division is a ~70-instruction software routine, measurable on
-// single-wave problems).
+// Tile t -> (tile along A, tile along B, batch offsets). Every block pays this once, so it divides in 32
+// bits whenever the tile count fits (64-bit division is a ~70-instruction software routine, measurable on
+// single-wave problems). Two orders within a batch index:
+//   A fastest: neighbouring blocks read neighbouring segments of the same input rows;
+//   B fastest: neighbouring blocks write neighbouring segments of the same output rows. The launcher takes
+//     it for problems of several waves of big tiles: H200, back to back (bench/lab/s18_transpose_lab_h200.txt,
+//     every variant twice in one process), bf16 8192^2 74.4 -> 72.7 us, int8 8192^2 41.3 -> 40.2, int8
+//     16384^2 145.0 -> 139.8, float32 8192^2 141.1 -> 137.1, bf16 16384^2 277.4 -> 266.3, float32 16384^2
+//     550.7 -> 526.2; bands of 32 tile rows B fastest in between; single-wave int8 2048x512 lost (2.43 ->
+//     2.56 us under ncu), so small problems keep A fastest.
 __host__ __device__ __forceinline__ void TileCoords(const TiledArgs& p, int64_t t, int64_t* ta,
                                                     int64_t* tb, int64_t* bin, int64_t* bout) {
   if (p.tiles <= 0xffffffffll) {
     const uint32_t u = static_cast<uint32_t>(t), na = static_cast<uint32_t>(p.tiles_a),
                    nb = static_cast<uint32_t>(p.tiles_b);
-    const uint32_t rest = u / na, batch = rest / nb;
-    *ta = u - rest * na;
-    *tb = rest - batch * nb;
+    const uint32_t batch = u / (na * nb), r = u - batch * (na * nb);
+    const uint32_t fast = p.b_fastest ? nb : na, slow = r / fast, f = r - slow * fast;
+    *ta = p.b_fastest ? slow : f;
+    *tb = p.b_fastest ? f : slow;
     Decompose<uint32_t>(p.batch, batch, bin, bout);
     return;
   }
-  *ta = t % p.tiles_a;
-  const int64_t rest = t / p.tiles_a;
-  *tb = rest % p.tiles_b;
-  Decompose<int64_t>(p.batch, rest / p.tiles_b, bin, bout);
+  const int64_t per_batch = p.tiles_a * p.tiles_b, r = t % per_batch;
+  *ta = p.b_fastest ? r / p.tiles_b : r % p.tiles_a;
+  *tb = p.b_fastest ? r % p.tiles_b : r / p.tiles_a;
+  Decompose<int64_t>(p.batch, t / per_batch, bin, bout);
 }
 
 // ---- per-tile geometry: the one thing the two index flavours differ in -----------------------------
@@ -167,14 +175,25 @@ struct Geometry32 {
   }
 };
 
-// Compact tile coordinates: block t -> (tile along A, tile along B, batch index), A fastest.
-template <bool kSplit>
+// Compact tile coordinates: block t -> (tile along A, tile along B, batch index), in one of TileCoords'
+// orders, fixed at compile time (a runtime choice cost the single-wave tiles ~0.06 us: int8 2048x512 1.68 ->
+// 1.76 us, bf16 1.76 -> 1.82 in the session-18 benchmark).
+template <bool kSplit, bool kBFastest = false>
 __device__ __forceinline__ Geometry32<kSplit> CompactTile(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
                                                           uint32_t tile) {
-  const uint32_t t = blockIdx.x, rest = t / p.tiles_a, batch = rest / p.tiles_b;
-  *a0 = (t - rest * p.tiles_a) * tile;
-  *b0 = (rest - batch * p.tiles_b) * tile;
-  return {p, batch * p.batch_in, batch * p.batch_out};
+  const uint32_t t = blockIdx.x;
+  if constexpr (kBFastest) {
+    const uint32_t per_batch = p.tiles_a * p.tiles_b, batch = t / per_batch, r = t - batch * per_batch;
+    const uint32_t ta = r / p.tiles_b;
+    *a0 = ta * tile;
+    *b0 = (r - ta * p.tiles_b) * tile;
+    return {p, batch * p.batch_in, batch * p.batch_out};
+  } else {
+    const uint32_t rest = t / p.tiles_a, batch = rest / p.tiles_b;
+    *a0 = (t - rest * p.tiles_a) * tile;
+    *b0 = (rest - batch * p.tiles_b) * tile;
+    return {p, batch * p.batch_in, batch * p.batch_out};
+  }
 }
 
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
@@ -354,12 +373,12 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
   }
 }
 
-// Compact flavour: one tile per block.
-template <int kE, int kTileElems, int kBlock, bool kSplit>
+// Compact flavour: one tile per block, in either tile order (CompactTile).
+template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
-  const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
+  const auto g = CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
   Vec16Tile<kE, kTileElems, kBlock>(g, a0, b0, tile);
 }
 

@@ -107,11 +107,13 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // Session 4 (bench/lab/transpose_s4_h200.md; both lost, lab tokens only): "smallcta" the kTiledSmallCta
 // tier wherever the compact flavour and its access width allow; "rowbulk" short row copies on the bulk
 // copy engine (sm_90, transpose_bulk_kernels.cuh). "s3" the session-3 dispatch (1-byte transposes over
-// 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one).
+// 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one). "afast" (session
+// 18) walks big tiles A fastest, as before it (BigTilesBFastest).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
        rowbulk = false;
+  bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -121,6 +123,7 @@ TierKnobs ParseKnobs(const char* env) {
     auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
     t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
     t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
+    t.afast |= is("afast");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -133,6 +136,13 @@ const TierKnobs& Knobs() {
   const char* now = env ? env : "";
   if (last != now) last = now, cached = ParseKnobs(now);
   return cached;
+}
+
+// Big tiles (several waves) go B fastest (TileCoords has the measurements); the older dispatches replayed by
+// the lab knobs, and "afast", keep A fastest.
+bool BigTilesBFastest() {
+  const TierKnobs& k = Knobs();
+  return !k.afast && !k.old && !k.s2 && !k.r1 && !k.s3;
 }
 
 template <int kTile>
@@ -175,6 +185,7 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+      a.b_fastest = BigTilesBFastest();
       if constexpr (C::kWideTile > 0) {
         if (TakesWideTile<kE>(a)) return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
       }
@@ -220,13 +231,13 @@ int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one bloc
   return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
 }
 
-template <int kE, int kTile, int kThreads>
+template <int kE, int kTile, int kThreads, bool kBFastest = false>
 cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
   } else {
-    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
   }
   return LastLaunchError();
 }
@@ -323,6 +334,7 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
   TiledArgs32 probe = c;
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+    if (BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true>(stream, c, batch, split);
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
   }
   if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
