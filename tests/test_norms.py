@@ -56,8 +56,8 @@ def _params(rng, n, dtype, with_scale, with_bias):
 
 
 # Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), the bf16/f16
-# packed short-row tier (32 ... 512, LayerNorm 1024; float32 16, 32, 128, LayerNorm 64 ... 1024; JK_NORM_TIER='packed C'
-# forces it where it is not the default), lane groups
+# packed short-row tier (32 ... 512, 384 and 768, LayerNorm 1024 and 1536; float32 16, 32, 128, 192, LayerNorm
+# 64 ... 1024, 384 and 768; JK_NORM_TIER='packed C' forces it where it is not the default), lane groups
 # (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
 # 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
 # RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
@@ -68,11 +68,11 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # one past a warp of 2 and odd), 1016 (127, odd, one short of a warp of 4), 1024, 2040, 4104 (513: past 256
 # threads of 2 packs), 8184 (1023), 16376 (2047: 512 threads of 4, the last partly filled), 16392 (2049: past
 # 512 threads of 4, 257 of 8), 32760 (4095), 32768 (the longest: 512 threads of 8), 32776 (4097: past it).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (37, 64), (5, 100), (7, 128), (3, 256), (3, 512), (3, 513),
-             (3, 520), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032), (3, 2040), (3, 2048), (2, 2049), (2, 2052),
-             (2, 2056), (3, 4096), (2, 4097), (3, 4104), (2, 8184), (2, 8192), (2, 8200), (2, 12288), (2, 16376),
-             (2, 16383), (2, 16384), (2, 16392), (2, 32760), (2, 32768), (2, 32776), (2, 40000), (2, 65536),
-             (1, 131080)]
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (37, 64), (5, 100), (7, 128), (5, 192), (3, 256),
+             (5, 384), (3, 512), (3, 513), (3, 520), (5, 768), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032),
+             (3, 1536), (3, 2040), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 4096), (2, 4097), (3, 4104), (2, 8184),
+             (2, 8192), (2, 8200), (2, 12288), (2, 16376), (2, 16383), (2, 16384), (2, 16392), (2, 32760), (2, 32768),
+             (2, 32776), (2, 40000), (2, 65536), (1, 131080)]
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -382,7 +382,7 @@ def test_many_rows_and_parameter_groups(rng, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [32, 128, 256, 512, 1024])
+@pytest.mark.parametrize("n", [32, 128, 192, 256, 384, 512, 768, 1024, 1536])
 def test_many_rows_one_parameter_row(rng, dtype, n):
     """Rows with one scale/bias row (the packed short-row tier's case: 64 bytes - 4 KB a row): on the GPU
     enough rows that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane

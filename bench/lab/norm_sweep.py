@@ -6,7 +6,7 @@ once (+ scale/bias); ratios against jax_kernels.reference (float32 statistics, t
 measured in the same process; copy ceiling = jitted x * c over 1 GiB of float32. Points whose input fits
 in L2 (< 50 MB) are L2-warm for both sides and marked '*'.
 
-  python bench/lab/norm_sweep.py [--variants] [--quick]
+  python bench/lab/norm_sweep.py [--variants] [--quick] [--cols 384,768,1536]
 
 --variants also times forced row tiers (JK_NORM_TIER) at the long-row points; command buffers are off in
 this script so the tier read at each launch takes effect.
@@ -69,6 +69,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--variants", action="store_true")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cols", help="comma-separated row lengths instead of the issue's sweep (e.g. 384,768,1536)")
     ap.add_argument("--deadline", type=float, default=1e9, help="seconds; later optional parts are skipped")
     a = ap.parse_args()
     start = time.time()
@@ -79,7 +80,7 @@ def main():
     print(f"copy ceiling (x*c, 1 GiB f32): {ceil:.0f} GB/s", flush=True)
 
     rows_main = []
-    cols_list = COLS[::3] if a.quick else COLS
+    cols_list = [int(c) for c in a.cols.split(",")] if a.cols else COLS[::3] if a.quick else COLS
     for opname, (ours, theirs) in OPS.items():
         for dname, dt in DTYPES.items():
             for cols in cols_list:

@@ -1,8 +1,9 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, ..., 512} (and
-//                          LayerNorm 1024), float32 n in {16, 32, 128} (and LayerNorm 64 ... 1024): W lanes x C
+//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, ..., 512, 192, 384, 768}
+//                          (and LayerNorm 1024, 1536), float32 n in {16, 32, 128, 192} (and LayerNorm 64 ... 1024,
+//                          384, 768): W lanes x C
 //                          packs per row, both compile-time (PackedDefaultPacksPerLane), 32-bit offsets,
 //                          the row converted once, parameters held packed (norm_short_packed.cuh)
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
@@ -96,7 +97,7 @@ int64_t NextPow2(int64_t v) {
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
 // occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C" sends the
 // rows that LaunchShortRowsPacked takes (64 B - 4 KB) to that tier (norm_short_packed.cuh) with C packs
-// per lane (2, 4, 8); "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
+// per lane (2, 3, 4, 6, 8); "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
 // row tier (norm_packed_block.cuh) with E = 16, 32 or 64 elements per thread, a CTA per row, where the
 // row fits 512 threads; "pwarp E B" the same with a warp per row (E = 16 or 32, rows of at most 32 * E,
 // CTAs of B threads, 0 = 256); "legacy" the dispatch before the packed tier.
@@ -134,7 +135,7 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
              (b == 0 || c <= 2) && cl >= 0) {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
-  } else if (std::string_view(name) == "packed" && (c == 2 || c == 4 || c == 8)) {
+  } else if (std::string_view(name) == "packed" && (c == 2 || c == 3 || c == 4 || c == 6 || c == 8)) {
     f = {Forced::kPacked, c, 0, 1};
   } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
     f = {Forced::kPackedBlock, c, 0, 1};
@@ -338,6 +339,17 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //       101.1 -> C = 8 97.0 (117-127 registers: two CTAs of 256 per SM, still ahead).
 //     RMSNorm float32 256-1024: ties (within 1%): kept. 16-bit 2048 (C = 8): lost (LayerNorm 101 -> 115,
 //       its 222 registers; RMSNorm 95.5 -> 97).
+//   Rows of 3 and 6 packs per lane (session 18, the same lab, not in the benchmark's sweep: hidden sizes such
+//     as 384, 768 and 1536), us:
+//     LayerNorm 16-bit 768: 43.7-44.8 -> C = 3 (W = 32) 37.6-37.9 (C = 6: 38.4-38.8); 1536: 82.3 -> C = 6 74.9.
+//     RMSNorm 16-bit 768: 38.5 -> C = 6 (W = 16) 36.8 (C = 3: 37.0-37.2); 1536: a loss (72.5 -> 73.6): kept.
+//     LayerNorm float32 384: 39.9 -> C = 6 (W = 16) 36.8-37.0; 768: 81.3 -> C = 6 73.6. RMSNorm float32 384
+//       and 768: a tie or a loss (36.6 -> 36.9-37.4, 73.4-73.5 -> 73.5-73.7): kept.
+//     768-byte rows, C = 3 (W = 16): LayerNorm 16-bit 384 28.7-29.4 -> 19.9 (C = 6: 20.8-21.2), RMSNorm 16-bit
+//       384 20.7-21.4 -> 19.6-19.7; float32 192 LayerNorm 23.7-24.3 -> 19.6, RMSNorm 20.0-21.2 -> 19.6.
+//     384-byte rows (16-bit 192) take C = 3 (W = 8) by analogy, not from a lab comparison: the CUPTI sweep
+//     against jnp (bench/lab/s18_norm_odd_h200.txt) measured them before (0.67-0.87x on the lane groups) and
+//     after.
 template <typename T, Kind K>
 int PackedDefaultPacksPerLane(int64_t n) {
   constexpr bool kLayer = K == Kind::kLayerNorm;
@@ -345,15 +357,20 @@ int PackedDefaultPacksPerLane(int64_t n) {
     switch (n) {
       case 32: case 256: return 2;
       case 64: case 128: return kLayer ? 4 : 2;
+      case 192: case 384: return 3;
       case 512: return 4;
+      case 768: return kLayer ? 3 : 6;
       case 1024: return kLayer ? 4 : 0;
+      case 1536: return kLayer ? 6 : 0;
       default: return 0;
     }
   } else {
     switch (n) {
       case 16: case 32: case 128: return 2;
       case 64: return kLayer ? 2 : 0;
+      case 192: return 3;
       case 256: return kLayer ? 4 : 0;
+      case 384: case 768: return kLayer ? 6 : 0;
       case 512: case 1024: return kLayer ? 8 : 0;
       default: return 0;
     }

@@ -69,7 +69,7 @@ cudaError_t WithIndex(const Params<T>& p, cudaStream_t stream, const ShortConfig
 
 template <typename T, Kind K, int W, int C>
 cudaError_t LaunchPacked(const Params<T>& p, cudaStream_t stream) {
-  if constexpr (W > 32 || W < 1) {
+  if constexpr (W > 32 || W < 1 || 32 % W != 0) {
     return cudaErrorNotSupported;
   } else {
     // One thread per W-lane slot of every row, or a grid-stride loop beyond 16 CTAs per SM.
@@ -79,12 +79,24 @@ cudaError_t LaunchPacked(const Params<T>& p, cudaStream_t stream) {
   }
 }
 
+// C packs per lane over rows of Packs packs: W = Packs / C lanes, where that is exact and a power of two.
+template <typename T, Kind K, int Packs, int C>
+cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
+  if constexpr (Packs % C != 0) {
+    return cudaErrorNotSupported;
+  } else {
+    return LaunchPacked<T, K, Packs / C, C>(p, stream);
+  }
+}
+
 template <typename T, Kind K, int Packs>
 cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
   switch (cfg.packs_per_lane) {
-    case 2: return LaunchPacked<T, K, Packs / 2, 2>(p, stream);
-    case 4: return LaunchPacked<T, K, Packs / 4, 4>(p, stream);
-    case 8: return LaunchPacked<T, K, Packs / 8, 8>(p, stream);
+    case 2: return LaunchExact<T, K, Packs, 2>(p, stream);
+    case 3: return LaunchExact<T, K, Packs, 3>(p, stream);
+    case 4: return LaunchExact<T, K, Packs, 4>(p, stream);
+    case 6: return LaunchExact<T, K, Packs, 6>(p, stream);
+    case 8: return LaunchExact<T, K, Packs, 8>(p, stream);
     default: return cudaErrorNotSupported;
   }
 }
@@ -96,7 +108,8 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
   const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
   // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
   if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
-  // Rows of 4 .. 256 16-byte packs (lanes per row = packs / packs per lane, at most a warp).
+  // Rows of 4 .. 256 16-byte packs, and of 24 / 48 / 96 / 192 (3 or 6 packs per lane), lanes per row = packs /
+  // packs per lane, a power of two up to a warp.
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
     case 64: return PackedWithLanes<T, K, 4>(p, stream, cfg);
     case 128: return PackedWithLanes<T, K, 8>(p, stream, cfg);
@@ -105,6 +118,10 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
     case 1024: return PackedWithLanes<T, K, 64>(p, stream, cfg);
     case 2048: return PackedWithLanes<T, K, 128>(p, stream, cfg);
     case 4096: return PackedWithLanes<T, K, 256>(p, stream, cfg);
+    case 384: return PackedWithLanes<T, K, 24>(p, stream, cfg);    // bf16/f16 192, float32 96
+    case 768: return PackedWithLanes<T, K, 48>(p, stream, cfg);    // bf16/f16 384, float32 192
+    case 1536: return PackedWithLanes<T, K, 96>(p, stream, cfg);   // bf16/f16 768, float32 384
+    case 3072: return PackedWithLanes<T, K, 192>(p, stream, cfg);  // bf16/f16 1536, float32 768
     default: return cudaErrorNotSupported;
   }
 }
