@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "lab_common.cuh"  // CHECK
 #include "common/sm90.cu"
 #include "matmul/matmul_wgmma_launch.cu"
 
@@ -30,14 +31,6 @@ __global__ void FillRandom(__nv_bfloat16* x, int64_t n, uint32_t seed, float sca
   }
 }
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 struct Variant {
   const char* name;

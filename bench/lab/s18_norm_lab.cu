@@ -18,18 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "lab_common.cuh"
 #include "norm/norm_launch.h"
 
 using namespace jk;
-
-#define CHECK(x)                                                                            \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
+using lab::CopyScale;
+using lab::Split;
+using lab::TimeMedian;
 
 __device__ float Hash01(int64_t i, uint32_t seed) {
   uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed ^ static_cast<uint32_t>(i >> 32) * 40503u;
@@ -49,63 +44,7 @@ __global__ void ToFloatK(const T* x, float* y, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
     y[i] = static_cast<float>(x[i]);
 }
-// Reads the flush buffer (clean lines: a memset would leave 50 MB of dirty L2 lines to write back during
-// the timed launch).
-__global__ void ReadFlush(const int4* p, int64_t n4, int* sink) {
-  int acc = 0;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
-    const int4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x7fffffff) *sink = acc;
-}
-__global__ void CopyScale(const float4* x, float4* y, int64_t n4) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
-    float4 v = x[i];
-    v.x *= 1.0001f; v.y *= 1.0001f; v.z *= 1.0001f; v.w *= 1.0001f;
-    y[i] = v;
-  }
-}
-
 struct Case { std::string op, dtype; int64_t rows, cols; };
-
-std::vector<std::string> Split(const std::string& s, char d) {
-  std::vector<std::string> out;
-  size_t a = 0;
-  while (a <= s.size()) {
-    size_t b = s.find(d, a);
-    if (b == std::string::npos) b = s.size();
-    if (b > a) out.push_back(s.substr(a, b - a));
-    a = b + 1;
-  }
-  return out;
-}
-
-void* g_flush = nullptr;
-constexpr size_t kFlushBytes = size_t{256} << 20;
-
-template <typename F>
-float TimeMedian(F&& launch, int reps = 15) {
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  for (int i = 0; i < 3; ++i) CHECK(launch());
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    ReadFlush<<<132 * 4, 512>>>(static_cast<const int4*>(g_flush), kFlushBytes / 16, static_cast<int*>(g_flush));
-    CHECK(cudaEventRecord(e0));
-    CHECK(launch());
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
-  CHECK(cudaEventDestroy(e0));
-  CHECK(cudaEventDestroy(e1));
-  return t[t.size() / 2];
-}
 
 template <typename T>
 void RunCase(const Case& c, const std::vector<std::string>& variants, DType dt) {
@@ -132,7 +71,7 @@ void RunCase(const Case& c, const std::vector<std::string>& variants, DType dt) 
   const float copy_us = TimeMedian([&] {
     CopyScale<<<132 * 8, 512>>>(reinterpret_cast<const float4*>(x), reinterpret_cast<float4*>(y), n4);
     return cudaGetLastError();
-  });
+  }, true);
   std::printf("%s %s %lldx%lld  %.1f MB  copy %.2f us (%.0f GB/s)\n", c.op.c_str(), c.dtype.c_str(),
               (long long)c.rows, (long long)c.cols, bytes / 1e6, copy_us, bytes / copy_us / 1e3);
   for (size_t v = 0; v < variants.size(); ++v) {
@@ -143,7 +82,7 @@ void RunCase(const Case& c, const std::vector<std::string>& variants, DType dt) 
       return ln ? LaunchLayerNorm(0, dt, x, g, b, y, nullptr, nullptr, s, 1e-5f)
                 : LaunchRmsNorm(0, dt, x, g, y, s, 1e-6f);
     };
-    const float us = TimeMedian(launch);
+    const float us = TimeMedian(launch, true);
     ToFloatK<T><<<1024, 256>>>(y, yf, n);
     CHECK(cudaDeviceSynchronize());
     double maxdiff = 0;
@@ -165,8 +104,6 @@ void RunCase(const Case& c, const std::vector<std::string>& variants, DType dt) 
 
 int main() {
   setenv("JK_NORM_TIER_DYNAMIC", "1", 1);
-  CHECK(cudaMalloc(&g_flush, kFlushBytes));
-  CHECK(cudaMemset(g_flush, 1, kFlushBytes));
   const char* cs = std::getenv("CASES");
   const char* vs = std::getenv("VARIANTS");
   const std::string cases = cs ? cs : "layer_norm bfloat16 49152 512;rms_norm bfloat16 49152 512";

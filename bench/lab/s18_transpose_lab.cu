@@ -14,18 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "lab_common.cuh"
 #include "transpose/transpose_launch.h"
 
 using namespace jk;
-
-#define CHECK(x)                                                                            \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
+using lab::CopyScale;
+using lab::Split;
+using lab::TimeMedian;
 
 __global__ void FillBytes(uint32_t* x, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
@@ -34,63 +29,7 @@ __global__ void FillBytes(uint32_t* x, int64_t n) {
     x[i] = h;
   }
 }
-__global__ void ReadFlush(const int4* p, int64_t n4, int* sink) {
-  int acc = 0;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
-    const int4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x7fffffff) *sink = acc;
-}
-__global__ void CopyScale(const float4* x, float4* y, int64_t n4) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
-    float4 v = x[i];
-    v.x *= 1.0001f; v.y *= 1.0001f; v.z *= 1.0001f; v.w *= 1.0001f;
-    y[i] = v;
-  }
-}
-
-std::vector<std::string> Split(const std::string& s, char d) {
-  std::vector<std::string> out;
-  size_t a = 0;
-  while (a <= s.size()) {
-    size_t b = s.find(d, a);
-    if (b == std::string::npos) b = s.size();
-    if (b > a) out.push_back(s.substr(a, b - a));
-    a = b + 1;
-  }
-  return out;
-}
-
-void* g_flush = nullptr;
-constexpr size_t kFlushBytes = size_t{256} << 20;
-
-template <typename F>
-float TimeMedian(F&& launch, bool flush, int reps = 21) {
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  for (int i = 0; i < 3; ++i) CHECK(launch());
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    if (flush) ReadFlush<<<132 * 4, 512>>>(static_cast<const int4*>(g_flush), kFlushBytes / 16, static_cast<int*>(g_flush));
-    CHECK(cudaEventRecord(e0));
-    CHECK(launch());
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
-  CHECK(cudaEventDestroy(e0));
-  CHECK(cudaEventDestroy(e1));
-  return t[t.size() / 2];
-}
-
 int main() {
-  CHECK(cudaMalloc(&g_flush, kFlushBytes));
-  CHECK(cudaMemset(g_flush, 1, kFlushBytes));
   const char* cs = std::getenv("CASES");
   const char* vs = std::getenv("VARIANTS");
   const std::string cases = cs ? cs : "2048,512 4 1,0;2048,512 1 1,0";
@@ -120,7 +59,7 @@ int main() {
     const float copy_us = TimeMedian([&] {
       CopyScale<<<132 * 8, 512>>>(reinterpret_cast<const float4*>(x), reinterpret_cast<float4*>(y), bytes / 16);
       return cudaGetLastError();
-    }, !warm);
+    }, !warm, 21);
     std::printf("%s (%s)  %.1f MB moved  copy %.2f us (%.0f GB/s)\n", cstr.c_str(),
                 plan.kind == TransposePlan::kTiled ? "tiled" : plan.kind == TransposePlan::kRowCopy ? "rowcopy" : "copy",
                 2.0 * bytes / 1e6, copy_us, 2.0 * bytes / copy_us / 1e3);
@@ -128,7 +67,7 @@ int main() {
       const std::string knob = variants[v] == "default" ? "" : variants[v];
       setenv("JK_TRANSPOSE_TIERS", knob.c_str(), 1);
       CHECK(cudaMemset(y, 0, bytes));
-      const float us = TimeMedian([&] { return LaunchTranspose(0, plan, x, y); }, !warm);
+      const float us = TimeMedian([&] { return LaunchTranspose(0, plan, x, y); }, !warm, 21);
       CHECK(cudaDeviceSynchronize());
       bool same = true;
       if (v == 0) {

@@ -28,16 +28,9 @@
 #include <cstdlib>
 #include <vector>
 
+#include "lab_common.cuh"  // CHECK
 #include "transpose/transpose_kernels.cuh"
 
-#define CHECK(e)                                                                     \
-  do {                                                                               \
-    cudaError_t err_ = (e);                                                          \
-    if (err_ != cudaSuccess) {                                                       \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(err_), __FILE__, __LINE__); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 // ---- variants -----------------------------------------------------------------------------------
 __global__ void CopyVec(const float4* x, float4* y, int64_t n4) {

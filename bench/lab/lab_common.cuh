@@ -1,0 +1,93 @@
+// Shared by the standalone lab programs (bench/lab/*.cu, built with nvcc -I cuda -I bench/lab or included by
+// relative path): a CUDA error check, a string splitter for the CASES / VARIANTS environment lists, and the
+// cudaEvent timing with an optional L2 flush. Host and helper kernels only; nothing here is in the library.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CHECK(x)                                                                            \
+  do {                                                                                      \
+    cudaError_t e_ = (x);                                                                   \
+    if (e_ != cudaSuccess) {                                                                \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+namespace lab {
+
+inline std::vector<std::string> Split(const std::string& s, char d) {
+  std::vector<std::string> out;
+  size_t a = 0;
+  while (a <= s.size()) {
+    size_t b = s.find(d, a);
+    if (b == std::string::npos) b = s.size();
+    if (b > a) out.push_back(s.substr(a, b - a));
+    a = b + 1;
+  }
+  return out;
+}
+
+// Reads the flush buffer: clean lines (a memset would leave 50 MB of dirty L2 lines to write back during the
+// timed launch).
+__global__ void ReadFlush(const int4* p, int64_t n4, int* sink) {
+  int acc = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
+    const int4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+// The copy reference: a float4 read-and-scale of n4 16-byte words.
+__global__ void CopyScale(const float4* x, float4* y, int64_t n4) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
+    float4 v = x[i];
+    v.x *= 1.0001f; v.y *= 1.0001f; v.z *= 1.0001f; v.w *= 1.0001f;
+    y[i] = v;
+  }
+}
+
+constexpr size_t kFlushBytes = size_t{256} << 20;
+inline void* FlushBuffer() {
+  static void* buf = [] {
+    void* p = nullptr;
+    CHECK(cudaMalloc(&p, kFlushBytes));
+    CHECK(cudaMemset(p, 1, kFlushBytes));
+    return p;
+  }();
+  return buf;
+}
+
+// cudaEvent time of one launch (us), median of `reps` after 3 warm-ups, each after a read of 256 MB when
+// `flush` (else back to back, the previous launch's lines left in L2). launch() returns a cudaError_t.
+template <typename F>
+float TimeMedian(F&& launch, bool flush, int reps = 15) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  for (int i = 0; i < 3; ++i) CHECK(launch());
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    if (flush) ReadFlush<<<132 * 4, 512>>>(static_cast<const int4*>(FlushBuffer()), kFlushBytes / 16,
+                                            static_cast<int*>(FlushBuffer()));
+    CHECK(cudaEventRecord(e0));
+    CHECK(launch());
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.f);
+  }
+  std::sort(t.begin(), t.end());
+  CHECK(cudaEventDestroy(e0));
+  CHECK(cudaEventDestroy(e1));
+  return t[t.size() / 2];
+}
+
+}  // namespace lab
