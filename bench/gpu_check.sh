@@ -2,10 +2,13 @@
 # The GPU machine's one command: build the package, run the whole test suite on the CUDA backend, run the
 # benchmark against jax.numpy, and leave logs + a results JSON under $OUT.
 #
-#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test test-matmul test-rest bench model sharded sanitize
+#   bash bench/gpu_check.sh [STAGE...]     STAGE: build test test-matmul test-rest test-norm test-other bench model
+#                                          sharded sanitize
 #                                          (default: build test bench model)
 # test-matmul / test-rest: the suite in two halves (the matmul files, then the others), for two device calls:
 # the whole suite took 390-470 s with 12 workers in session 5, near a call's 10-minute limit with the build.
+# test-norm / test-other: test-rest in two (the norm files; the rest), since test-rest outgrew one call with the
+# build in session 18 (97 s + ~490 s).
 #
 # Each stage appends to $OUT: build.log, tests.log, bench.log + results.json + plots.tar, model.log +
 # model.json, sharded_tests.log + sharded.log + sharded.json + sharded.md, sanitize.log. `sharded` wants
@@ -42,12 +45,20 @@ fi
 cd /tmp   # import the installed package, not the source tree
 
 matmul_tests="test_matmul.py test_matmul_tf32.py test_linear_epilogue.py"
+norm_tests="test_norms.py test_norm_strided.py test_stats_apply.py"
 test_paths=""
 [[ " $stages " == *" test "* ]] && test_paths="$REPO/tests"
 for f in "$REPO"/tests/test_*.py; do
   case " $matmul_tests " in
     *" $(basename "$f") "*) [[ " $stages " == *" test-matmul "* ]] && test_paths="$test_paths $f" ;;
-    *) [[ " $stages " == *" test-rest "* ]] && test_paths="$test_paths $f" ;;
+    *) if [[ " $stages " == *" test-rest "* ]]; then
+         test_paths="$test_paths $f"
+       else  # test-norm / test-other: test-rest in two halves
+         case " $norm_tests " in
+           *" $(basename "$f") "*) [[ " $stages " == *" test-norm "* ]] && test_paths="$test_paths $f" ;;
+           *) [[ " $stages " == *" test-other "* ]] && test_paths="$test_paths $f" ;;
+         esac
+       fi ;;
   esac
 done
 if [ -n "$test_paths" ]; then
