@@ -349,7 +349,7 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //       384 20.7-21.4 -> 19.6-19.7; float32 192 LayerNorm 23.7-24.3 -> 19.6, RMSNorm 20.0-21.2 -> 19.6.
 //     384-byte rows (16-bit 192) take C = 3 (W = 8) by analogy, not from a lab comparison: the CUPTI sweep
 //     against jnp (bench/lab/s18_norm_odd_h200.txt) measured them before (0.67-0.87x on the lane groups) and
-//     after.
+//     after (1.06-1.26x). C = 1 (above) is no longer instantiated.
 template <typename T, Kind K>
 int PackedDefaultPacksPerLane(int64_t n) {
   constexpr bool kLayer = K == Kind::kLayerNorm;
