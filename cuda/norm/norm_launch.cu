@@ -1,11 +1,11 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, ..., 512, 192, 384, 768}
-//                          (and LayerNorm 1024, 1536), float32 n in {16, 32, 128, 192} (and LayerNorm 64 ... 1024,
-//                          384, 768): W lanes x C
-//                          packs per row, both compile-time (PackedDefaultPacksPerLane), 32-bit offsets,
-//                          the row converted once, parameters held packed (norm_short_packed.cuh)
+//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 64, 128, 192, 256,
+//                          384, 512, 768} (and LayerNorm 1024, 1536), float32 n in {16, 32, 128, 192} (and
+//                          LayerNorm 64, 256, 384, 512, 768, 1024): W lanes x C packs per row, both compile-time
+//                          (PackedDefaultPacksPerLane), 32-bit offsets, the row converted once, parameters held
+//                          packed (norm_short_packed.cuh)
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
 //                          rows per group per step plus the next step's rows in flight, scale/bias held in
 //                          registers, the shift broadcast by a shuffle (norm_short.cuh)

@@ -67,25 +67,19 @@ cudaError_t WithIndex(const Params<T>& p, cudaStream_t stream, const ShortConfig
   return WithRows<T, K, C, W, false>(p, stream, cfg);
 }
 
-template <typename T, Kind K, int W, int C>
-cudaError_t LaunchPacked(const Params<T>& p, cudaStream_t stream) {
-  if constexpr (W > 32 || W < 1 || 32 % W != 0) {
+// C packs per lane over rows of Packs packs: W = Packs / C lanes per row, where that is exact and a power of
+// two up to a warp (else cudaErrorNotSupported, nothing instantiated). One thread per W-lane slot of every
+// row, or a grid-stride loop beyond 16 CTAs per SM.
+template <typename T, Kind K, int Packs, int C>
+cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
+  constexpr int W = Packs / C;
+  constexpr bool kFits = Packs % C == 0 && W >= 1 && W <= 32 && (W & (W - 1)) == 0;  // W in {1, 2, 4, ..., 32}
+  if constexpr (!kFits) {
     return cudaErrorNotSupported;
   } else {
-    // One thread per W-lane slot of every row, or a grid-stride loop beyond 16 CTAs per SM.
     const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, kPackedThreads), int64_t{NumSMs()} * 16);
     ShortRowsPacked<T, K, W, C><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
     return LastLaunchError();
-  }
-}
-
-// C packs per lane over rows of Packs packs: W = Packs / C lanes, where that is exact and a power of two.
-template <typename T, Kind K, int Packs, int C>
-cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
-  if constexpr (Packs % C != 0) {
-    return cudaErrorNotSupported;
-  } else {
-    return LaunchPacked<T, K, Packs / C, C>(p, stream);
   }
 }
 

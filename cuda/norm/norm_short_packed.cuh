@@ -3,8 +3,8 @@
 // template argument. Written for 16-bit rows of at most 512 bytes (below); float32 rows take it since session
 // 15 (bench/lab/s15_h200.md: 32 columns 3.33 -> 3.07 us LayerNorm, 3.07 -> 2.88 RMSNorm, against the
 // persistent short-row tier), and LayerNorm rows of 1-4 KB since session 18 (16-bit 512 and 1024 columns,
-// float32 256-1024: 4-16% faster than the group and packed-row kernels, which were issue-bound; also the
-// 1536- and 3072-byte rows of 16-bit 768 / 1536 and float32 384 / 768 columns with 3 or 6 packs per lane; the
+// float32 256-1024: 4-16% faster than the group and packed-row kernels, which were issue-bound; also rows of
+// 384-3072 bytes with 3 or 6 packs per lane, such as 16-bit 192-1536 and float32 192-768 columns; the
 // launcher's PackedDefaultPacksPerLane has the figures).
 // Device code only; the launcher is norm_short.cu (LaunchShortRowsPacked).
 //
