@@ -3,7 +3,8 @@
 // LaunchLayerNorm / LaunchRmsNorm with JK_NORM_TIER re-read at every launch (JK_NORM_TIER_DYNAMIC=1).
 //   nvcc -std=c++17 -O3 -arch=sm_90a --expt-relaxed-constexpr -cudart static -I cuda \
 //        bench/lab/s18_norm_lab.cu cuda/norm/*.cu cuda/common/sm90.cu -o build/s18_norm_lab
-//   build/s18_norm_lab            (cases from CASES: "op dtype rows cols;..." and VARIANTS: "tier|tier|...")
+//   build/s18_norm_lab            (cases from CASES: "op dtype rows cols;..." and VARIANTS: "tier|tier|...";
+//                                 a variant may join "noscale", "nobias" and "E:NAME=VALUE" parts with '+')
 // Per variant: cudaEvent time of one launch after an L2 flush (a read of 256 MB), median of 15 after 3
 // warm-ups; a diagnostic for choosing between tiers, not a benchmark figure (bench/ has those). The copy
 // line is a float4 read-and-scale over the same bytes. Outputs are compared with the first variant's.
@@ -75,12 +76,27 @@ void RunCase(const Case& c, const std::vector<std::string>& variants, DType dt) 
   std::printf("%s %s %lldx%lld  %.1f MB  copy %.2f us (%.0f GB/s)\n", c.op.c_str(), c.dtype.c_str(),
               (long long)c.rows, (long long)c.cols, bytes / 1e6, copy_us, bytes / copy_us / 1e3);
   for (size_t v = 0; v < variants.size(); ++v) {
-    const std::string tier = variants[v] == "default" ? "" : variants[v];
+    // A variant is '+'-joined parts (session 19): "noscale" / "nobias" (that parameter absent), "E:NAME=VALUE"
+    // (an environment variable for this variant), anything else the JK_NORM_TIER value ("default": unset).
+    std::string tier;
+    bool no_scale = false, no_bias = false;
+    std::vector<std::string> envs;
+    for (const std::string& part : Split(variants[v], '+')) {
+      if (part == "noscale") no_scale = true;
+      else if (part == "nobias") no_bias = true;
+      else if (part.rfind("E:", 0) == 0 && part.find('=') != std::string::npos) {
+        const size_t eq = part.find('=');
+        envs.push_back(part.substr(2, eq - 2));
+        setenv(envs.back().c_str(), part.substr(eq + 1).c_str(), 1);
+      } else if (part != "default") tier = part;
+    }
     if (tier.empty()) unsetenv("JK_NORM_TIER");
     else setenv("JK_NORM_TIER", tier.c_str(), 1);
+    T* const gp = no_scale ? nullptr : g;
+    T* const bp = no_bias ? nullptr : b;
     auto launch = [&] {
-      return ln ? LaunchLayerNorm(0, dt, x, g, b, y, nullptr, nullptr, s, 1e-5f)
-                : LaunchRmsNorm(0, dt, x, g, y, s, 1e-6f);
+      return ln ? LaunchLayerNorm(0, dt, x, gp, bp, y, nullptr, nullptr, s, 1e-5f)
+                : LaunchRmsNorm(0, dt, x, gp, y, s, 1e-6f);
     };
     const float us = TimeMedian(launch, true);
     ToFloatK<T><<<1024, 256>>>(y, yf, n);
@@ -96,6 +112,7 @@ void RunCase(const Case& c, const std::vector<std::string>& variants, DType dt) 
     }
     std::printf("  %-22s %9.2f us  %5.1f%% of copy  %6.0f GB/s  maxdiff vs first %.3g\n", variants[v].c_str(), us,
                 100.0 * copy_us / us, bytes / us / 1e3, maxdiff);
+    for (const std::string& e : envs) unsetenv(e.c_str());
   }
   unsetenv("JK_NORM_TIER");
   CHECK(cudaFree(x)); CHECK(cudaFree(y)); CHECK(cudaFree(g)); CHECK(cudaFree(b));
