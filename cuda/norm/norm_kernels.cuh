@@ -371,8 +371,9 @@ __global__ void __launch_bounds__(kBlockMaxThreads) BlockPerRowRegisters(Params<
 }
 
 // The same capped at 64 registers, so two CTAs of 512 threads share an SM (two rows in flight): float32
-// LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. Lab only (JK_NORM_TIER="block2
-// 8 B"; timings in norm_launch.cu's LaunchNormalize and bench/lab/norm_block2_h200.txt). A kernel of its own: __launch_bounds__(512, 1) already compiled the
+// LayerNorm with C = 8 takes 85 registers otherwise, one CTA of 512 per SM. The default for float32 LayerNorm
+// rows of 1025-2047, 2049-4095 and 8193-16383 columns since session 19 (norm_launch.cu's LaunchNormalize has the
+// timings); JK_NORM_TIER="block2 8 B" forces it. A kernel of its own: __launch_bounds__(512, 1) already compiled the
 // default instantiations differently from __launch_bounds__(512) (96 registers instead of 85).
 template <typename T, Kind K, int P, int C>
 __global__ void __launch_bounds__(kBlockMaxThreads, 2) BlockPerRowRegistersTwoPerSm(Params<T> p, int cluster) {

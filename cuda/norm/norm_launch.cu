@@ -20,7 +20,9 @@
 //                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
 //                          row's reductions
 //   kBlockPerRowRegisters  the rest up to n < 16384 (float32 RMSNorm: n <= 16384): a CTA per row, the row
-//                          in registers, block reductions
+//                          in registers, block reductions; float32 LayerNorm rows of 1025-2047, 2049-4095 and
+//                          8193-16383 columns capped at 64 registers (BlockPerRowRegistersTwoPerSm, 8 packs a
+//                          thread), so two or more CTAs share an SM
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2)
 //   kStridedTileRegisters  a non-last axis (inner > 1) in 16-byte packs of inner columns, the column tile
@@ -198,8 +200,8 @@ cudaError_t LaunchGroupPerRow(const Params<T>& p, cudaStream_t stream, int64_t p
 }
 
 // Float32 rows, 8 packs x `threads`, the register tier capped at 64 registers (two CTAs of 512 threads per
-// SM; kMinBlocks = 2): JK_NORM_TIER="block2 8 B", lab only (see LaunchNormalize). Other dtypes:
-// cudaErrorNotSupported.
+// SM; kMinBlocks = 2): float32 LayerNorm's rule in LaunchNormalize, and JK_NORM_TIER="block2 8 B" for any row.
+// Other dtypes and the scalar path: cudaErrorNotSupported.
 template <typename T, Kind K, int P>
 cudaError_t LaunchBlockPerRowTwoPerSm(const Params<T>& p, cudaStream_t stream, int threads) {
   if constexpr (sizeof(T) != 4 || P != kVec16<T>) {
@@ -462,6 +464,23 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (dflt && sizeof(T) == 4 && packs >= 3 && packs <= 32) {
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
     if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel
+  }
+  // Float32 LayerNorm rows of 1025-2047, 2049-4095 and 8193-16383 columns (16-byte packs): a CTA per row with 8
+  // packs a thread, capped at 64 registers (BlockPerRowRegistersTwoPerSm). Uncapped, the register tier takes 85
+  // registers: at 12288 columns (384 threads) one CTA per SM, 59% of the copy ceiling, 0.82x jnp. H200, session 19
+  // (bench/lab/s19_h200.md), the benchmark's method, the tiers before -> this one, x jnp (% of copy), two runs:
+  //   1536 (lane groups)          0.98-0.99x (83-85%) -> 1.07-1.08x (91-92%)
+  //   2560 / 3072 (CTA, 4 packs)  0.95-0.97x (82-83%) -> 1.11-1.13x (94-96%)
+  //   8200 / 10240 (CTA, 8 packs) 1.00x (73%) / 1.06x (81%) -> 1.20x (87%) / 1.14x (87%)   (one run)
+  //   12288 / 14336               0.82x (59%) / 0.87x (62%) -> 1.13-1.17x (81-84%) / 1.23x (87%)
+  // It lost at 2048 (lane groups 1.03x -> 0.93-0.94x), 5120 (1.01x -> 0.97-0.98x) and 6144 (1.04x -> 1.01-1.02x),
+  // though a standalone lab with cold caches had it ahead at 5120 and 6144 too; and at 4096 / 8192 in session 7
+  // (bench/lab/norm_block2_h200.txt: 448 against 410 us, 953 against 857). Those keep their tiers.
+  const bool f32_ln_capped = p.n > 1024 && p.n != 2048 && (p.n < 4096 || (p.n > 8192 && p.n < kTwoReadsMinColumns));
+  if (forced.tier == Forced::kNone && K == Kind::kLayerNorm && sizeof(T) == 4 && f32_ln_capped) {
+    const int threads = static_cast<int>(CeilDiv(CeilDiv(packs, 8), 32) * 32);
+    const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, threads);
+    if (e != cudaErrorNotSupported) return e;  // else (the scalar path) the tiers below
   }
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   if (forced.tier == Forced::kProposed && BulkSmemFits<T, P>(p)) return LaunchBulkSmem<T, K, P>(p, stream, 0, 0, 0);
