@@ -60,7 +60,7 @@ Shape Choose(int64_t n) {
 
 // Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 (one CTA up
 // to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's
-// float32 rows past 16384, at 4 + 12 packs per thread (registers + staged). Measured on an H200
+// float32 rows of 28672 columns and more (HybridRowsChoice), at 4 + 12 packs per thread (registers + staged). Measured on an H200
 // (bench/lab/s12_h200.md call 2, % of the copy ceiling; the tiers before: two reads):
 //   RMSNorm float32 49152 x 32768   81% -> 85% (1.26x jnp)    24576 x 65536   69% -> 84% (1.01x -> 1.25x)
 // At 6 + 10 packs RMSNorm lost (63-71%). LayerNorm lost at either shape (66-77% against the cluster tier's 80-83%,
@@ -88,11 +88,16 @@ bool SmemScaleOn() {
   if (const char* e = std::getenv("JK_NORM_SMEM_SCALE")) return std::atoi(e) != 0;
   return sizeof(T) == 4 && K == Kind::kLayerNorm;
 }
+// RMSNorm float32 rows of 16385-28671 columns keep the two-read tier: there the hybrid ran a CTA of up to 448 threads
+// and lost at 20480 and 24576 columns (H200, session 19, bench/lab/s19_h200.md, CUPTI against jnp in processes of
+// their own: hybrid 1.27x / 0.97x (84% / 65% of copy), two reads 1.33x / 1.35x (88% / 90%); 28672 a tie, 1.25x /
+// 1.24x).
+constexpr int64_t kHybridRmsMinColumns = 28672;
 template <Kind K>
-int HybridRowsChoice() {
+int HybridRowsChoice(int64_t n) {
   if (const char* e = std::getenv("JK_NORM_HYBRID")) return std::atoi(e);
   if (std::getenv("JK_NORM_CLUSTER") != nullptr) return 0;  // the cluster tier's knob forces that tier
-  return K == Kind::kRmsNorm ? 2 : 0;
+  return K == Kind::kRmsNorm && n >= kHybridRmsMinColumns ? 2 : 0;
 }
 template <typename T, Kind K>
 cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
@@ -108,7 +113,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (p.inner != 1 || !RunsSm90Code()) return cudaErrorNotSupported;
   if constexpr (sizeof(T) == 4) {
     if (p.n > 16384) {
-      const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<K>());
+      const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<K>(p.n));
       if (e != cudaErrorNotSupported) return e;
     }
   }
