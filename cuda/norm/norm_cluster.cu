@@ -68,14 +68,31 @@ Shape Choose(int64_t n) {
 // since). Lab knob JK_NORM_HYBRID (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12;
 // unset: the default (set JK_NORM_CLUSTER alone: off).
 // The cluster-size limit keeps n <= 8 x 512 x 64 here, as the kernel's 32-bit column math wants.
+// The span: the fewest CTAs of up to 512 threads, unless CTAs of up to 256 threads (twice as many) keep more threads
+// resident on an SM. That happens where the wider CTA has 384 threads (two per SM by registers: 768 threads; RMSNorm
+// float32 49152 columns ran 0.91x jnp on 2 x 384, bench/lab/s19_h200.md); at 512, 448 or 320 the two tie and the
+// wider span stays.
 template <typename T, Kind K, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   constexpr int kP = 16 / sizeof(T);
-  const RowSpan span = RowSpanFor(CeilDiv(p.n, kP), kPacks + kStaged, kThreads, kMaxCluster);
+  auto kernel = ClusterRowsNormHybrid<T, K, kPacks, kStaged>;
+  const int64_t packs = CeilDiv(p.n, kP);
+  RowSpan span = RowSpanFor(packs, kPacks + kStaged, kThreads, kMaxCluster);
   if (span.ctas == 0) return cudaErrorNotSupported;
+  auto resident_threads = [&](const RowSpan& s) {
+    int blocks = 0;
+    const size_t smem = size_t(kStaged) * s.threads * 16;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, s.threads, smem) != cudaSuccess) {
+      (void)cudaGetLastError();  // no figure: keep the wider span
+      return 0;
+    }
+    return blocks * s.threads;
+  };
+  const RowSpan narrow = RowSpanFor(packs, kPacks + kStaged, kThreads / 2, kMaxCluster);
+  if (narrow.ctas != 0 && narrow.ctas > span.ctas && resident_threads(narrow) > resident_threads(span)) span = narrow;
   const size_t smem = size_t(kStaged) * span.threads * 16;
-  return LaunchClusterGrid(ClusterRowsNormHybrid<T, K, kPacks, kStaged>, span.ctas, span.threads, smem, p.outer, -1,
-                           stream, p);
+  return LaunchClusterGrid(kernel, span.ctas, span.threads, smem, p.outer, -1, stream, p);
 }
 // The cluster kernel's scale in shared memory (kSmemScale in norm_cluster.cuh): float32 LayerNorm. Measured on an
 // H200 (bench/lab/s14_h200.md call 6, % of the copy ceiling, scale from L2 -> from shared memory):
