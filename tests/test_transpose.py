@@ -209,6 +209,31 @@ def test_small_cta_tier(rng, monkeypatch, knob, dtype):
             np.testing.assert_array_equal(np.asarray(f(x)), xn[offset:].reshape(64, 96).T)
 
 
+# A short side (kTiledNarrow, transpose_small_kernels.cuh: at most 16 elements against at least 256, from 2^18
+# elements): NHWC <-> NCHW with C = 3, both directions, a short side of 16, ragged long sides, a split group of the
+# short side, no batch axis; by default and with the lab token "nonarrow" (the square tiles).
+NARROW_CASES = [
+    ((16, 128, 128, 3), (0, 3, 1, 2)),   # A short (3), B 16384, 1 batch axis
+    ((4, 3, 256, 257), (0, 2, 3, 1)),    # B short (3), A 65792 (ragged last tile)
+    ((2, 30000, 16), (0, 2, 1)),         # A short (16)
+    ((1, 5, 70001), (0, 2, 1)),          # B short (5), odd long side
+    ((70001, 7), (1, 0)),                # no batch axis
+    ((2, 2, 40000, 3), (3, 1, 0, 2)),    # A short (3); B = axes 2, 1 (not mergeable): split B, no batch
+    ((9000, 4, 2, 8), (1, 3, 2, 0)),     # output (4, 8, 2, 9000): A = axes 1, 3 split (short), B 9000
+]
+
+
+@pytest.mark.parametrize("knob", ["", "nonarrow"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        for shape, axes in NARROW_CASES:
+            x, xn = make(rng, shape, dtype)
+            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))  # a fresh executable per knob
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+
+
 # Row copies (last axis kept), default and under the lab token "rowbulk" (runs of 16..256 bytes on the bulk
 # copy engine, sm_90; transpose_bulk_kernels.cuh). Runs of 16, 128 (the attention permute), 256 (the input-
 # order limit) and 272 bytes, a run that is not a multiple of 16 bytes, a ragged last chunk (runs not

@@ -1,4 +1,5 @@
 // Tier choice for the transpose plans (see transpose_kernels.cuh for the kernels).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -114,6 +115,7 @@ struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
        rowbulk = false;
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
+  bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -123,7 +125,7 @@ TierKnobs ParseKnobs(const char* env) {
     auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
     t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
     t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
-    t.afast |= is("afast");
+    t.afast |= is("afast"), t.nonarrow |= is("nonarrow");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -303,6 +305,25 @@ bool TrySmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split,
   return true;
 }
 
+// kTiledNarrow (transpose_small_kernels.cuh): a side of at most kNarrowMax elements, the other at least kNarrowTile.
+// H200 (session 19, bench/lab/s19_h200.md; standalone lab, warm, us, every output bit-identical to the square
+// tiles'): NHWC -> NCHW (64, 224, 224, 3) float32 360 -> 37 (jnp 23 in its own run), NCHW -> NHWC (64, 3, 224, 224)
+// bfloat16 115 -> 34 (jnp 13), (64, 50176, 16) float32 (0, 2, 1) 214 -> 117, (64, 16, 50176) bfloat16 212 -> 102.
+template <int kE>
+cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  using T = Storage<kE>;
+  const bool narrow_a = c.na <= c.nb;
+  c.tiles_a = narrow_a ? 1 : static_cast<uint32_t>(CeilDiv(c.na, transpose::kNarrowTile));
+  c.tiles_b = narrow_a ? static_cast<uint32_t>(CeilDiv(c.nb, transpose::kNarrowTile)) : 1;
+  const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
+  constexpr int kThreads = transpose::kNarrowThreads;
+  if (narrow_a && split) transpose::TiledNarrow<T, true, true><<<blocks, kThreads, 0, stream>>>(c);
+  else if (narrow_a) transpose::TiledNarrow<T, true, false><<<blocks, kThreads, 0, stream>>>(c);
+  else if (split) transpose::TiledNarrow<T, false, true><<<blocks, kThreads, 0, stream>>>(c);
+  else transpose::TiledNarrow<T, false, false><<<blocks, kThreads, 0, stream>>>(c);
+  return LastLaunchError();
+}
+
 template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   using C = TiledConfig<kE>;
@@ -323,9 +344,14 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   // the same sign in three measurements; the 2-byte tiles lost 6-8% in the compact flavour (occupancy).
   const bool compact_large = kE == 1 && vec && !Knobs().old && !Knobs().s2 && !Knobs().r1 && !Knobs().s3 &&
                              !TakesWideTile<kE>(a);
-  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split, compact_large)) {
+  // A short side takes kTiledNarrow from 2^18 elements up to any size its 32-bit offsets allow (below, the square
+  // tiles' fewer, fuller CTAs won: 4096 x 16 int8 6.9 against 8.3 us).
+  const bool narrow = !Knobs().nonarrow && !Knobs().old && std::min(a.na, a.nb) <= transpose::kNarrowMax &&
+                      std::max(a.na, a.nb) >= transpose::kNarrowTile && a.elements >= (int64_t{1} << 18);
+  if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split, compact_large || narrow)) {
     return LaunchTiledGeneral<kE>(stream, a, vec);
   }
+  if (narrow) return LaunchNarrow<kE>(stream, c, batch, split);
   cudaError_t err;
   if (Knobs().smallcta && TrySmallCta<kE>(stream, c, batch, split, &err)) return err;
   if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
