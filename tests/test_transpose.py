@@ -211,10 +211,13 @@ def test_small_cta_tier(rng, monkeypatch, knob, dtype):
 
 # A short side (kTiledNarrow, transpose_small_kernels.cuh: at most 16 elements against at least 256, from 2^18
 # elements): NHWC <-> NCHW with C = 3, both directions, a short side of 16, ragged long sides, a split group of the
-# short side, no batch axis; by default and with the lab token "nonarrow" (the square tiles).
+# short side, no batch axis, rows on and off 16-byte boundaries (16-byte accesses or element accesses); by default,
+# with the lab token "narrowscalar" (element accesses only) and "nonarrow" (the square tiles).
 NARROW_CASES = [
     ((16, 128, 128, 3), (0, 3, 1, 2)),   # A short (3), B 16384, 1 batch axis
-    ((4, 3, 256, 257), (0, 2, 3, 1)),    # B short (3), A 65792 (ragged last tile)
+    ((4, 3, 256, 257), (0, 2, 3, 1)),    # B short (3), A 65792
+    ((4, 3, 104, 250), (0, 2, 3, 1)),    # B short (3), A 26000: ragged last tile, 16-byte rows for 2-byte and wider
+    ((8, 70000, 3), (0, 2, 1)),          # A short (3), ragged last tile
     ((2, 30000, 16), (0, 2, 1)),         # A short (16)
     ((1, 5, 70001), (0, 2, 1)),          # B short (5), odd long side
     ((70001, 7), (1, 0)),                # no batch axis
@@ -223,7 +226,7 @@ NARROW_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "nonarrow"])
+@pytest.mark.parametrize("knob", ["", "narrowscalar", "nonarrow"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

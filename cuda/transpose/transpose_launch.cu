@@ -116,6 +116,7 @@ struct TierKnobs {
        rowbulk = false;
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
+  bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -125,7 +126,7 @@ TierKnobs ParseKnobs(const char* env) {
     auto is = [&](const char* w) { return std::strlen(w) == n && std::strncmp(s, w, n) == 0; };
     t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
     t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
-    t.afast |= is("afast"), t.nonarrow |= is("nonarrow");
+    t.afast |= is("afast"), t.nonarrow |= is("nonarrow"), t.narrowscalar |= is("narrowscalar");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -307,8 +308,10 @@ bool TrySmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split,
 
 // kTiledNarrow (transpose_small_kernels.cuh): a side of at most kNarrowMax elements, the other at least kNarrowTile.
 // H200 (session 19, bench/lab/s19_h200.md; standalone lab, warm, us, every output bit-identical to the square
-// tiles'): NHWC -> NCHW (64, 224, 224, 3) float32 360 -> 37 (jnp 23 in its own run), NCHW -> NHWC (64, 3, 224, 224)
-// bfloat16 115 -> 34 (jnp 13), (64, 50176, 16) float32 (0, 2, 1) 214 -> 117, (64, 16, 50176) bfloat16 212 -> 102.
+// tiles'), square tiles -> element accesses -> 16-byte accesses: NHWC -> NCHW (64, 224, 224, 3) float32 360 -> 38
+// -> 29 (jnp 23 in its own run), NCHW -> NHWC (64, 3, 224, 224) bfloat16 115 -> 36 -> 24 (jnp 13), (64, 50176, 16)
+// float32 (0, 2, 1) 214 -> 119 -> 112, (64, 16, 50176) bfloat16 212 -> 104 -> 74. "narrowscalar" (lab) keeps
+// element accesses.
 template <int kE>
 cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
@@ -317,7 +320,14 @@ cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, boo
   c.tiles_b = narrow_a ? static_cast<uint32_t>(CeilDiv(c.nb, transpose::kNarrowTile)) : 1;
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
   constexpr int kThreads = transpose::kNarrowThreads;
-  if (narrow_a && split) transpose::TiledNarrow<T, true, true><<<blocks, kThreads, 0, stream>>>(c);
+  // 16-byte accesses: no split group, the flattened side dense (x rows of na elements back to back, or y rows of
+  // nb), every row start of the other side and of each batch matrix 16-byte aligned, both buffers too.
+  auto a16 = [](uint64_t elems) { return elems * kE % 16 == 0; };
+  const bool vec = !split && !Knobs().narrowscalar && Aligned16(c.x) && Aligned16(c.y) && a16(c.batch_in) &&
+                   a16(c.batch_out) && (narrow_a ? c.b_in == c.na && a16(c.a_out) : c.a_out == c.nb && a16(c.b_in));
+  if (vec && narrow_a) transpose::TiledNarrow<T, true, false, true><<<blocks, kThreads, 0, stream>>>(c);
+  else if (vec) transpose::TiledNarrow<T, false, false, true><<<blocks, kThreads, 0, stream>>>(c);
+  else if (narrow_a && split) transpose::TiledNarrow<T, true, true><<<blocks, kThreads, 0, stream>>>(c);
   else if (narrow_a) transpose::TiledNarrow<T, true, false><<<blocks, kThreads, 0, stream>>>(c);
   else if (split) transpose::TiledNarrow<T, false, true><<<blocks, kThreads, 0, stream>>>(c);
   else transpose::TiledNarrow<T, false, false><<<blocks, kThreads, 0, stream>>>(c);

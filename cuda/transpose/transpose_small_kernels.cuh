@@ -177,8 +177,11 @@ constexpr int kNarrowMax = 16;   // the short side, elements
 constexpr int kNarrowTile = 256; // the long side per CTA
 constexpr int kNarrowThreads = 256;
 
-template <typename T, bool kNarrowA, bool kSplit>
+// kVec: 16-byte accesses on both sides (the launcher checks: no split group, the flattened side dense, every row
+// start and both buffers 16-byte aligned); the dense range's and each row's last partial vector go element-wise.
+template <typename T, bool kNarrowA, bool kSplit, bool kVec = false>
 __global__ void __launch_bounds__(kNarrowThreads) TiledNarrow(TiledArgs32 p) {
+  constexpr uint32_t V = 16 / sizeof(T);  // elements per 16-byte access
   __shared__ T tile[kNarrowMax][kNarrowTile + 1];  // [short index][long index]
   const uint32_t tiles = kNarrowA ? p.tiles_b : p.tiles_a;
   const uint32_t batch = blockIdx.x / tiles, t = blockIdx.x - batch * tiles;
@@ -189,25 +192,73 @@ __global__ void __launch_bounds__(kNarrowThreads) TiledNarrow(TiledArgs32 p) {
   const uint32_t count = live * n_short;
   const T* x = reinterpret_cast<const T*>(p.x);
   T* y = reinterpret_cast<T*>(p.y);
+  // The flattened (long, short) range, dense in x (kNarrowA) or in y: element i is (l, s) = (i / n_short, i % n_short).
+  // The rows: short index s, long indices l, dense in y (kNarrowA) or in x.
+  const uint32_t nv = kVec ? count / V : 0;          // whole vectors of the flattened range
+  const uint32_t rv = kVec ? live / V : 0;           // whole vectors of each row
   if constexpr (kNarrowA) {
-    // x rows b (long) of na (short) elements; y rows a (short) of nb elements.
-    for (uint32_t i = threadIdx.x; i < count; i += kNarrowThreads) {
+    if constexpr (kVec) {
+      const T* src = x + g.RowIn(l0);  // the CTA's flattened range, contiguous
+      for (uint32_t v = threadIdx.x; v < nv; v += kNarrowThreads) {
+        const uint4 w = reinterpret_cast<const uint4*>(src)[v];
+        const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+        for (uint32_t k = 0; k < V; ++k) {
+          const uint32_t i = v * V + k, l = i / n_short;
+          tile[i - l * n_short][l] = e[k];
+        }
+      }
+    }
+    for (uint32_t i = nv * V + threadIdx.x; i < count; i += kNarrowThreads) {
       const uint32_t l = i / n_short, s = i - l * n_short;
       tile[s][l] = x[g.RowIn(l0 + l) + s];
     }
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < count; i += kNarrowThreads) {
-      const uint32_t s = i / live, l = i - s * live;
+    if constexpr (kVec) {
+      for (uint32_t j = threadIdx.x; j < rv * n_short; j += kNarrowThreads) {
+        const uint32_t s = j / rv, l = (j - s * rv) * V;
+        uint4 w;
+        T* e = reinterpret_cast<T*>(&w);
+#pragma unroll
+        for (uint32_t k = 0; k < V; ++k) e[k] = tile[s][l + k];
+        *reinterpret_cast<uint4*>(y + g.ColOut(s) + l0 + l) = w;
+      }
+    }
+    const uint32_t tail = live - rv * V;  // elements of each row after its whole vectors
+    for (uint32_t j = threadIdx.x; j < tail * n_short; j += kNarrowThreads) {
+      const uint32_t s = j / tail, l = rv * V + (j - s * tail);
       y[g.ColOut(s) + l0 + l] = tile[s][l];
     }
   } else {
-    // x rows b (short) of na (long) elements; y rows a (long) of nb (short) elements.
-    for (uint32_t i = threadIdx.x; i < count; i += kNarrowThreads) {
-      const uint32_t s = i / live, l = i - s * live;
+    if constexpr (kVec) {
+      for (uint32_t j = threadIdx.x; j < rv * n_short; j += kNarrowThreads) {
+        const uint32_t s = j / rv, l = (j - s * rv) * V;
+        const uint4 w = *reinterpret_cast<const uint4*>(x + g.RowIn(s) + l0 + l);
+        const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+        for (uint32_t k = 0; k < V; ++k) tile[s][l + k] = e[k];
+      }
+    }
+    const uint32_t tail = live - rv * V;
+    for (uint32_t j = threadIdx.x; j < tail * n_short; j += kNarrowThreads) {
+      const uint32_t s = j / tail, l = rv * V + (j - s * tail);
       tile[s][l] = x[g.RowIn(s) + l0 + l];
     }
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < count; i += kNarrowThreads) {
+    if constexpr (kVec) {
+      T* dst = y + g.ColOut(l0);  // the CTA's flattened range, contiguous
+      for (uint32_t v = threadIdx.x; v < nv; v += kNarrowThreads) {
+        uint4 w;
+        T* e = reinterpret_cast<T*>(&w);
+#pragma unroll
+        for (uint32_t k = 0; k < V; ++k) {
+          const uint32_t i = v * V + k, l = i / n_short;
+          e[k] = tile[i - l * n_short][l];
+        }
+        reinterpret_cast<uint4*>(dst)[v] = w;
+      }
+    }
+    for (uint32_t i = nv * V + threadIdx.x; i < count; i += kNarrowThreads) {
       const uint32_t l = i / n_short, s = i - l * n_short;
       y[g.ColOut(l0 + l) + s] = tile[s][l];
     }
