@@ -44,6 +44,15 @@ def check(x, xn, axes):
     np.testing.assert_array_equal(np.asarray(y), expected)
 
 
+def check_cases_jitted(rng, dtype, cases):
+    """Each (shape, axes) of `cases` on random values through a fresh jitted transpose (a new executable, so the
+    JK_TRANSPOSE_TIERS knob set by the caller is the one it runs with), bit-exact against NumPy."""
+    for shape, axes in cases:
+        x, xn = make(rng, shape, dtype)
+        f = jax.jit(lambda t, a=axes: jk.transpose(t, a))
+        np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_every_dtype(rng, dtype):
     # 2-D with 16-byte-friendly sizes (vector tier), an odd 3-D shape (scalar tier), a batched swap.
@@ -199,10 +208,7 @@ SMALL_CTA_CASES = [
 def test_small_cta_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
     with jax.enable_x64(dtype == jnp.float64):
-        for shape, axes in SMALL_CTA_CASES:
-            x, xn = make(rng, shape, dtype)
-            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))  # a fresh executable per knob
-            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        check_cases_jitted(rng, dtype, SMALL_CTA_CASES)
         for offset in (1, 2, 4):
             x, xn = make(rng, (offset + 64 * 96,), dtype)
             f = jax.jit(lambda t, o=offset: jk.transpose(t[o:].reshape(64, 96)))
@@ -231,10 +237,7 @@ NARROW_CASES = [
 def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
     with jax.enable_x64(dtype == jnp.float64):
-        for shape, axes in NARROW_CASES:
-            x, xn = make(rng, shape, dtype)
-            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))  # a fresh executable per knob
-            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        check_cases_jitted(rng, dtype, NARROW_CASES)
 
 
 # Row copies (last axis kept), default and under the lab token "rowbulk" (runs of 16..256 bytes on the bulk
@@ -250,10 +253,7 @@ ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5,
 def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
     with jax.enable_x64(dtype == jnp.float64):
-        for shape, axes in ROW_CASES:
-            x, xn = make(rng, shape, dtype)
-            f = jax.jit(lambda t, a=axes: jk.transpose(t, a))
-            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn, axes))
+        check_cases_jitted(rng, dtype, ROW_CASES)
         x, xn = make(rng, (1 + 4 * 6 * 64,), dtype)
         f = jax.jit(lambda t: jk.transpose(t[1:].reshape(4, 6, 64), (1, 0, 2)))
         np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[1:].reshape(4, 6, 64), (1, 0, 2)))

@@ -325,12 +325,11 @@ cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, boo
   auto a16 = [](uint64_t elems) { return elems * kE % 16 == 0; };
   const bool vec = !split && !Knobs().narrowscalar && Aligned16(c.x) && Aligned16(c.y) && a16(c.batch_in) &&
                    a16(c.batch_out) && (narrow_a ? c.b_in == c.na && a16(c.a_out) : c.a_out == c.nb && a16(c.b_in));
-  if (vec && narrow_a) transpose::TiledNarrow<T, true, false, true><<<blocks, kThreads, 0, stream>>>(c);
-  else if (vec) transpose::TiledNarrow<T, false, false, true><<<blocks, kThreads, 0, stream>>>(c);
-  else if (narrow_a && split) transpose::TiledNarrow<T, true, true><<<blocks, kThreads, 0, stream>>>(c);
-  else if (narrow_a) transpose::TiledNarrow<T, true, false><<<blocks, kThreads, 0, stream>>>(c);
-  else if (split) transpose::TiledNarrow<T, false, true><<<blocks, kThreads, 0, stream>>>(c);
-  else transpose::TiledNarrow<T, false, false><<<blocks, kThreads, 0, stream>>>(c);
+  auto kernel = narrow_a ? (vec ? transpose::TiledNarrow<T, true, false, true>
+                                 : split ? transpose::TiledNarrow<T, true, true> : transpose::TiledNarrow<T, true, false>)
+                         : (vec ? transpose::TiledNarrow<T, false, false, true>
+                                : split ? transpose::TiledNarrow<T, false, true> : transpose::TiledNarrow<T, false, false>);
+  kernel<<<blocks, kThreads, 0, stream>>>(c);
   return LastLaunchError();
 }
 

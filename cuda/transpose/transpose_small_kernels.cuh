@@ -160,9 +160,6 @@ __global__ void __launch_bounds__(kThreads) TiledSmallCta(TiledArgs32 p) {
   }
 }
 
-}  // namespace jk::transpose
-
-namespace jk::transpose {
 
 // ---- kTiledNarrow: one side of the tile is a few elements (NHWC <-> NCHW with C = 3, ...) ---------------------
 // The square tiles waste almost all of a tile when na or nb is tiny: (64, 224, 224, 3) float32 -> (0, 3, 1, 2) ran
@@ -170,9 +167,9 @@ namespace jk::transpose {
 // side and every index of the short one (at most kNarrowMax). Both phases walk the flattened (long, short) range so
 // that consecutive threads touch consecutive elements of whichever array is dense along it: the load reads x's
 // rows of `short` contiguous elements back to back (kNarrowA: A is short, x's rows are the tile's columns), the store
-// writes y's rows of kTile contiguous elements; kNarrowA = false is the mirror image. Element accesses (no 16-byte
-// vectors: the short side rarely allows them); the tile is padded by one element per row against bank conflicts.
-// Compact geometry (TiledArgs32: 32-bit offsets, one batch axis), any element size.
+// writes y's rows of kTile contiguous elements; kNarrowA = false is the mirror image. 16-byte accesses where kVec
+// allows them (below), element accesses otherwise; the tile is padded by one element per row against bank
+// conflicts. Compact geometry (TiledArgs32: 32-bit offsets, one batch axis), any element size.
 constexpr int kNarrowMax = 16;   // the short side, elements
 constexpr int kNarrowTile = 256; // the long side per CTA
 constexpr int kNarrowThreads = 256;
