@@ -147,14 +147,19 @@ WGMMA_SHAPES = [  # (M, K, N)
 # (JK_MATMUL_WGMMA_EPI=row8), the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong), split-K over a
 # cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), and 128x64 / 128x256 tiles forced (JK_MATMUL_WGMMA=64 / 256; 64 also
 # in multicast pairs and with split-K). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs there.
-WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc1", "w64_splitk", "w256"]
-                                if ON_GPU else [])
-WGMMA_WIDTHS = {"w64": "64", "w64_mc1": "64", "w64_splitk": "64", "w256": "256"}
+WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc1", "w64_mcb", "w64_splitk", "w256",
+                                  "w256_mca", "w256_mcb"] if ON_GPU else [])
+WGMMA_WIDTHS = {"w64": "64", "w64_mc1": "64", "w64_mcb": "64", "w64_splitk": "64", "w256": "256", "w256_mca": "256",
+                "w256_mcb": "256"}
 
 
 def set_wgmma_variant(monkeypatch, variant):
-    if variant == "w64_mc1":  # 128x64 tiles in multicast pairs (JK_MATMUL_WGMMA_MC=1; off by default)
-        monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1")
+    # Multicast pairs: sharing a (JK_MATMUL_WGMMA_MC=1; by default 128x64 tiles where K % 16 == 8, e.g. K = 8 or
+    # 200 above), sharing b (JK_MATMUL_WGMMA_MCB=1; by default 128x256 tiles where N % 16 == 8, e.g.
+    # test_matmul_wgmma_more_tiles_than_sms's N = 2056); the plain width variants run the tiles alone (=0).
+    if variant in WGMMA_WIDTHS:
+        monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1" if variant in ("w64_mc1", "w256_mca") else "0")
+        monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1" if variant in ("w64_mcb", "w256_mcb") else "0")
     if variant in WGMMA_WIDTHS:
         monkeypatch.setenv("JK_MATMUL_WGMMA", WGMMA_WIDTHS[variant])
         variant = "splitk" if variant.endswith("_splitk") else ""
@@ -218,12 +223,15 @@ def test_matmul_wgmma_batched(rng, wgmma, monkeypatch, dtype, shapes, variant):
 # The fused epilogue loads the next chunk's bias and residual ahead and prefetches residual tiles into L2
 # (both by default); JK_MATMUL_WGMMA_PREFETCH=0 loads them where they are used. A residual broadcast along
 # columns ("col", (M, 1)) takes the gathered loads. "splitk": the fused epilogue after the split-K exchange.
-@pytest.mark.parametrize("prefetch", ["default"] + (["0", "splitk"] if ON_GPU else []))
+@pytest.mark.parametrize("prefetch", ["default"] + (["0", "splitk", "mcb"] if ON_GPU else []))
 @pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
 @pytest.mark.parametrize("res_shape", ["full", "row", "col", None], ids=str)
 def test_linear_wgmma_epilogue(rng, wgmma, monkeypatch, activation, res_shape, prefetch):
     if prefetch == "splitk":
         monkeypatch.setenv("JK_MATMUL_WGMMA_SPLITK", "2")
+    elif prefetch == "mcb":  # 128x256 tiles in multicast pairs sharing b, the fused epilogue without the boxed form
+        monkeypatch.setenv("JK_MATMUL_WGMMA", "256")
+        monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1")
     elif prefetch != "default":
         monkeypatch.setenv("JK_MATMUL_WGMMA_PREFETCH", prefetch)
     m, k, n = 260, 136, 392

@@ -627,15 +627,22 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // (named barrier 3 + w): a "full" barrier's parity then always refers to the next phase, never to one two
 // phases ahead, which a warpgroup running ahead by a whole tile would wrongly see as complete.
 //
-// kMulticast (128x64 tiles, cooperative, launched as clusters of 2 along x with split == 2): the two CTAs of a
-// cluster take the two 64-column halves of a 128x128 tile, so they share its a rows. Each producer loads its
-// half of them (64 rows; tma_a's box is 64 rows) into both CTAs' rings (TMA multicast) and its own b panel;
-// each CTA's "full" barrier counts the bytes of both. A stage is free only once the consumers of both CTAs
-// have read it: they arrive on both CTAs' "empty" barriers. Small problems are bound by L2 -> SM traffic
-// (1024^3 in 128x64 tiles reads ~10 TB/s from L2); this reads a third less. Measured 1.2x slower than the
-// tiles alone all the same (H200, bench/lab/matmul_mc_h200.md), so off by default (JK_MATMUL_WGMMA_MC=1).
+// Multicast pairs (kMulticast, cooperative, launched as clusters of 2 along x with split == 2), for kernels bound
+// by L2 -> SM traffic (1024^3 in 128x64 tiles reads ~10 TB/s from L2, 128x256 tiles at 800 TFLOP/s ~9 TB/s);
+// rows that start 16 bytes into a 32-byte sector cost 5 sectors and 2 requests per 128-byte box row, not 4 and 1.
+// - kMcShareA: the two CTAs take the two BN-column halves of a 128 x 2 BN tile, so they share its a rows. Each
+//   producer loads half of them (64 rows; tma_a's box is 64 rows) into both CTAs' rings (TMA multicast) and its
+//   own b panels; a CTA reads a third less at BN = 64.
+// - kMcShareB: the two CTAs take the two 128-row halves of a 256 x BN tile; each producer loads its own a box and
+//   half of the b stage (BN >= 128: half of the 64-column panels; BN = 64: 32 of the 64 k-rows, tma_b's box is
+//   32 rows) into both CTAs' rings: 16 + BN / 4 KiB a k-tile instead of 16 + BN / 2.
+// Each CTA's "full" barrier counts the bytes of both producers. A stage is free only once the consumers of both
+// CTAs have read it: they arrive on both CTAs' "empty" barriers. On sector-aligned rows the pairs' lockstep
+// costs more than the traffic saves (bench/lab/matmul_mc_h200.md, s20_h200.md); the launcher's UseMulticast /
+// UseMulticastB say where they run.
+constexpr int kMcShareA = 1, kMcShareB = 2;
 template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false,
-          bool kMulticast = false>
+          int kMulticast = 0>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     WgmmaTmaKernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                    const __grid_constant__ CUtensorMap tma_out, const __grid_constant__ CUtensorMap tma_res,
@@ -654,7 +661,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const auto resbar = [&](int w) { return xdata + 8 + 16 * w; };
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
-  static_assert(!kMulticast || (BN == 64 && !kPingPong), "multicast pairs: 128x64 tiles, cooperative");
+  static_assert(!kMulticast || !kPingPong, "multicast pairs: cooperative");
+  constexpr bool kShareA = kMulticast == kMcShareA, kShareB = kMulticast == kMcShareB;
   // kMulticast: this CTA's rank in its cluster of 2, and the other CTA's.
   const int rank = static_cast<int>(blockIdx.x % 2);
   const uint32_t peer = static_cast<uint32_t>(rank ^ 1);
@@ -676,17 +684,19 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
   // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
-  // kMulticast: tiles of 128 x 2 BN, one per cluster.
-  constexpr int kTileN = kMulticast ? 2 * BN : BN;
+  // kMulticast: tiles of 128 x 2 BN (kShareB: 256 x BN), one per cluster.
+  constexpr int kTileN = kShareA ? 2 * BN : BN;
+  constexpr int kTileM = kShareB ? 2 * kWgmmaBM : kWgmmaBM;
   const auto counts = [&p] {
-    const int64_t mtiles = (p.m + kWgmmaBM - 1) / kWgmmaBM, ntiles = (p.n + kTileN - 1) / kTileN;
+    const int64_t mtiles = (p.m + kTileM - 1) / kTileM, ntiles = (p.n + kTileN - 1) / kTileN;
     return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,
                        static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
   };
   // This CTA's tile t (kMulticast: its 64-column half of the cluster's tile).
   const auto tile_of = [&](int64_t t, int64_t mtiles, int64_t ntiles) {
     WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
-    if constexpr (kMulticast) tc.n0 += BN * rank;
+    if constexpr (kShareB) tc.m0 = 2 * tc.m0 + kWgmmaBM * rank;  // WgmmaTileOf counts m in 128-row units
+    else if constexpr (kShareA) tc.n0 += BN * rank;
     return tc;
   };
 
@@ -708,16 +718,27 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         MbarWait(empty(stage), phase ^ 1);  // a fresh barrier counts its "previous" phase as complete
         MbarExpectTx(full(stage), C::kStageBytes);
         const int32_t k0 = kt * kWgmmaBK;
-        if constexpr (kMulticast) {
+        if constexpr (kShareA) {
           TmaLoad3dMulticast(sa + stage * C::kAStage + rank * (64 * 128), &tma_a, k0,
                              static_cast<int32_t>(tc.m0) + 64 * rank, za, full(stage), 3);
         } else {
           TmaLoad3d(sa + stage * C::kAStage, &tma_a, k0, static_cast<int32_t>(tc.m0), za, full(stage));
         }
+        if constexpr (kShareB && BN == 64) {  // this rank's 32 k-rows of the panel (tma_b's box is 32 rows)
+          TmaLoad3dMulticast(sb + stage * C::kBStage + rank * (32 * 128), &tma_b, static_cast<int32_t>(tc.n0),
+                             k0 + 32 * rank, zb, full(stage), 3);
+        } else if constexpr (kShareB) {  // this rank's half of the b panels, into both CTAs' rings
+          constexpr int kHalf = BN / 128;
 #pragma unroll
-        for (int c = 0; c < BN / 64; ++c)
-          TmaLoad3d(sb + stage * C::kBStage + c * C::kBPanel, &tma_b, static_cast<int32_t>(tc.n0) + 64 * c, k0, zb,
-                    full(stage));
+          for (int c = kHalf * rank; c < kHalf * rank + kHalf; ++c)
+            TmaLoad3dMulticast(sb + stage * C::kBStage + c * C::kBPanel, &tma_b, static_cast<int32_t>(tc.n0) + 64 * c,
+                               k0, zb, full(stage), 3);
+        } else {
+#pragma unroll
+          for (int c = 0; c < BN / 64; ++c)
+            TmaLoad3d(sb + stage * C::kBStage + c * C::kBPanel, &tma_b, static_cast<int32_t>(tc.n0) + 64 * c, k0, zb,
+                      full(stage));
+        }
         if (++stage == STAGES) stage = 0, phase ^= 1;
       }
     }

@@ -161,30 +161,52 @@ bool NarrowTilePaysOff(const MatmulProblem& p) {
   return tiles >= 16 && 2 * tiles <= NumSMs() && !UsePingPong(p);
 }
 
-// 128x64 tiles in clusters of 2 sharing their a rows through TMA multicast (WgmmaTmaKernel's kMulticast):
-// off by default, JK_MATMUL_WGMMA_MC=1 turns it on (for the lab and tests). H200 (bench/lab/matmul_mc_h200.md):
-// correct, but 1.2x slower than 128x64 tiles alone (1024^3 8.0 us against 6.6, 1024x1024x4096 18.9 against
-// 16.1); 2-3x slower while the remote stage releases carried .release.cluster semantics.
-constexpr bool kMulticastByDefault = false;
-bool UseMulticast() {
+// Multicast pairs sharing a (WgmmaTmaKernel's kMcShareA: clusters of 2 along N, each producer loading half of
+// the a rows of both CTAs' stages). On sector-aligned rows of a they lose to the tiles alone (session 7,
+// bench/lab/matmul_mc_h200.md: 1024^3 8.0 us against 6.6, 1024x1024x4096 18.9 against 16.1), but where a's rows
+// start 16 bytes into a 32-byte sector (K % 16 == 8; see UseMulticastB) the 128x64 pairs win on plain matmuls:
+// H200 (bench/lab/s20_h200.md, call 5, us alone / pairs, jnp): 1000^3 10.5 / 9.6 (7.0), 1000x1008x1000 10.0 /
+// 9.2 (6.4), 512x1000x1000 8.9 / 8.4 (13.9), 1000x1000x4000 27.0 / 21.5 (17.8), 1024x1024x1000 8.9 / 9.0 (6.0).
+// At 128x256 tiles they did not (3000x3008x3000 99.4 / 100.7, 4096x4096x3000 134.4 / 139.0).
+// JK_MATMUL_WGMMA_MC=1|0 forces them on (128x64 tiles, and plain matmuls on 128x256) or off.
+bool UseMulticast(const MatmulProblem& p, int bn) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MC");
   if (env != nullptr) return std::strcmp(env, "0") != 0;
-  return kMulticastByDefault;
+  return bn == 64 && p.k % 16 != 0 && !IsFused(p);
+}
+
+// 128x256 tiles in clusters of 2 along M sharing b's panels through TMA multicast (WgmmaTmaKernel's kShareB),
+// for plain matmuls whose b (and output) rows start 16 bytes into a 32-byte sector (N % 16 == 8): each such
+// 128-byte box row costs 5 sectors and 2 L2 requests instead of 4 and 1, and at 128x256 tiles' ~9 TB/s of
+// L2 -> SM traffic that tipped the kernel over the L2's bandwidth; sharing b cuts a CTA's reads from 48 to 32
+// KiB a k-tile. H200 (bench/lab/s20_h200.md, call 3, us alone / pairs, jnp): 3000^3 121.7 / 103.3 (74.6),
+// 4096x1000x4096 56.5 / 48.2 (45.7), 3008x3000x3008 106.2 / 100.7 (72.7); on sector-aligned rows the pairs'
+// lockstep cost 1-4% (4096^3 174.2 / 175.9, 8192^3 1369 / 1388, 2000^3 25.2 / 26.3). JK_MATMUL_WGMMA_MCB=1|0
+// forces them on (any shape on 128x256 or 128x64 tiles; the latter share b's k-rows: the lab) or off.
+bool UseMulticastB(const MatmulProblem& p, int bn) {
+  const char* env = std::getenv("JK_MATMUL_WGMMA_MCB");
+  if (env != nullptr) return std::strcmp(env, "1") == 0;
+  return bn == 256 && p.n % 16 != 0 && !IsFused(p);
 }
 
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
-  // 128x64 tiles, unless split-K is forced: multicast pairs, whose producers load 64 rows of a each.
-  const bool multicast = BN == 64 && UseMulticast() && SplitKOverride() != 2;
-  CUtensorMap map_a, map_b, map_out;
-  if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, multicast ? 64 : kWgmmaBM, kWgmmaBK) ||
-      !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, 64))
-    return cudaErrorNotSupported;
   // The output's batch matrices are contiguous (out + z * m * n); without a map the fused epilogue stores.
   const bool fused_tma = UseFusedTma(p);
-  const bool tma_store = (UseTmaStore(p) || fused_tma) &&
-                         EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
+  const bool want_tma_store = UseTmaStore(p) || fused_tma;
+  // Multicast pairs (128x64 and 128x256 tiles with TMA-store epilogues, unless split-K is forced), where an
+  // instantiation exists: sharing a (each producer loads 64 rows of a: 128x64 plain or fused, 128x256 plain),
+  // or sharing b (at 128x64 each loads 32 k-rows of b: plain; 128x256 plain or fused).
+  const bool pair_width = (BN == 64 || BN == 256) && want_tma_store && SplitKOverride() != 2;
+  const bool share_a = pair_width && UseMulticast(p, BN) && (BN == 64 || !fused_tma);
+  const bool share_b = pair_width && !share_a && UseMulticastB(p, BN) && (BN == 256 || !fused_tma);
+  CUtensorMap map_a, map_b, map_out;
+  if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, share_a ? 64 : kWgmmaBM, kWgmmaBK) ||
+      !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, share_b && BN == 64 ? 32 : kWgmmaBK, 64))
+    return cudaErrorNotSupported;
+  const bool tma_store = want_tma_store && EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, 64, 64);
+  if ((share_a || share_b) && !tma_store) return cudaErrorNotSupported;  // the pairs' kernels store through TMA
   if (!tma_store) map_out = map_a;  // never read
   // The boxed epilogue's residual map (64x64 boxes over the residual's matrices, like the output's).
   CUtensorMap map_res = map_a;  // never read unless the residual goes through it
@@ -197,12 +219,19 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   auto kernel = WgmmaTmaKernel<T, BN, STAGES, true, false>;
   if constexpr (BN == 64) {  // cooperative with TMA stores only (checked above)
     if (fused_tma) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, true>;
-    if (multicast)
-      kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, true>
-                         : WgmmaTmaKernel<T, BN, STAGES, true, false, false, true>;
+    if (share_a)
+      kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, kMcShareA>
+                         : WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareA>;
+    if (share_b) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareB>;
   } else {
     kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
     if (tma_store) kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true> : WgmmaTmaKernel<T, BN, STAGES, true, false>;
+  }
+  if constexpr (BN == 256) {
+    if (share_b)
+      kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, kMcShareB>
+                         : WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareB>;
+    if (share_a) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareA>;
   }
   if constexpr (BN == 128) {
     if (pingpong) {
@@ -230,9 +259,10 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   if (split == 0) split = BN != 64 && SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
   if (pingpong) split = 1;
   cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
-  if (multicast) {  // persistent clusters of 2, one 128x128 pair of tiles at a time
+  if (share_a || share_b) {  // persistent clusters of 2, one pair of tiles (128 x 2 BN or 256 x BN) at a time
     split = 2;
-    const int64_t pairs = TileCount(p, 2 * BN);
+    const int64_t pairs = p.batch_count * CeilDiv(p.m, share_b ? 2 * kWgmmaBM : kWgmmaBM) *
+                          CeilDiv(p.n, share_a ? 2 * BN : BN);
     cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
   }
   cfg.numAttrs = split > 1 ? 1 : 0;
