@@ -26,8 +26,10 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # (residual loaded by TMA into the output boxes; ping-pong: bias folded into the accumulators) wherever bias and
 # residual are laid out for it; *_tma0 turns that form off (JK_MATMUL_WGMMA_BOXED=0), so the general form
 # is tested on the same cases.
+# *mcb*: multicast pairs along M sharing b (JK_MATMUL_WGMMA_MCB=1): ping-pong 128x128 and cooperative 128x256; the
+# default runs them on the many-tiles cases (ping-pong pairs at 2176 x 2056).
 WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma",
-               "coop_tma0", "pingpong_tma0"]
+               "coop_tma0", "pingpong_tma0", "pingpongmcb_tma", "pingpongmcb_tma0", "coop256mcb_tma"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -35,6 +37,13 @@ def set_wgmma_fused(monkeypatch, variant):
     """variant: "default" or "<schedule>_<epilogue>" from WGMMA_FUSED."""
     if variant != "default":
         sched, epi = variant.split("_")
+        # The pairs on (*mcb) or off (the rest; by default fused epilogues on >= 2 x SMs tiles run in pairs).
+        monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1" if sched.endswith("mcb") else "0")
+        if sched.endswith("mcb"):
+            sched = sched[:-3]
+        if sched == "coop256":
+            monkeypatch.setenv("JK_MATMUL_WGMMA", "256")
+            sched = "coop"
         if sched.startswith("coop64"):  # coop64mc1: in multicast pairs
             if sched == "coop64mc1":
                 monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1")

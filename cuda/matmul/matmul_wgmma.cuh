@@ -661,7 +661,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const auto resbar = [&](int w) { return xdata + 8 + 16 * w; };
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
-  static_assert(!kMulticast || !kPingPong, "multicast pairs: cooperative");
+  static_assert(!kMulticast || !kPingPong || (kMulticast == kMcShareB && BN == 128),
+                "multicast pairs: cooperative, or ping-pong 128x128 tiles sharing b");
   constexpr bool kShareA = kMulticast == kMcShareA, kShareB = kMulticast == kMcShareB;
   // kMulticast: this CTA's rank in its cluster of 2, and the other CTA's.
   const int rank = static_cast<int>(blockIdx.x % 2);
@@ -671,7 +672,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       MbarInit(full(s), 1);
       // Every thread of the consuming warpgroup(s) arrives; with kMulticast one lane per consumer warp, of
       // both CTAs (a remote arrival per thread throttled the pairs to half speed).
-      MbarInit(empty(s), kMulticast ? 2 * 8 : kPingPong ? 128 : 256);
+      MbarInit(empty(s), kMulticast ? 2 * (kPingPong ? 4 : 8) : kPingPong ? 128 : 256);
     }
     MbarInit(xfree, 1);
     MbarInit(xdata, 256);
@@ -765,8 +766,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   uint32_t phase = 0;
   int mine = 0;  // ping-pong: this CTA's tile ordinal, whose parity names the warpgroup
   // The boxed epilogue's residual, loaded by TMA into the warpgroup's output boxes (StoreTileTmaFusedBoxed).
-  // Not with split-K or multicast pairs (split > 1): a split's second rank runs no epilogue.
-  const bool boxed = kFusedTma && (epi_flags & kWgmmaEpiBoxed) != 0 && split == 1;
+  // Not with split-K (split > 1 without kMulticast): a split's second rank runs no epilogue.
+  const bool boxed = kFusedTma && (epi_flags & kWgmmaEpiBoxed) != 0 && (split == 1 || kMulticast);
+  const int64_t stride = gridDim.x / split;  // tiles between this CTA's (multicast pairs: this cluster's)
   const bool boxed_res = boxed && p.residual != nullptr;
   uint32_t res_phase = 0;
 #ifdef JK_WGMMA_TRACE
@@ -785,7 +787,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       MbarArrive(empty(s));
     }
   };
-  for (int64_t t = blockIdx.x / split; t < tiles; t += gridDim.x / split) {
+  for (int64_t t = blockIdx.x / split; t < tiles; t += stride) {
     if constexpr (kPingPong) {
       if ((mine & 1) != w) {  // the other warpgroup's tile: step over its k-tiles in the ring
         ++mine;
@@ -793,7 +795,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         phase ^= (stage / STAGES) & 1;
         stage %= STAGES;
         if constexpr (kFusedTma) {
-          if (boxed && t + gridDim.x >= tiles) {
+          if (boxed && t + stride >= tiles) {
             // The CTA's last tile, the other warpgroup's: its epilogue would run with the tensor cores idle, so
             // this warpgroup takes the tile's lower 64 rows (boxes 2 and 3), handed over through the idle ring.
             const WgmmaTileCoord tc = tile_of(t, mtiles, ntiles);
@@ -916,7 +918,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     JK_WGMMA_STAMP(trace_n, 2);
     if constexpr (kPingPong) {
-      if (t + gridDim.x < tiles) NamedArrive(3 + (1 - w), 256);  // the next tile is the other warpgroup's
+      if (t + stride < tiles) NamedArrive(3 + (1 - w), 256);  // the next tile is the other warpgroup's
     }
     WgmmaWait<0>();
     JK_WGMMA_STAMP(trace_n, 3);
@@ -926,7 +928,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       for (int r = 0; r < 64; ++r) FenceOperand(acc[j][r]);
     if (kr.end > kr.begin) release(prev);
     // Ping-pong's last tile with the boxed epilogue: the lower 64 rows go to the other warpgroup (see above).
-    const bool hand_over = kPingPong && kFusedTma && boxed && t + gridDim.x >= tiles;
+    const bool hand_over = kPingPong && kFusedTma && boxed && t + stride >= tiles;
     if (hand_over) {
       const uint32_t slot = sa + tid * 16;
 #pragma unroll

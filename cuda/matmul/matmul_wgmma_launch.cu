@@ -48,28 +48,47 @@ bool UseFusedTma(const MatmulProblem& p) {
   return kFusedTmaByDefault;
 }
 
-// Fused epilogues (bias, residual or activation) on the ping-pong schedule (128 x 128 tiles alternating
-// between the consumer warpgroups, so one's epilogue runs under the other's mainloop) where every CTA gets
-// at least two tiles, one per warpgroup. H200 (bench/lab/matmul_linear_h200.md), ping-pong against the
-// cooperative 128x256 tile, us: linear 4096^3 +bias gelu 204.5 / 214.3, +residual 221.4 / 225.2, +bias
-// 188.7 / 195.2, silu 193.2 / 203.8, 8192^3 gelu 1515 / 1516, 2048x4096x4096 gelu (512 tiles) 106.8 /
-// 108.9; but 2048^3 gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate.
-constexpr bool kFusedPingPongByDefault = true;
+constexpr bool kFusedPingPongByDefault = true;  // fused epilogues in pairs, ping-pong or wide (FusedInPairs)
 
 // Tiles of 128 x bn over the whole batch: the unit of the width, schedule and split-K rules below.
 int64_t TileCount(const MatmulProblem& p, int64_t bn) {
   return CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, bn) * p.batch_count;
 }
 
+// Fused epilogues with at least 2 x SMs tiles of 128x128 run in multicast pairs sharing b (WgmmaTmaKernel's
+// kMcShareB, clusters of 2 along M): the epilogue's loads add to the mainloop's L2 traffic, and the pairs cut a
+// CTA's reads a k-tile by a third (cooperative 128x256: 48 -> 32 KiB) or a quarter (ping-pong 128x128: 32 -> 24).
+// Cooperative 128x256 pairs where they take fewer rounds of the clusters (a 256 x 256 pair tile counted as 0.95
+// of two 256 x 128 ones, as WideTilePaysOff), else ping-pong 128x128 (in pairs only where N % 16 == 8: on
+// sector-aligned rows the ping-pong pairs lost 1-2%). H200 (bench/lab/s20_h200.md, call 8, CUPTI, each variant
+// twice in one process, us: ping-pong alone / cooperative 128x256 pairs / ping-pong pairs, jnp):
+//   bf16 4096^3 +bias gelu +residual 211.6 / 206.3 / 213.4 (223.5)   +bias gelu 202.8 / 201.1 / 206.0 (222.3)
+//   f16 4096^3 +bias gelu +residual  219.8 / 212.8 / 221.6 (228.1)   +bias 193.4 / 191.6 / 197.0 (173.5)
+//   bf16 16384x1024x4096 +bias gelu  206.3 / 201.1 / 210.2 (223.9)   8192^3 +bias gelu 1551 / 1507 / - (1571)
+//   bf16 4096x1000x4096 gelu +res    65.9 / 54.9 / 60.0 (61.6)       3000^3 +bias gelu 140.1 / 122.5 / 113.2 (104.4)
+//   bf16 2048x4096x4096 +bias gelu   102.3 / 103.0 / 103.8 (112.8)   4096^3 +bias silu +res 203.2 / 202.6 / 207.5
+// (3000^3: 144 pair tiles of 256 x 256 are 3 rounds of 66 clusters, 288 of 256 x 128 are 5: ping-pong pairs.)
+bool FusedPairsWide(const MatmulProblem& p) {
+  const int64_t clusters = NumSMs() / 2, pair_rows = CeilDiv(p.m, 2 * kWgmmaBM) * p.batch_count;
+  const int64_t rounds256 = CeilDiv(pair_rows * CeilDiv(p.n, 256), clusters);
+  const int64_t rounds128 = CeilDiv(pair_rows * CeilDiv(p.n, 128), clusters);
+  return 2.0 * 0.95 * static_cast<double>(rounds256) < static_cast<double>(rounds128);
+}
+bool FusedInPairs(const MatmulProblem& p) {
+  return IsFused(p) && kFusedPingPongByDefault && TileCount(p, 128) >= 2 * static_cast<int64_t>(NumSMs());
+}
+
 // The schedule of `p`: JK_MATMUL_WGMMA_SCHED=pingpong or =coop forces one (for the lab and tests); unset,
 // plain matmuls (TMA-store epilogue) stay cooperative (128x256 tiles: H200, bench/lab/matmul_wgmma_h200.md,
-// 4096^3 174.2 us against 181.8 ping-pong) and fused ones follow kFusedPingPongByDefault.
+// 4096^3 174.2 us against 181.8 ping-pong), and fused ones with at least 2 x SMs tiles take ping-pong unless
+// their pairs go wide (FusedPairsWide). Ping-pong alone against the cooperative 128x256 tile alone (H200,
+// bench/lab/matmul_linear_h200.md, us): linear 4096^3 +bias gelu 204.5 / 214.3, +residual 221.4 / 225.2; 2048^3
+// gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate.
 bool UsePingPong(const MatmulProblem& p) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_SCHED");
   if (env != nullptr && std::strcmp(env, "pingpong") == 0) return true;
   if (env != nullptr && std::strcmp(env, "coop") == 0) return false;
-  if (!IsFused(p) || !kFusedPingPongByDefault) return false;
-  return TileCount(p, 128) >= 2 * static_cast<int64_t>(NumSMs());
+  return FusedInPairs(p) && !FusedPairsWide(p);
 }
 
 // The fused epilogue's prefetches (kWgmmaPrefetch*): by default the next chunk's bias and residual loads
@@ -183,10 +202,12 @@ bool UseMulticast(const MatmulProblem& p, int bn) {
 // 4096x1000x4096 56.5 / 48.2 (45.7), 3008x3000x3008 106.2 / 100.7 (72.7); on sector-aligned rows the pairs'
 // lockstep cost 1-4% (4096^3 174.2 / 175.9, 8192^3 1369 / 1388, 2000^3 25.2 / 26.3). JK_MATMUL_WGMMA_MCB=1|0
 // forces them on (any shape on 128x256 or 128x64 tiles; the latter share b's k-rows: the lab) or off.
+// Fused epilogues: FusedInPairs above.
 bool UseMulticastB(const MatmulProblem& p, int bn) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MCB");
   if (env != nullptr) return std::strcmp(env, "1") == 0;
-  return bn == 256 && p.n % 16 != 0 && !IsFused(p);
+  if (IsFused(p)) return FusedInPairs(p) && (bn == 256 || p.n % 16 != 0);
+  return bn == 256 && p.n % 16 != 0;
 }
 
 template <typename T, int BN, int STAGES>
@@ -198,9 +219,11 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   // Multicast pairs (128x64 and 128x256 tiles with TMA-store epilogues, unless split-K is forced), where an
   // instantiation exists: sharing a (each producer loads 64 rows of a: 128x64 plain or fused, 128x256 plain),
   // or sharing b (at 128x64 each loads 32 k-rows of b: plain; 128x256 plain or fused).
-  const bool pair_width = (BN == 64 || BN == 256) && want_tma_store && SplitKOverride() != 2;
-  const bool share_a = pair_width && UseMulticast(p, BN) && (BN == 64 || !fused_tma);
-  const bool share_b = pair_width && !share_a && UseMulticastB(p, BN) && (BN == 256 || !fused_tma);
+  // Ping-pong 128x128 fused tiles share b (the lab: JK_MATMUL_WGMMA_MCB=1).
+  const bool pair_width = (BN == 64 || BN == 256 || (BN == 128 && UsePingPong(p) && fused_tma)) && want_tma_store &&
+                          SplitKOverride() != 2;
+  const bool share_a = pair_width && BN != 128 && UseMulticast(p, BN) && (BN == 64 || !fused_tma);
+  const bool share_b = pair_width && !share_a && UseMulticastB(p, BN) && (BN != 64 || !fused_tma);
   CUtensorMap map_a, map_b, map_out;
   if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, share_a ? 64 : kWgmmaBM, kWgmmaBK) ||
       !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, share_b && BN == 64 ? 32 : kWgmmaBK, 64))
@@ -238,6 +261,7 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
       kernel = WgmmaTmaKernel<T, BN, STAGES, false, true>;
       if (tma_store)
         kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, true, true> : WgmmaTmaKernel<T, BN, STAGES, true, true>;
+      if (share_b) kernel = WgmmaTmaKernel<T, BN, STAGES, true, true, true, kMcShareB>;
     }
   }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
@@ -311,7 +335,8 @@ bool WideTilePaysOff(const MatmulProblem& p) {
 
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
-  int bn = WideTilePaysOff(p) && !UsePingPong(p) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
+  const bool pingpong = UsePingPong(p);
+  int bn = !pingpong && (FusedInPairs(p) || WideTilePaysOff(p)) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
     if (std::strcmp(env, "64") == 0) bn = 64;
     if (std::strcmp(env, "128") == 0) bn = 128;
