@@ -17,6 +17,8 @@ lab.VARIANTS.update({
     "c256_mcb": {"JK_MATMUL_WGMMA_SCHED": "coop", "JK_MATMUL_WGMMA": "256", "JK_MATMUL_WGMMA_MCB": "1"},
     "c256": {"JK_MATMUL_WGMMA_SCHED": "coop", "JK_MATMUL_WGMMA": "256", "JK_MATMUL_WGMMA_MCB": "0"},
     "ours_again": {},
+    "nofold": {"JK_MATMUL_WGMMA_COOP_FOLD": "0"},  # call 9: the bias in the cooperative epilogue (before)
+    "nofold_again": {"JK_MATMUL_WGMMA_COOP_FOLD": "0"},
     "c256_mcb_again": {"JK_MATMUL_WGMMA_SCHED": "coop", "JK_MATMUL_WGMMA": "256", "JK_MATMUL_WGMMA_MCB": "1"},
 })
 V = ("pp_mcb", "c256", "c256_mcb")
@@ -40,6 +42,16 @@ CASES_8 = [
     ("linear bf16 3000^3 +bias gelu", "bfloat16", (3000, 3000, 3000), "gelu", True, False, R),
     ("linear bf16 8192^3 +bias gelu", "bfloat16", (8192, 8192, 8192), "gelu", True, False, ("c256_mcb",)),
 ]
-lab.CASES = CASES_8 if os.environ.get("S20_LAB") == "repeat" else CASES_7
+F = ("nofold", "ours_again", "nofold_again")
+CASES_9 = [  # call 11: the cooperative pairs with the bias folded into the accumulators (default) or not
+    ("linear bf16 4096^3 +bias gelu +res", "bfloat16", (4096, 4096, 4096), "gelu", True, True, F),
+    ("linear bf16 4096^3 +bias gelu", "bfloat16", (4096, 4096, 4096), "gelu", True, False, F),
+    ("linear bf16 4096^3 +bias", "bfloat16", (4096, 4096, 4096), None, True, False, F),
+    ("linear f16 4096^3 +bias gelu +res", "float16", (4096, 4096, 4096), "gelu", True, True, F),
+    ("linear bf16 16384x1024x4096 +bias gelu", "bfloat16", (16384, 1024, 4096), "gelu", True, False, F),
+    ("linear bf16 4096x1000x4096 +bias gelu +res", "bfloat16", (4096, 1000, 4096), "gelu", True, True, F),
+    ("linear bf16 2048x4096x4096 +bias gelu", "bfloat16", (2048, 4096, 4096), "gelu", True, False, F),
+]
+lab.CASES = {"repeat": CASES_8, "fold": CASES_9}.get(os.environ.get("S20_LAB"), CASES_7)
 if __name__ == "__main__":
     lab.main()

@@ -69,6 +69,9 @@ constexpr int kWgmmaPrefetchInputs = 1, kWgmmaPrefetchResidualL2 = 2, kWgmmaActL
 // pairs 4-byte aligned (no per-load alignment branch) and the residual, if any, loaded by TMA into the output
 // boxes (tma_res: the residual's matrices in the output's layout).
 constexpr int kWgmmaEpiBoxed = 8;
+// The cooperative schedule's boxed epilogue with the bias in the epilogue, not folded into the accumulators
+// (JK_MATMUL_WGMMA_COOP_FOLD=0; for the lab).
+constexpr int kWgmmaCoopNoFold = 16;
 
 // Lab timeline (bench/lab/s17_pp_trace.cu defines JK_WGMMA_TRACE; compiled out otherwise): per CTA, consumer
 // warpgroup and tile ordinal, clock64 at 5 points of the tile (before the ping-pong order barrier, mainloop
@@ -760,6 +763,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // (cooperative only) uses the first 32 registers of one block. kBoxes: the warpgroup's 64x64 output boxes.
   static_assert(BN != 64 || (!kPingPong && kTmaStore), "128 x 64 tiles: cooperative, TMA-store epilogues");
   constexpr int kAcc = kPingPong ? 2 : (BN == 64 ? 1 : BN / 128);
+  // The boxed epilogue's bias is folded into the accumulators' start (whole m64n128 blocks: not at BN = 64).
+  constexpr bool kFoldsBias = kFusedTma && BN != 64;
   constexpr int kBoxes = kPingPong ? 4 : BN / 64;
   float acc[kAcc][64];
   int stage = 0;
@@ -856,20 +861,26 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // 8q + 2t + {0, 1} of rows g and g + 8 of both 64-row halves), so the epilogue has no global loads left: its
     // length is exposed once per CTA, after the last tile, and every instruction it issues slows the other
     // warpgroup's mainloop (bench/lab/s17_h200.md). The loads land while this warpgroup waits for its k-tiles.
-    if constexpr (kPingPong && kFusedTma) {
+    // Cooperative tiles of 128 or 256 columns fold the bias the same way (block j: columns 128 j + 8q + 2t + {0, 1}).
+    if constexpr (kFoldsBias) {
       // Straight-line definitions (predicated loads, no branch around them): with a branch, ptxas serialised the
       // wgmmas (C7515, accumulators defined by non-wgmma instructions inside the pipeline stage).
-      const bool fold = boxed && p.bias != nullptr;
+      const bool fold = boxed && p.bias != nullptr && (kPingPong || (epi_flags & kWgmmaCoopNoFold) == 0);
       const WgmmaTileCoord bc = tile_of(t, mtiles, ntiles);
       const T* bias = static_cast<const T*>(p.bias) + (fold ? OffsetsOf(p, bc.z).bias : 0);
       const int64_t c0 = bc.n0 + 2 * (tid % 4);
 #pragma unroll
       for (int q = 0; q < 16; ++q) {
-        const int64_t c = c0 + 8 * q;
-        float lo = 0.f, hi = 0.f;
-        Epilogue<T>::AddPair(lo, hi, fold && c < p.n ? __ldg(reinterpret_cast<const unsigned int*>(bias + c)) : 0u);
 #pragma unroll
         for (int j = 0; j < kAcc; ++j) {
+          if (kPingPong && j > 0) {  // ping-pong: both blocks are the tile's two 64-row halves, same columns
+            acc[j][4 * q] = acc[0][4 * q], acc[j][4 * q + 1] = acc[0][4 * q + 1];
+            acc[j][4 * q + 2] = acc[0][4 * q + 2], acc[j][4 * q + 3] = acc[0][4 * q + 3];
+            continue;
+          }
+          const int64_t c = c0 + (kPingPong ? 0 : 128 * j) + 8 * q;
+          float lo = 0.f, hi = 0.f;
+          Epilogue<T>::AddPair(lo, hi, fold && c < p.n ? __ldg(reinterpret_cast<const unsigned int*>(bias + c)) : 0u);
           acc[j][4 * q] = lo, acc[j][4 * q + 1] = hi, acc[j][4 * q + 2] = lo, acc[j][4 * q + 3] = hi;
         }
       }
@@ -976,7 +987,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         const BatchOffsets o = OffsetsOf(p, tc.z);
         StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(
             acc, epi + w * kWgmmaEpiGroup, &tma_out, boxed_res ? &tma_res : nullptr, resbar(w), res_phase,
-            p.bias && !kPingPong ? static_cast<const T*>(p.bias) + o.bias : nullptr, p.activation, p.n, tc.n0,
+            p.bias && !(kFoldsBias && (kPingPong || (epi_flags & kWgmmaCoopNoFold) == 0))
+                ? static_cast<const T*>(p.bias) + o.bias
+                : nullptr,
+            p.activation, p.n, tc.n0,
             tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z),
             static_cast<int32_t>(o.res / (p.m * p.n)), w, tid, 0, hand_over ? 2 : kBoxes);
       } else {

@@ -66,8 +66,12 @@ int64_t TileCount(const MatmulProblem& p, int64_t bn) {
 //   f16 4096^3 +bias gelu +residual  219.8 / 212.8 / 221.6 (228.1)   +bias 193.4 / 191.6 / 197.0 (173.5)
 //   bf16 16384x1024x4096 +bias gelu  206.3 / 201.1 / 210.2 (223.9)   8192^3 +bias gelu 1551 / 1507 / - (1571)
 //   bf16 4096x1000x4096 gelu +res    65.9 / 54.9 / 60.0 (61.6)       3000^3 +bias gelu 140.1 / 122.5 / 113.2 (104.4)
+//   (4096x1000x4096: the cooperative 128x256 alone, not ping-pong, was the default there)
 //   bf16 2048x4096x4096 +bias gelu   102.3 / 103.0 / 103.8 (112.8)   4096^3 +bias silu +res 203.2 / 202.6 / 207.5
-// (3000^3: 144 pair tiles of 256 x 256 are 3 rounds of 66 clusters, 288 of 256 x 128 are 5: ping-pong pairs.)
+// (3000^3: 144 pair tiles of 256 x 256 are 3 rounds of 66 clusters, 288 of 256 x 128 are 5: ping-pong pairs.
+// 4096x1000x4096 has 256 tiles, under 2 x SMs: UseMulticastB's plain rule.) Since the cooperative boxed epilogue
+// folds the bias into the accumulators too (call 11, us bias in the epilogue / folded): 4096^3 + bias gelu +
+// residual 208.1 / 205.8, + bias gelu 203.7 / 200.1, + bias 192.7 / 188.5, f16 + residual 213.5 / 211.2.
 bool FusedPairsWide(const MatmulProblem& p) {
   const int64_t clusters = NumSMs() / 2, pair_rows = CeilDiv(p.m, 2 * kWgmmaBM) * p.batch_count;
   const int64_t rounds256 = CeilDiv(pair_rows * CeilDiv(p.n, 256), clusters);
@@ -102,6 +106,8 @@ int FusedEpilogueFlags() {
   if (env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') flags = env[0] - '0';
   const char* act = std::getenv("JK_MATMUL_WGMMA_ACT");
   if (act != nullptr && std::strcmp(act, "libm") == 0) flags |= kWgmmaActLibm;
+  const char* fold = std::getenv("JK_MATMUL_WGMMA_COOP_FOLD");
+  if (fold != nullptr && std::strcmp(fold, "0") == 0) flags |= kWgmmaCoopNoFold;
   return flags;
 }
 
@@ -202,11 +208,13 @@ bool UseMulticast(const MatmulProblem& p, int bn) {
 // 4096x1000x4096 56.5 / 48.2 (45.7), 3008x3000x3008 106.2 / 100.7 (72.7); on sector-aligned rows the pairs'
 // lockstep cost 1-4% (4096^3 174.2 / 175.9, 8192^3 1369 / 1388, 2000^3 25.2 / 26.3). JK_MATMUL_WGMMA_MCB=1|0
 // forces them on (any shape on 128x256 or 128x64 tiles; the latter share b's k-rows: the lab) or off.
-// Fused epilogues: FusedInPairs above.
+// Fused epilogues with >= 2 x SMs tiles: FusedInPairs above; with fewer, the plain rule (bf16 4096x1000x4096 +
+// bias gelu + residual, 256 tiles of 128x128: 65.4 -> 55.0 us, jnp 61.6; + bias gelu 63.5 -> 53.7, jnp 61.2;
+// bench/lab/s20_h200.md calls 7-8).
 bool UseMulticastB(const MatmulProblem& p, int bn) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MCB");
   if (env != nullptr) return std::strcmp(env, "1") == 0;
-  if (IsFused(p)) return FusedInPairs(p) && (bn == 256 || p.n % 16 != 0);
+  if (FusedInPairs(p)) return bn == 256 || p.n % 16 != 0;
   return bn == 256 && p.n % 16 != 0;
 }
 
