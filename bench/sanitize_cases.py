@@ -167,8 +167,17 @@ def matmuls():
                       TOL[dt] * 4)
             finally:
                 os.environ.pop("JK_MATMUL_PIPE_TMA", None)
-        # the second: wgmma's epilogue; the third: its ping-pong schedule (>= 2 x SMs tiles of 128x128)
-        for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024), ((2304,), 256, 2048)]:
+        # Multicast pairs (session 20), by default: 128x256 tiles sharing b (N % 16 == 8), 128x64 tiles sharing a
+        # (K % 16 == 8).
+        if dt != jnp.float32:
+            for m, k, n in [(1024, 512, 2056), (1000, 1000, 1000)]:
+                a, af = put((m, k), dt)
+                b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
+                check(f"matmul pairs {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
+        # the second: wgmma's epilogue; the third: its ping-pong schedule (>= 2 x SMs tiles of 128x128), then
+        # (session 20) the cooperative 128x256 pairs sharing b (4096 x 2048) and the ping-pong pairs (N = 2056)
+        for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024), ((2304,), 256, 2048), ((4096,), 256, 2048),
+                              ((2304,), 256, 2056)]:
             a, af = put(shape + (kk,), dt)
             w, wf = put((kk, nn), dt, 1.0 / np.sqrt(kk))
             bias, biasf = put((nn,), dt)
