@@ -123,17 +123,17 @@ int main() {
     std::vector<Variant> vs;
     for (int cluster : {2, 1}) {
       const int64_t k_rank = ((k + cluster - 1) / cluster + ks - 1) / ks * ks;
-      for (int rot : {0, 1}) {
-        vs.push_back({"pipe c" + std::to_string(cluster) + (rot ? " rotated" : ""), [=, &map_b] {
+      for (int rot : {0, 1, 2}) {  // 2: no reduction or epilogue (the lab build of call 15)
+        vs.push_back({"pipe c" + std::to_string(cluster) + (rot == 1 ? " rotated" : rot == 2 ? " no reduce" : ""), [=, &map_b] {
                         ClusterLaunch lc(dim3(static_cast<unsigned>(col_blocks * cluster)), dim3(mm::kPipeThreads), 0,
                                          cluster);
                         lc.cfg.dynamicSmemBytes = S::kSmemBytes;
                         return cudaLaunchKernelEx(&lc.cfg, kernel, map_b, p, cluster, k_rank, rot);
                       },
                       true});
-        vs.push_back({"read slices c" + std::to_string(cluster) + (rot ? " rotated" : ""), [=] {
+        vs.push_back({"read slices c" + std::to_string(cluster) + (rot == 1 ? " rotated" : rot == 2 ? " no reduce" : ""), [=] {
                         ReadSlices<<<static_cast<unsigned>(col_blocks * cluster), 256>>>(
-                            static_cast<const uint4*>(b), n, k, k_rank, cluster, rot, sink);
+                            static_cast<const uint4*>(b), n, k, k_rank, cluster, rot == 1, sink);
                         return cudaGetLastError();
                       },
                       false});
