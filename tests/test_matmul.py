@@ -160,7 +160,6 @@ def set_wgmma_variant(monkeypatch, variant):
     if variant in WGMMA_WIDTHS:
         monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1" if variant in ("w64_mc1", "w256_mca") else "0")
         monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1" if variant in ("w64_mcb", "w256_mcb") else "0")
-    if variant in WGMMA_WIDTHS:
         monkeypatch.setenv("JK_MATMUL_WGMMA", WGMMA_WIDTHS[variant])
         variant = "splitk" if variant.endswith("_splitk") else ""
     if variant == "row8":
@@ -229,7 +228,7 @@ def test_matmul_wgmma_batched(rng, wgmma, monkeypatch, dtype, shapes, variant):
 def test_linear_wgmma_epilogue(rng, wgmma, monkeypatch, activation, res_shape, prefetch):
     if prefetch == "splitk":
         monkeypatch.setenv("JK_MATMUL_WGMMA_SPLITK", "2")
-    elif prefetch == "mcb":  # 128x256 tiles in multicast pairs sharing b, the fused epilogue without the boxed form
+    elif prefetch == "mcb":  # 128x256 tiles in multicast pairs sharing b (boxed epilogue where the layout allows)
         monkeypatch.setenv("JK_MATMUL_WGMMA", "256")
         monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1")
     elif prefetch != "default":

@@ -696,7 +696,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,
                        static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
   };
-  // This CTA's tile t (kMulticast: its 64-column half of the cluster's tile).
+  // This CTA's tile t (multicast pairs: its half of the cluster's tile).
   const auto tile_of = [&](int64_t t, int64_t mtiles, int64_t ntiles) {
     WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
     if constexpr (kShareB) tc.m0 = 2 * tc.m0 + kWgmmaBM * rank;  // WgmmaTileOf counts m in 128-row units

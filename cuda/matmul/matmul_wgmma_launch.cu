@@ -227,9 +227,9 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   // Multicast pairs (128x64 and 128x256 tiles with TMA-store epilogues, unless split-K is forced), where an
   // instantiation exists: sharing a (each producer loads 64 rows of a: 128x64 plain or fused, 128x256 plain),
   // or sharing b (at 128x64 each loads 32 k-rows of b: plain; 128x256 plain or fused).
-  // Ping-pong 128x128 fused tiles share b (the lab: JK_MATMUL_WGMMA_MCB=1).
-  const bool pair_width = (BN == 64 || BN == 256 || (BN == 128 && UsePingPong(p) && fused_tma)) && want_tma_store &&
-                          SplitKOverride() != 2;
+  // Ping-pong 128x128 fused tiles share b (FusedInPairs where N % 16 == 8; JK_MATMUL_WGMMA_MCB=1 forces it).
+  const bool pingpong = BN == 128 && UsePingPong(p);
+  const bool pair_width = (BN == 64 || BN == 256 || (pingpong && fused_tma)) && want_tma_store && SplitKOverride() != 2;
   const bool share_a = pair_width && BN != 128 && UseMulticast(p, BN) && (BN == 64 || !fused_tma);
   const bool share_b = pair_width && !share_a && UseMulticastB(p, BN) && (BN != 64 || !fused_tma);
   CUtensorMap map_a, map_b, map_out;
@@ -246,7 +246,6 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   if (boxed && p.residual != nullptr)
     boxed = EncodeMatrices(&map_res, p.dtype, p.residual, p.m, p.n, MatrixCount(p, p.res_stride, p.m * p.n), 64, 64);
   if (BN == 64 && !tma_store) return cudaErrorNotSupported;  // 128 x 64 tiles have TMA-store epilogues only
-  const bool pingpong = BN == 128 && UsePingPong(p);
   auto kernel = WgmmaTmaKernel<T, BN, STAGES, true, false>;
   if constexpr (BN == 64) {  // cooperative with TMA stores only (checked above)
     if (fused_tma) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, true>;
