@@ -1,12 +1,15 @@
 // Shared by the standalone lab programs (bench/lab/*.cu, built with nvcc -I cuda -I bench/lab or included by
-// relative path): a CUDA error check, a string splitter for the CASES / VARIANTS environment lists, and the
-// cudaEvent timing with an optional L2 flush. Host and helper kernels only; nothing here is in the library.
+// relative path): a CUDA error check, a string splitter for the CASES / VARIANTS environment lists, the
+// cudaEvent timing with an optional L2 flush, and the decode labs' bf16 problem with its float64 reference. Host and helper kernels only; nothing here is in the library.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -89,5 +92,49 @@ float TimeMedian(F&& launch, bool flush, int reps = 15) {
   CHECK(cudaEventDestroy(e1));
   return t[t.size() / 2];
 }
+
+// bf16 <-> float on the host (round to nearest even).
+inline float Bf16ToFloat(uint16_t h) {
+  const uint32_t u = uint32_t{h} << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint16_t FloatToBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+// A bf16 matmul a (m, k) @ b (k, n) of uniform values in [-1, 1) (a fixed LCG), with its float64 product.
+struct Bf16Matmul {
+  int64_t m, n, k;
+  std::vector<uint16_t> a, b;
+  std::vector<double> ref;
+  Bf16Matmul(int64_t m_, int64_t n_, int64_t k_) : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_), ref(m_ * n_, 0.0) {
+    uint32_t seed = 12345;
+    auto rnd = [&] {
+      seed = seed * 1664525u + 1013904223u;
+      return (static_cast<float>(seed >> 8) / 16777216.f - 0.5f) * 2.f;
+    };
+    for (auto& v : a) v = FloatToBf16(rnd());
+    for (auto& v : b) v = FloatToBf16(rnd());
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double av = Bf16ToFloat(a[i * k + kk]);
+        for (int64_t j = 0; j < n; ++j) ref[i * n + j] += av * Bf16ToFloat(b[kk * n + j]);
+      }
+  }
+  // max |out - ref| / (|ref| + 1) over the device output `out` (m x n bf16).
+  double MaxRelErr(const void* out) const {
+    std::vector<uint16_t> ho(m * n);
+    CHECK(cudaMemcpy(ho.data(), out, m * n * 2, cudaMemcpyDeviceToHost));
+    double err = 0.0;
+    for (int64_t i = 0; i < m * n; ++i)
+      err = std::max(err, std::fabs(Bf16ToFloat(ho[i]) - ref[i]) / (std::fabs(ref[i]) + 1.0));
+    return err;
+  }
+};
 
 }  // namespace lab
