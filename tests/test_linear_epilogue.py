@@ -26,10 +26,13 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # (residual loaded by TMA into the output boxes; ping-pong: bias folded into the accumulators) wherever bias and
 # residual are laid out for it; *_tma0 turns that form off (JK_MATMUL_WGMMA_BOXED=0), so the general form
 # is tested on the same cases.
+# *_tmal: the cooperative boxed epilogue in its loop form where it has no residual (JK_MATMUL_WGMMA_EPI_UNROLL=0;
+# by default that case takes the unrolled stores).
 # *mcb*: multicast pairs along M sharing b (JK_MATMUL_WGMMA_MCB=1): ping-pong 128x128 and cooperative 128x256; the
 # default runs them on the many-tiles cases (ping-pong pairs at 2176 x 2056).
 WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma",
-               "coop_tma0", "pingpong_tma0", "pingpongmcb_tma", "pingpongmcb_tma0", "coop256mcb_tma"]
+               "coop_tma0", "pingpong_tma0", "pingpongmcb_tma", "pingpongmcb_tma0", "coop256mcb_tma",
+               "coop_tmal", "coop256mcb_tmal"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -51,6 +54,9 @@ def set_wgmma_fused(monkeypatch, variant):
             monkeypatch.setenv("JK_MATMUL_WGMMA", "64")
         if epi == "tma0":
             monkeypatch.setenv("JK_MATMUL_WGMMA_BOXED", "0")
+            epi = "tma"
+        if epi == "tmal":  # the cooperative boxed epilogue's loop form without a residual too
+            monkeypatch.setenv("JK_MATMUL_WGMMA_EPI_UNROLL", "0")
             epi = "tma"
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", epi)

@@ -72,6 +72,9 @@ constexpr int kWgmmaEpiBoxed = 8;
 // The cooperative schedule's boxed epilogue with the bias in the epilogue, not folded into the accumulators
 // (JK_MATMUL_WGMMA_COOP_FOLD=0; for the lab).
 constexpr int kWgmmaCoopNoFold = 16;
+// The cooperative schedule's boxed epilogue in its loop form even without a residual (JK_MATMUL_WGMMA_EPI_UNROLL=0;
+// for the lab and tests): see the kernel's `unrolled`.
+constexpr int kWgmmaEpiLoop = 32;
 
 // Lab timeline (bench/lab/s17_pp_trace.cu defines JK_WGMMA_TRACE; compiled out otherwise): per CTA, consumer
 // warpgroup and tile ordinal, clock64 at 5 points of the tile (before the ping-pong order barrier, mainloop
@@ -775,6 +778,16 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const bool boxed = kFusedTma && (epi_flags & kWgmmaEpiBoxed) != 0 && (split == 1 || kMulticast);
   const int64_t stride = gridDim.x / split;  // tiles between this CTA's (multicast pairs: this cluster's)
   const bool boxed_res = boxed && p.residual != nullptr;
+  // The cooperative boxed epilogue without a residual, the bias folded into the accumulators or absent: the
+  // activation on the accumulators in registers, then a plain matmul's unrolled box stores (StoreTileTma). The
+  // loop form (StoreTileTmaFusedBoxed) selects each half box's registers at run time and loads the bias; with
+  // both schedules' epilogue exposed here (no other warpgroup's mainloop runs under it), that cost ~5% at 4096^3.
+  // H200 (bench/lab/s21_h200.md, calls 3-4, us loop / unrolled, jnp): + bias 188.7 / 179.8 (174.3), + bias gelu
+  // 200.7 / 189.8 (226.3), + bias gelu_tanh 198.6 / 187.2 (200.6), f16 + bias 194.1 / 186.8 (176.9). With a
+  // residual, or on ping-pong (whose epilogue runs under the other warpgroup's mainloop), an unrolled form of the
+  // whole boxed epilogue tied or lost (+ residual 202.7 / 203.2; ping-pong pairs 3000^3 + bias gelu 112.5 / 120.0).
+  const bool unrolled = !kPingPong && boxed && !boxed_res && (epi_flags & kWgmmaEpiLoop) == 0 &&
+                        (p.bias == nullptr || (kFoldsBias && (epi_flags & kWgmmaCoopNoFold) == 0));
   uint32_t res_phase = 0;
 #ifdef JK_WGMMA_TRACE
   int trace_n = 0;  // this warpgroup's tile ordinal (the lab timeline)
@@ -983,7 +996,14 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // The tile's coordinates only now: nothing holds them in registers across the mainloop.
     const WgmmaTileCoord tc = tile_of(t, mtiles, ntiles);
     if constexpr (kFusedTma) {
-      if (boxed) {
+      if (unrolled) {
+#pragma unroll
+        for (int j = 0; j < kAcc; ++j) ActivateVecAs(p.activation, acc[j], false);
+        StoreTileTma<T, kAcc, kPingPong, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out,
+                                                 static_cast<int32_t>(tc.n0),
+                                                 static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
+                                                 static_cast<int32_t>(tc.z), w, tid);
+      } else if (boxed) {
         const BatchOffsets o = OffsetsOf(p, tc.z);
         StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(
             acc, epi + w * kWgmmaEpiGroup, &tma_out, boxed_res ? &tma_res : nullptr, resbar(w), res_phase,

@@ -100,6 +100,9 @@ bool UsePingPong(const MatmulProblem& p) {
 // 222.8, L2 prefetch of the residual tiles 244.4, both 226.7 (the L2 prefetch competes with the mainloop's
 // loads); +bias gelu 219.3 -> 211.4. JK_MATMUL_WGMMA_PREFETCH=0..3 sets the bits (for the lab).
 // JK_MATMUL_WGMMA_ACT=libm computes gelu, tanh-gelu and silu in their libm forms (for the lab).
+// JK_MATMUL_WGMMA_COOP_FOLD=0 adds the cooperative boxed epilogue's bias in the epilogue instead of folding it
+// (kWgmmaCoopNoFold), JK_MATMUL_WGMMA_EPI_UNROLL=0 keeps that epilogue's loop form without a residual
+// (kWgmmaEpiLoop); both for the lab and tests.
 int FusedEpilogueFlags() {
   int flags = kWgmmaPrefetchInputs;
   const char* env = std::getenv("JK_MATMUL_WGMMA_PREFETCH");
@@ -108,6 +111,8 @@ int FusedEpilogueFlags() {
   if (act != nullptr && std::strcmp(act, "libm") == 0) flags |= kWgmmaActLibm;
   const char* fold = std::getenv("JK_MATMUL_WGMMA_COOP_FOLD");
   if (fold != nullptr && std::strcmp(fold, "0") == 0) flags |= kWgmmaCoopNoFold;
+  const char* unroll = std::getenv("JK_MATMUL_WGMMA_EPI_UNROLL");
+  if (unroll != nullptr && std::strcmp(unroll, "0") == 0) flags |= kWgmmaEpiLoop;
   return flags;
 }
 
