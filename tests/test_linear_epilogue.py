@@ -26,13 +26,13 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # (residual loaded by TMA into the output boxes; ping-pong: bias folded into the accumulators) wherever bias and
 # residual are laid out for it; *_tma0 turns that form off (JK_MATMUL_WGMMA_BOXED=0), so the general form
 # is tested on the same cases.
-# *_tmal: the cooperative boxed epilogue in its loop form where it has no residual (JK_MATMUL_WGMMA_EPI_UNROLL=0;
-# by default that case takes the unrolled stores).
+# *_tmal / *_tmarl: the cooperative boxed epilogue in its loop form everywhere / with a residual
+# (JK_MATMUL_WGMMA_EPI_UNROLL=0 / 1); by default it is unrolled, except with a residual in pairs.
 # *mcb*: multicast pairs along M sharing b (JK_MATMUL_WGMMA_MCB=1): ping-pong 128x128 and cooperative 128x256; the
-# default runs them on the many-tiles cases (ping-pong pairs at 2176 x 2056).
+# default runs them on the many-tiles cases with N % 16 == 8 (ping-pong pairs at 2176 x 2056).
 WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma",
                "coop_tma0", "pingpong_tma0", "pingpongmcb_tma", "pingpongmcb_tma0", "coop256mcb_tma",
-               "coop_tmal", "coop256mcb_tmal"]
+               "coop_tmal", "coop256mcb_tmal", "coop_tmarl"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -55,8 +55,8 @@ def set_wgmma_fused(monkeypatch, variant):
         if epi == "tma0":
             monkeypatch.setenv("JK_MATMUL_WGMMA_BOXED", "0")
             epi = "tma"
-        if epi == "tmal":  # the cooperative boxed epilogue's loop form without a residual too
-            monkeypatch.setenv("JK_MATMUL_WGMMA_EPI_UNROLL", "0")
+        if epi in ("tmal", "tmarl"):  # the cooperative boxed epilogue's loop form: everywhere, with a residual
+            monkeypatch.setenv("JK_MATMUL_WGMMA_EPI_UNROLL", "0" if epi == "tmal" else "1")
             epi = "tma"
         monkeypatch.setenv("JK_MATMUL_WGMMA_SCHED", sched)
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", epi)
@@ -106,7 +106,7 @@ def test_activations_against_float64_with_tails(monkeypatch, variant, dtype, act
 
 
 # Both schedules with every activation and residual shape, over tiles with tails along M and N, and past
-# the SM count (2176 x 2056: 17 x 17 tiles of 128x128, CTAs alternate tiles between warpgroups).
+# the SM count (2176 x 2056 / 2048: 17 x 17 / 16 tiles of 128x128, CTAs alternate tiles between warpgroups).
 
 
 @pytest.mark.parametrize("variant", ["default"] + (WGMMA_FUSED if ON_GPU else []))
@@ -126,15 +126,17 @@ def test_linear_wgmma_schedules(rng, monkeypatch, variant, activation, res_shape
 @pytest.mark.parametrize("variant", ["default"] + WGMMA_FUSED)
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
 @pytest.mark.parametrize("k", [264, 1032])
-def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, variant, dtype, k):
+@pytest.mark.parametrize("n", [2056, 2048])  # b's rows mid-sector (pairs by default) or aligned (tiles alone)
+@pytest.mark.parametrize("with_res", [True, False])
+def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, variant, dtype, k, n, with_res):
     set_wgmma_fused(monkeypatch, variant)
-    m, n = 2176, 2056
+    m = 2176
     x, x64 = randn(rng, (m, k), dtype)
     w, w64 = randn(rng, (k, n), dtype, scale=1 / np.sqrt(k))
     bias, b64 = randn(rng, (n,), dtype)
     res, r64 = randn(rng, (m, n), dtype)
-    out = jk.linear(x, w, bias, activation="gelu", residual=res)
-    assert_matmul_close(out, _act64("gelu", x64 @ w64 + b64) + r64, dtype, 1, None)
+    out = jk.linear(x, w, bias, activation="gelu", residual=res if with_res else None)
+    assert_matmul_close(out, _act64("gelu", x64 @ w64 + b64) + (r64 if with_res else 0), dtype, 1, None)
 
 
 # Batched x and residual (a batch of residual matrices, and one broadcast over the batch) on both schedules.

@@ -75,6 +75,8 @@ constexpr int kWgmmaCoopNoFold = 16;
 // The cooperative schedule's boxed epilogue in its loop form even without a residual (JK_MATMUL_WGMMA_EPI_UNROLL=0;
 // for the lab and tests): see the kernel's `unrolled`.
 constexpr int kWgmmaEpiLoop = 32;
+// The residual's loop form where its unrolled form would run (JK_MATMUL_WGMMA_EPI_UNROLL=1; for the lab and tests).
+constexpr int kWgmmaEpiResLoop = 64;
 
 // Lab timeline (bench/lab/s17_pp_trace.cu defines JK_WGMMA_TRACE; compiled out otherwise): per CTA, consumer
 // warpgroup and tile ordinal, clock64 at 5 points of the tile (before the ping-pong order barrier, mainloop
@@ -586,6 +588,48 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
   }
 }
 
+// The cooperative boxed epilogue with a residual, unrolled (the kernel's `unrolled_res`): StoreTileTma's stores with
+// the residual pairs TMA loaded into the boxes added (StoreTileTmaFusedBoxed's protocol: box h waits on its
+// residual barrier, and after its store has read it, thread 0 refills it with box h + 2's residual). The bias is
+// folded and the activation already applied; every register index and box number a constant.
+template <typename T, int kAcc, int kBoxes = 2 * kAcc>
+__device__ __forceinline__ void StoreTileTmaRes(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
+                                                const CUtensorMap* res_map, uint32_t resbar, uint32_t& res_phase,
+                                                int64_t col0, int64_t row0, int32_t z, int32_t zres, int w, int tid) {
+  uint32_t x;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
+  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int h = 0; h < kBoxes; ++h) {
+    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
+    MbarWait(resbar + 8 * (h % 2), (res_phase >> (h % 2)) & 1);
+    res_phase ^= 1u << (h % 2);
+#pragma unroll
+    for (int qq = 0; qq < 8; ++qq) {
+      const int q = 8 * (h % 2) + qq;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t slot = box + (16 * warp + g + 8 * half) * 128 + ((qq ^ g) * 16) + 4 * t;
+        float lo = acc[h / 2][4 * q + 2 * half], hi = acc[h / 2][4 * q + 2 * half + 1];
+        uint32_t r;
+        asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r) : "r"(slot) : "memory");
+        Epilogue<T>::AddPair(lo, hi, r);
+        StoreShared32(slot, PackPair<T>(lo, hi));
+      }
+    }
+    FenceProxyAsync();
+    NamedBarrier(1 + w, 128);
+    if (tid == 0) {
+      TmaStore3d(map, box, static_cast<int32_t>(BoxCol<false>(col0, h)), static_cast<int32_t>(row0), z);
+      BulkCommit();
+      if (h + 2 < kBoxes) {
+        BulkWaitRead<0>();
+        LoadResidualBox<false>(res_map, boxes, resbar, h + 2, col0, row0, zres);
+      }
+    }
+  }
+}
+
 #endif  // sm_90a
 
 // Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
@@ -788,6 +832,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // whole boxed epilogue tied or lost (+ residual 202.7 / 203.2; ping-pong pairs 3000^3 + bias gelu 112.5 / 120.0).
   const bool unrolled = !kPingPong && boxed && !boxed_res && (epi_flags & kWgmmaEpiLoop) == 0 &&
                         (p.bias == nullptr || (kFoldsBias && (epi_flags & kWgmmaCoopNoFold) == 0));
+  // With a residual the unrolled form (StoreTileTmaRes) gained 0.4-2.8% where the tile runs alone and lost 3.8% in
+  // pairs (bf16 4096x1000x4096 + bias gelu + residual 55.2 -> 57.3 us; bench/lab/s21_h200.md call 5): alone only.
+  const bool unrolled_res = !kPingPong && !kMulticast && boxed_res &&
+                            (epi_flags & (kWgmmaEpiLoop | kWgmmaEpiResLoop)) == 0 &&
+                            (p.bias == nullptr || (kFoldsBias && (epi_flags & kWgmmaCoopNoFold) == 0));
   uint32_t res_phase = 0;
 #ifdef JK_WGMMA_TRACE
   int trace_n = 0;  // this warpgroup's tile ordinal (the lab timeline)
@@ -1003,6 +1052,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
                                                  static_cast<int32_t>(tc.n0),
                                                  static_cast<int32_t>(tc.m0 + (kPingPong ? 0 : 64 * w)),
                                                  static_cast<int32_t>(tc.z), w, tid);
+      } else if (unrolled_res) {
+#pragma unroll
+        for (int j = 0; j < kAcc; ++j) ActivateVecAs(p.activation, acc[j], false);
+        StoreTileTmaRes<T, kAcc, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, &tma_res, resbar(w), res_phase,
+                                         tc.n0, tc.m0 + 64 * w, static_cast<int32_t>(tc.z),
+                                         static_cast<int32_t>(OffsetsOf(p, tc.z).res / (p.m * p.n)), w, tid);
       } else if (boxed) {
         const BatchOffsets o = OffsetsOf(p, tc.z);
         StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(

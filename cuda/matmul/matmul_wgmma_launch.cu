@@ -48,14 +48,15 @@ bool UseFusedTma(const MatmulProblem& p) {
   return kFusedTmaByDefault;
 }
 
-constexpr bool kFusedPingPongByDefault = true;  // fused epilogues in pairs, ping-pong or wide (FusedInPairs)
+constexpr bool kFusedPingPongByDefault = true;  // fused large problems' own rules (FusedLarge)
 
 // Tiles of 128 x bn over the whole batch: the unit of the width, schedule and split-K rules below.
 int64_t TileCount(const MatmulProblem& p, int64_t bn) {
   return CeilDiv(p.m, kWgmmaBM) * CeilDiv(p.n, bn) * p.batch_count;
 }
 
-// Fused epilogues with at least 2 x SMs tiles of 128x128 run in multicast pairs sharing b (WgmmaTmaKernel's
+// Fused epilogues with at least 2 x SMs tiles of 128x128 and N % 16 == 8 (FusedInPairs below; session 20 had them
+// on every N) run in multicast pairs sharing b (WgmmaTmaKernel's
 // kMcShareB, clusters of 2 along M): the epilogue's loads add to the mainloop's L2 traffic, and the pairs cut a
 // CTA's reads a k-tile by a third (cooperative 128x256: 48 -> 32 KiB) or a quarter (ping-pong 128x128: 32 -> 24).
 // Cooperative 128x256 pairs where they take fewer rounds of the clusters (a 256 x 256 pair tile counted as 0.95
@@ -78,21 +79,45 @@ bool FusedPairsWide(const MatmulProblem& p) {
   const int64_t rounds128 = CeilDiv(pair_rows * CeilDiv(p.n, 128), clusters);
   return 2.0 * 0.95 * static_cast<double>(rounds256) < static_cast<double>(rounds128);
 }
-bool FusedInPairs(const MatmulProblem& p) {
+// Tile width by waves: a 128x256 tile costs `f` of two 128x128 ones (it loads less per flop), and the
+// persistent grid runs ceil(tiles / SMs) waves of either, so 128x256 when 2 f waves(256) < waves(128). H200
+// (bench/lab/matmul_pitch_h200.md, bf16, us 128 / 256): f ~0.95 on aligned shapes (4096^3 183 / 174; 3072^3,
+// 5 waves against 3: 84 / 98.5, so 128 there), ~0.7 where N is not a multiple of 64 (3000^3 159 / 134,
+// 2000^3 30.9 / 24.8 at 2 waves against 1, 4000x1000x4000 77 / 65). One wave of 128x128 or less stays
+// 128x128 (1000^3: 10.9 / 15.1). Before: 128x256 only where its tiles filled every SM (2000^3 took 128).
+// Ping-pong tiles are 128 x 128. JK_MATMUL_WGMMA=64, =128 or =256 forces a width (for the lab and tests).
+bool WideTilePaysOff(const MatmulProblem& p) {
+  const int64_t sms = NumSMs(), waves128 = CeilDiv(TileCount(p, 128), sms), waves256 = CeilDiv(TileCount(p, 256), sms);
+  const double f = p.n % 64 == 0 ? 0.95 : 0.7;
+  return 2.0 * f * static_cast<double>(waves256) < static_cast<double>(waves128);
+}
+
+// Fused problems of at least 2 x SMs tiles of 128x128 (the pairs' and ping-pong's gate).
+bool FusedLarge(const MatmulProblem& p) {
   return IsFused(p) && kFusedPingPongByDefault && TileCount(p, 128) >= 2 * static_cast<int64_t>(NumSMs());
 }
+// In pairs only where b's rows start mid-sector (N % 16 == 8), as plain matmuls' UseMulticastB: since the
+// cooperative epilogue's unrolled forms, the 128x256 tiles alone beat their pairs on aligned rows by 1-2% (H200,
+// bench/lab/s21_h200.md calls 3 and 5, us pairs / alone, jnp: bf16 4096^3 + bias 179.8 / 176.4 (174.3), + bias gelu
+// 189.8 / 186.9 (226.3), + bias gelu + residual 206.6 / 202.8 (227.3), 16384x1024x4096 + bias gelu + residual
+// 206.9 / 203.4 (228.8), 2048x4096x4096 + bias gelu + residual 107.6 / 104.7 (113.6)); on 4096x1000x4096 the
+// pairs keep their lead (+ bias gelu + residual 55.1 / 63.2).
+bool FusedInPairs(const MatmulProblem& p) { return FusedLarge(p) && p.n % 16 != 0; }
+// The fused large problems' 128x256 tiles: pairs decide by rounds of the clusters, tiles alone by waves.
+bool FusedWide(const MatmulProblem& p) { return FusedInPairs(p) ? FusedPairsWide(p) : WideTilePaysOff(p); }
 
 // The schedule of `p`: JK_MATMUL_WGMMA_SCHED=pingpong or =coop forces one (for the lab and tests); unset,
 // plain matmuls (TMA-store epilogue) stay cooperative (128x256 tiles: H200, bench/lab/matmul_wgmma_h200.md,
 // 4096^3 174.2 us against 181.8 ping-pong), and fused ones with at least 2 x SMs tiles take ping-pong unless
-// their pairs go wide (FusedPairsWide). Ping-pong alone against the cooperative 128x256 tile alone (H200,
+// their 128x256 tiles pay off (FusedWide). Ping-pong alone against the cooperative 128x256 tile alone (H200,
 // bench/lab/matmul_linear_h200.md, us): linear 4096^3 +bias gelu 204.5 / 214.3, +residual 221.4 / 225.2; 2048^3
-// gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate.
+// gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate. Since the cooperative epilogue's unrolled forms
+// (bench/lab/s21_h200.md calls 3-4): + bias gelu 186.9 / 198.4 (ping-pong alone), + residual 201.7 / 204.8.
 bool UsePingPong(const MatmulProblem& p) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_SCHED");
   if (env != nullptr && std::strcmp(env, "pingpong") == 0) return true;
   if (env != nullptr && std::strcmp(env, "coop") == 0) return false;
-  return FusedInPairs(p) && !FusedPairsWide(p);
+  return FusedLarge(p) && !FusedWide(p);
 }
 
 // The fused epilogue's prefetches (kWgmmaPrefetch*): by default the next chunk's bias and residual loads
@@ -101,8 +126,8 @@ bool UsePingPong(const MatmulProblem& p) {
 // loads); +bias gelu 219.3 -> 211.4. JK_MATMUL_WGMMA_PREFETCH=0..3 sets the bits (for the lab).
 // JK_MATMUL_WGMMA_ACT=libm computes gelu, tanh-gelu and silu in their libm forms (for the lab).
 // JK_MATMUL_WGMMA_COOP_FOLD=0 adds the cooperative boxed epilogue's bias in the epilogue instead of folding it
-// (kWgmmaCoopNoFold), JK_MATMUL_WGMMA_EPI_UNROLL=0 keeps that epilogue's loop form without a residual
-// (kWgmmaEpiLoop); both for the lab and tests.
+// (kWgmmaCoopNoFold); JK_MATMUL_WGMMA_EPI_UNROLL=0 keeps that epilogue's loop form everywhere (kWgmmaEpiLoop), =1
+// with a residual only (kWgmmaEpiResLoop); for the lab and tests.
 int FusedEpilogueFlags() {
   int flags = kWgmmaPrefetchInputs;
   const char* env = std::getenv("JK_MATMUL_WGMMA_PREFETCH");
@@ -113,6 +138,7 @@ int FusedEpilogueFlags() {
   if (fold != nullptr && std::strcmp(fold, "0") == 0) flags |= kWgmmaCoopNoFold;
   const char* unroll = std::getenv("JK_MATMUL_WGMMA_EPI_UNROLL");
   if (unroll != nullptr && std::strcmp(unroll, "0") == 0) flags |= kWgmmaEpiLoop;
+  if (unroll != nullptr && std::strcmp(unroll, "1") == 0) flags |= kWgmmaEpiResLoop;
   return flags;
 }
 
@@ -332,23 +358,10 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
   return tma::ProblemFits(p, 8) && tma::DeviceRunsWgmma();
 }
 
-// Tile width by waves: a 128x256 tile costs `f` of two 128x128 ones (it loads less per flop), and the
-// persistent grid runs ceil(tiles / SMs) waves of either, so 128x256 when 2 f waves(256) < waves(128). H200
-// (bench/lab/matmul_pitch_h200.md, bf16, us 128 / 256): f ~0.95 on aligned shapes (4096^3 183 / 174; 3072^3,
-// 5 waves against 3: 84 / 98.5, so 128 there), ~0.7 where N is not a multiple of 64 (3000^3 159 / 134,
-// 2000^3 30.9 / 24.8 at 2 waves against 1, 4000x1000x4000 77 / 65). One wave of 128x128 or less stays
-// 128x128 (1000^3: 10.9 / 15.1). Before: 128x256 only where its tiles filled every SM (2000^3 took 128).
-// Ping-pong tiles are 128 x 128. JK_MATMUL_WGMMA=64, =128 or =256 forces a width (for the lab and tests).
-bool WideTilePaysOff(const MatmulProblem& p) {
-  const int64_t sms = NumSMs(), waves128 = CeilDiv(TileCount(p, 128), sms), waves256 = CeilDiv(TileCount(p, 256), sms);
-  const double f = p.n % 64 == 0 ? 0.95 : 0.7;
-  return 2.0 * f * static_cast<double>(waves256) < static_cast<double>(waves128);
-}
-
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
   const bool pingpong = UsePingPong(p);
-  int bn = !pingpong && (FusedInPairs(p) || WideTilePaysOff(p)) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
+  int bn = !pingpong && (FusedLarge(p) || WideTilePaysOff(p)) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
     if (std::strcmp(env, "64") == 0) bn = 64;
     if (std::strcmp(env, "128") == 0) bn = 128;
