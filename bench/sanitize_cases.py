@@ -175,7 +175,8 @@ def matmuls():
                 b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
                 check(f"matmul pairs {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
         # the second: wgmma's epilogue; the third: its ping-pong schedule (>= 2 x SMs tiles of 128x128), then
-        # (session 20) the cooperative 128x256 pairs sharing b (4096 x 2048) and the ping-pong pairs (N = 2056)
+        # (session 20) the cooperative 128x256 pairs sharing b (4096 x 2048; since session 21 the 128x256 tiles alone
+        # there, N % 16 == 0, with the unrolled epilogues) and the ping-pong pairs (N = 2056)
         for shape, kk, nn in [((3, 130), 96, 200), ((4, 512), 512, 1024), ((2304,), 256, 2048), ((4096,), 256, 2048),
                               ((2304,), 256, 2056)]:
             a, af = put(shape + (kk,), dt)
@@ -190,6 +191,10 @@ def matmuls():
             got = jk.linear(a, w, bias, activation="gelu", residual=res)
             check(f"linear gelu+residual {shape} {dt.__name__}", np.asarray(got, np.float64).reshape(-1, nn)[:64],
                   gelu + resf.reshape(-1, nn)[:64], TOL[dt] * 4)
+            # without a residual (session 21: the cooperative epilogue's unrolled form at 4096 x 2048)
+            got = jk.linear(a, w, bias, activation="gelu")
+            check(f"linear gelu {shape} {dt.__name__}", np.asarray(got, np.float64).reshape(-1, nn)[:64], gelu,
+                  TOL[dt] * 4)
 
 
 def main() -> int:

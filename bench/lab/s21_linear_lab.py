@@ -6,7 +6,7 @@ composition and the plain matmul. bench/lab/matmul_linear_lab.py's method (CUPTI
 XLA command buffers off). S21_LAB=1: call 3's cases (no residual; the unrolled form then had no residual path);
 S21_LAB=2: call 4's (a general unrolled form, residual included, on both schedules: bench/lab/s21_unrolled_general.patch);
 S21_LAB=3: call 5's (then JK_MATMUL_WGMMA_EPI_UNROLL=2 forced the residual's unrolled form, StoreTileTmaRes, now the
-default where the tile runs alone); unset: call 6's.
+default where the tile runs alone); S21_LAB=4: call 6's; unset: call 8's.
 
   XLA_FLAGS=--xla_gpu_enable_command_buffer= python bench/lab/s21_linear_lab.py 4096,1000,3000
 """
@@ -83,6 +83,9 @@ CASES_4 = [
     ("linear bf16 4096x1000x4096 +bias gelu +res", "bfloat16", (4096, 1000, 4096), "gelu", True, True, ("s20",)),
     ("linear bf16 3000^3 +bias gelu", "bfloat16", (3000, 3000, 3000), "gelu", True, False, ("s20",)),
 ]
-lab.CASES = {"1": CASES_1, "2": CASES_2, "3": CASES_3}.get(os.environ.get("S21_LAB"), CASES_4)
+# call 8: the bias-fold rule decided once (bias_folded); ours only, to compare ratios with call 6's
+O = ("ours_again",)
+CASES_5 = [(n, d, s, a, b, r, O) for n, d, s, a, b, r, _ in CASES_4 if "8192" not in n]
+lab.CASES = {"1": CASES_1, "2": CASES_2, "3": CASES_3, "4": CASES_4}.get(os.environ.get("S21_LAB"), CASES_5)
 if __name__ == "__main__":
     lab.main()

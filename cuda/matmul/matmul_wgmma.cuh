@@ -822,6 +822,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const bool boxed = kFusedTma && (epi_flags & kWgmmaEpiBoxed) != 0 && (split == 1 || kMulticast);
   const int64_t stride = gridDim.x / split;  // tiles between this CTA's (multicast pairs: this cluster's)
   const bool boxed_res = boxed && p.residual != nullptr;
+  // The boxed epilogue's bias is folded into the accumulators' start (ping-pong always, cooperative unless the lab's
+  // kWgmmaCoopNoFold): decided once, since the start and the epilogue must agree (or the bias counts twice or not).
+  const bool bias_folded =
+      kFoldsBias && boxed && p.bias != nullptr && (kPingPong || (epi_flags & kWgmmaCoopNoFold) == 0);
   // The cooperative boxed epilogue without a residual, the bias folded into the accumulators or absent: the
   // activation on the accumulators in registers, then a plain matmul's unrolled box stores (StoreTileTma). The
   // loop form (StoreTileTmaFusedBoxed) selects each half box's registers at run time and loads the bias; with
@@ -830,13 +834,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // 200.7 / 189.8 (226.3), + bias gelu_tanh 198.6 / 187.2 (200.6), f16 + bias 194.1 / 186.8 (176.9). With a
   // residual, or on ping-pong (whose epilogue runs under the other warpgroup's mainloop), an unrolled form of the
   // whole boxed epilogue tied or lost (+ residual 202.7 / 203.2; ping-pong pairs 3000^3 + bias gelu 112.5 / 120.0).
-  const bool unrolled = !kPingPong && boxed && !boxed_res && (epi_flags & kWgmmaEpiLoop) == 0 &&
-                        (p.bias == nullptr || (kFoldsBias && (epi_flags & kWgmmaCoopNoFold) == 0));
+  const bool unrolled =
+      !kPingPong && boxed && !boxed_res && (epi_flags & kWgmmaEpiLoop) == 0 && (p.bias == nullptr || bias_folded);
   // With a residual the unrolled form (StoreTileTmaRes) gained 0.4-2.8% where the tile runs alone and lost 3.8% in
   // pairs (bf16 4096x1000x4096 + bias gelu + residual 55.2 -> 57.3 us; bench/lab/s21_h200.md call 5): alone only.
   const bool unrolled_res = !kPingPong && !kMulticast && boxed_res &&
-                            (epi_flags & (kWgmmaEpiLoop | kWgmmaEpiResLoop)) == 0 &&
-                            (p.bias == nullptr || (kFoldsBias && (epi_flags & kWgmmaCoopNoFold) == 0));
+                            (epi_flags & (kWgmmaEpiLoop | kWgmmaEpiResLoop)) == 0 && (p.bias == nullptr || bias_folded);
   uint32_t res_phase = 0;
 #ifdef JK_WGMMA_TRACE
   int trace_n = 0;  // this warpgroup's tile ordinal (the lab timeline)
@@ -927,7 +930,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     if constexpr (kFoldsBias) {
       // Straight-line definitions (predicated loads, no branch around them): with a branch, ptxas serialised the
       // wgmmas (C7515, accumulators defined by non-wgmma instructions inside the pipeline stage).
-      const bool fold = boxed && p.bias != nullptr && (kPingPong || (epi_flags & kWgmmaCoopNoFold) == 0);
+      const bool fold = bias_folded;
       const WgmmaTileCoord bc = tile_of(t, mtiles, ntiles);
       const T* bias = static_cast<const T*>(p.bias) + (fold ? OffsetsOf(p, bc.z).bias : 0);
       const int64_t c0 = bc.n0 + 2 * (tid % 4);
@@ -1062,9 +1065,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         const BatchOffsets o = OffsetsOf(p, tc.z);
         StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(
             acc, epi + w * kWgmmaEpiGroup, &tma_out, boxed_res ? &tma_res : nullptr, resbar(w), res_phase,
-            p.bias && !(kFoldsBias && (kPingPong || (epi_flags & kWgmmaCoopNoFold) == 0))
-                ? static_cast<const T*>(p.bias) + o.bias
-                : nullptr,
+            p.bias && !bias_folded ? static_cast<const T*>(p.bias) + o.bias : nullptr,
             p.activation, p.n, tc.n0,
             tc.m0 + (kPingPong ? 0 : 64 * w), static_cast<int32_t>(tc.z),
             static_cast<int32_t>(o.res / (p.m * p.n)), w, tid, 0, hand_over ? 2 : kBoxes);
