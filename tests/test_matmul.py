@@ -436,6 +436,17 @@ def test_matmul_empty(rng, dtype, shapes):
     np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
 
 
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("k", [64, 72, 136])
+def test_matmul_attention_scores_short_k(rng, dtype, k):
+    """Attention-score shapes, batched (batch, heads) x (T x Dh) @ (Dh x T) with a short K: since session 21 the
+    default dispatch takes the wgmma tier from K = 64 on Hopper (96 tiles of 128x128 here); K = 72 and 136 leave a
+    partial k-tile."""
+    a, a64 = randn(rng, (2, 3, 512, k), dtype)
+    b, b64 = randn(rng, (2, 3, k, 520), dtype)
+    assert_matmul_close(jax.jit(jk.matmul)(a, b), np.matmul(a64, b64), dtype, k, None)
+
+
 def test_matmul_many_batches(rng):
     # Batch count and M-tile count past the 65535 grid limit: the kernels loop over the rest.
     a, a64 = randn(rng, (70000, 2, 3), jnp.float32)

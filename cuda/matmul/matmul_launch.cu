@@ -11,7 +11,7 @@
 //   M <= 8, N % 8 == 0, b 16-byte aligned       SkinnyM (float32 decode shapes)
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
 //     batch strides of whole matrices,            =1 forces it for any size; 128x256, 128x128 or 128x64
-//     K >= 256 and >= 16 tiles of 128x128,        tiles, matmul_wgmma_launch.cu; split-K over a cluster
+//     K >= 64 and >= 16 tiles of 128x128,         tiles, matmul_wgmma_launch.cu; split-K over a cluster
 //     or K >= 768 and 32-63 tiles                 of 2 where 128x64 tiles do not apply: on 132 SMs, never)
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   bf16/f16, M > 8, rows not 16-byte aligned    MmaStaged (MmaTensorCore reading the misaligned operand

@@ -339,14 +339,16 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
 // eligible shape, whatever its size).
 constexpr bool kWgmmaByDefault = true;
 
-// By default only where it was measured faster than the mma.sync tier: K >= 256 and at least 64 tiles of
+// By default only where it was measured faster than the mma.sync tier: K >= 64 and at least 64 tiles of
 // 128x128, or 128x64 tiles (NarrowTilePaysOff), or split-K. H200 (bench/lab/matmul_wgmma_h200.md,
 // matmul_small_h200.md, matmul_width_h200.md): 0.95-1.0x cuBLAS from 2048^3 up, 1000^3 10.8 us against 20.1
 // on mma.sync, at K = 256-768 (GPT-2-small's projections, 2048x2048x512) 0.78-0.88x cuBLAS against
-// 0.16-0.27x on mma.sync; 128x64 tiles at 512^3 4.6 us against 9.5. Fewer tiles and K < 256 are unmeasured
-// and stay on mma.sync.
+// 0.16-0.27x on mma.sync; 128x64 tiles at 512^3 4.6 us against 9.5. K of 64-255 since session 21
+// (bench/lab/s21_h200.md call 11, us wgmma / mma.sync, jnp): GPT-2-small's attention scores, 96 batched
+// 1024x1024x64, 67.7 / 477.1 (62.7); the same at K = 128 74.0 / 517.0 (69.7); one 1024x1024x64 3.7 / 7.4 (2.6).
+// Fewer tiles and K < 64 are unmeasured and stay on mma.sync.
 bool WgmmaPaysOff(const MatmulProblem& p) {
-  constexpr int64_t kMinTiles = 64, kMinK = 256;
+  constexpr int64_t kMinTiles = 64, kMinK = 64;
   return (p.k >= kMinK && (TileCount(p, 128) >= kMinTiles || NarrowTilePaysOff(p))) ||
          SplitKPaysOff(p);
 }
