@@ -367,62 +367,6 @@ __device__ __forceinline__ void PrefetchResidualL2(const MatmulProblem& p, int64
     asm volatile("prefetch.global.L2 [%0];\n" ::"l"(base + c));
 }
 
-// The TMA-store epilogue of one consumer warpgroup (thread tid of 128, output rows from row0, columns from
-// col0). Each acc[i] is a 64 x 128 block: side by side along N (kAlongM false: the cooperative schedule's
-// 64 rows x BN) or stacked along M (kAlongM: the ping-pong schedule's 128 x 128). Box b holds the columns
-// 64(b % 2)..+63 of acc[b / 2], i.e. its fragment groups q = 8(b % 2) .. +7; register 4q+{0,1} is row g,
-// columns 8q + 2t + {0,1} of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes,
-// 128-byte swizzle), the 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q
-// hit 32 distinct banks.
-template <typename T, int kAcc, bool kAlongM, int kBoxes = 2 * kAcc>
-__device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
-                                             int32_t col0, int32_t row0, int32_t z, int w, int tid) {
-  // The thread index read afresh (volatile): derived from `tid`, the 16 box addresses below would be
-  // hoisted out of the tile loop and held across the mainloop, where the accumulators leave no room.
-  uint32_t x;
-  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
-  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll
-  for (int h = 0; h < kBoxes; ++h) {
-    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
-    // The box's previous store (two boxes ago, possibly in the previous tile; with one box a warpgroup,
-    // the last one) has read it.
-    if (tid == 0) BulkWaitReadBox<kBoxes>();
-    NamedBarrier(1 + w, 128);
-#pragma unroll
-    for (int qq = 0; qq < 8; ++qq) {
-      const int q = 8 * (h % 2) + qq;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const uint32_t row = 16 * warp + g + 8 * half;
-        StoreShared32(box + row * 128 + ((qq ^ g) * 16) + 4 * t,
-                      PackPair<T>(acc[h / 2][4 * q + 2 * half], acc[h / 2][4 * q + 2 * half + 1]));
-      }
-    }
-    FenceProxyAsync();
-    NamedBarrier(1 + w, 128);
-    if (tid == 0) {
-      if constexpr (kAlongM) TmaStore3d(map, box, col0 + 64 * (h % 2), row0 + 64 * (h / 2), z);
-      else TmaStore3d(map, box, col0 + 64 * h, row0, z);
-      BulkCommit();
-    }
-  }
-}
-
-// Half k (of 4 kAcc) of a consumer warpgroup's accumulators: box k / 2 as StoreTileTma numbers the boxes
-// (block k / 4, fragment groups 8 (k / 2 % 2) .. + 7), its groups 4 (k % 2) .. + 3, i.e. registers
-// 16 (k % 4) .. + 15 of block k / 4. Picked at run time with every register index a constant, so the
-// accumulators stay in registers and the epilogue below exists once.
-template <int K, int kHalves, int kAcc>
-__device__ __forceinline__ void SelectHalfBox(int k, float (&v)[16], const float (&acc)[kAcc][64]) {
-  if (k == K) {
-#pragma unroll
-    for (int i = 0; i < 16; ++i) v[i] = acc[K / 4][16 * (K % 4) + i];
-  } else if constexpr (K + 1 < kHalves) {
-    SelectHalfBox<K + 1, kHalves, kAcc>(k, v, acc);
-  }
-}
-
 // Output box h of a consumer warpgroup's tile (64x64 boxes from its first row and column): stacked two by two
 // along M (kAlongM: the ping-pong schedule's 128 x 128) or side by side along N (the cooperative 64 x BN).
 template <bool kAlongM>
@@ -443,6 +387,99 @@ __device__ __forceinline__ void LoadResidualBox(const CUtensorMap* res_map, uint
   TmaLoad3d(boxes + (h % 2) * kWgmmaOutBox, res_map, static_cast<int32_t>(BoxCol<kAlongM>(col0, h)),
             static_cast<int32_t>(BoxRow<kAlongM>(row0, h)), zres, bar);
 }
+
+// The TMA-store epilogue of one consumer warpgroup (thread tid of 128, output rows from row0, columns from
+// col0). Each acc[i] is a 64 x 128 block: side by side along N (kAlongM false: the cooperative schedule's
+// 64 rows x BN) or stacked along M (kAlongM: the ping-pong schedule's 128 x 128). Box b holds the columns
+// 64(b % 2)..+63 of acc[b / 2], i.e. its fragment groups q = 8(b % 2) .. +7; register 4q+{0,1} is row g,
+// columns 8q + 2t + {0,1} of the warp's 16 rows, 4q+{2,3} row g + 8. In the box (64 rows of 128 bytes,
+// 128-byte swizzle), the 16-byte piece p of row r sits at piece p ^ (r % 8): a warp's 32 writes of one q
+// hit 32 distinct banks. kRes (the cooperative boxed epilogue's unrolled form with a residual, the kernel's
+// `unrolled_res`): each box's residual was loaded into it by TMA (StoreTileTmaFusedBoxed's protocol: the box waits
+// on its residual barrier, and once its store has read it thread 0 refills it with box h + 2's residual); the pairs
+// are added before the stores. The bias is folded and the activation applied before the call.
+template <typename T, int kAcc, bool kAlongM, int kBoxes, bool kRes, typename Coord>
+__device__ __forceinline__ void StoreTileTmaBoxes(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
+                                                  Coord col0, Coord row0, int32_t z, int w, int tid,
+                                                  const CUtensorMap* res_map, uint32_t resbar, uint32_t& res_phase,
+                                                  int32_t zres) {
+  // The thread index read afresh (volatile): derived from `tid`, the 16 box addresses below would be
+  // hoisted out of the tile loop and held across the mainloop, where the accumulators leave no room.
+  uint32_t x;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
+  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int h = 0; h < kBoxes; ++h) {
+    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
+    if constexpr (kRes) {
+      // The residual's load into the box was issued after the box's previous store had read it.
+      MbarWait(resbar + 8 * (h % 2), (res_phase >> (h % 2)) & 1);
+      res_phase ^= 1u << (h % 2);
+    } else {
+      // The box's previous store (two boxes ago, possibly in the previous tile; with one box a warpgroup,
+      // the last one) has read it.
+      if (tid == 0) BulkWaitReadBox<kBoxes>();
+      NamedBarrier(1 + w, 128);
+    }
+#pragma unroll
+    for (int qq = 0; qq < 8; ++qq) {
+      const int q = 8 * (h % 2) + qq;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t row = 16 * warp + g + 8 * half, slot = box + row * 128 + ((qq ^ g) * 16) + 4 * t;
+        float lo = acc[h / 2][4 * q + 2 * half], hi = acc[h / 2][4 * q + 2 * half + 1];
+        if constexpr (kRes) {  // this thread's residual pair, from the slot its output pair then overwrites
+          uint32_t r;
+          asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r) : "r"(slot) : "memory");
+          Epilogue<T>::AddPair(lo, hi, r);
+        }
+        StoreShared32(slot, PackPair<T>(lo, hi));
+      }
+    }
+    FenceProxyAsync();
+    NamedBarrier(1 + w, 128);
+    if (tid == 0) {
+      if constexpr (kRes) {
+        TmaStore3d(map, box, static_cast<int32_t>(BoxCol<kAlongM>(col0, h)),
+                   static_cast<int32_t>(BoxRow<kAlongM>(row0, h)), z);
+      } else if constexpr (kAlongM) {
+        TmaStore3d(map, box, col0 + 64 * (h % 2), row0 + 64 * (h / 2), z);
+      } else {
+        TmaStore3d(map, box, col0 + 64 * h, row0, z);
+      }
+      BulkCommit();
+      if constexpr (kRes) {
+        if (h + 2 < kBoxes) {  // refill the box with box h + 2's residual once the store has read it
+          BulkWaitRead<0>();
+          LoadResidualBox<kAlongM>(res_map, boxes, resbar, h + 2, col0, row0, zres);
+        }
+      }
+    }
+  }
+}
+// The plain matmul's epilogue (and the fused one's unrolled form without a residual).
+template <typename T, int kAcc, bool kAlongM, int kBoxes = 2 * kAcc>
+__device__ __forceinline__ void StoreTileTma(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
+                                             int32_t col0, int32_t row0, int32_t z, int w, int tid) {
+  uint32_t no_phase = 0;
+  StoreTileTmaBoxes<T, kAcc, kAlongM, kBoxes, false, int32_t>(acc, boxes, map, col0, row0, z, w, tid, nullptr, 0,
+                                                              no_phase, 0);
+}
+
+// Half k (of 4 kAcc) of a consumer warpgroup's accumulators: box k / 2 as StoreTileTma numbers the boxes
+// (block k / 4, fragment groups 8 (k / 2 % 2) .. + 7), its groups 4 (k % 2) .. + 3, i.e. registers
+// 16 (k % 4) .. + 15 of block k / 4. Picked at run time with every register index a constant, so the
+// accumulators stay in registers and the epilogue below exists once.
+template <int K, int kHalves, int kAcc>
+__device__ __forceinline__ void SelectHalfBox(int k, float (&v)[16], const float (&acc)[kAcc][64]) {
+  if (k == K) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) v[i] = acc[K / 4][16 * (K % 4) + i];
+  } else if constexpr (K + 1 < kHalves) {
+    SelectHalfBox<K + 1, kHalves, kAcc>(k, v, acc);
+  }
+}
+
 
 // The fused epilogue through TMA stores (JK_MATMUL_WGMMA_EPI=tma): StoreTileTma's boxes, with bias,
 // activation and residual applied in the fragment layout on the way (no float32 staging, no global stores
@@ -588,47 +625,6 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
   }
 }
 
-// The cooperative boxed epilogue with a residual, unrolled (the kernel's `unrolled_res`): StoreTileTma's stores with
-// the residual pairs TMA loaded into the boxes added (StoreTileTmaFusedBoxed's protocol: box h waits on its
-// residual barrier, and after its store has read it, thread 0 refills it with box h + 2's residual). The bias is
-// folded and the activation already applied; every register index and box number a constant.
-template <typename T, int kAcc, int kBoxes = 2 * kAcc>
-__device__ __forceinline__ void StoreTileTmaRes(const float (&acc)[kAcc][64], uint32_t boxes, const CUtensorMap* map,
-                                                const CUtensorMap* res_map, uint32_t resbar, uint32_t& res_phase,
-                                                int64_t col0, int64_t row0, int32_t z, int32_t zres, int w, int tid) {
-  uint32_t x;
-  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(x));
-  const int warp = (x / 32) % 4, lane = x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll
-  for (int h = 0; h < kBoxes; ++h) {
-    const uint32_t box = boxes + (h % 2) * kWgmmaOutBox;
-    MbarWait(resbar + 8 * (h % 2), (res_phase >> (h % 2)) & 1);
-    res_phase ^= 1u << (h % 2);
-#pragma unroll
-    for (int qq = 0; qq < 8; ++qq) {
-      const int q = 8 * (h % 2) + qq;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const uint32_t slot = box + (16 * warp + g + 8 * half) * 128 + ((qq ^ g) * 16) + 4 * t;
-        float lo = acc[h / 2][4 * q + 2 * half], hi = acc[h / 2][4 * q + 2 * half + 1];
-        uint32_t r;
-        asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r) : "r"(slot) : "memory");
-        Epilogue<T>::AddPair(lo, hi, r);
-        StoreShared32(slot, PackPair<T>(lo, hi));
-      }
-    }
-    FenceProxyAsync();
-    NamedBarrier(1 + w, 128);
-    if (tid == 0) {
-      TmaStore3d(map, box, static_cast<int32_t>(BoxCol<false>(col0, h)), static_cast<int32_t>(row0), z);
-      BulkCommit();
-      if (h + 2 < kBoxes) {
-        BulkWaitRead<0>();
-        LoadResidualBox<false>(res_map, boxes, resbar, h + 2, col0, row0, zres);
-      }
-    }
-  }
-}
 
 #endif  // sm_90a
 
@@ -836,7 +832,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // whole boxed epilogue tied or lost (+ residual 202.7 / 203.2; ping-pong pairs 3000^3 + bias gelu 112.5 / 120.0).
   const bool unrolled =
       !kPingPong && boxed && !boxed_res && (epi_flags & kWgmmaEpiLoop) == 0 && (p.bias == nullptr || bias_folded);
-  // With a residual the unrolled form (StoreTileTmaRes) gained 0.4-2.8% where the tile runs alone and lost 3.8% in
+  // With a residual the unrolled form (StoreTileTma<..., kRes>) gained 0.4-2.8% where the tile runs alone and lost 3.8% in
   // pairs (bf16 4096x1000x4096 + bias gelu + residual 55.2 -> 57.3 us; bench/lab/s21_h200.md call 5): alone only.
   const bool unrolled_res = !kPingPong && !kMulticast && boxed_res &&
                             (epi_flags & (kWgmmaEpiLoop | kWgmmaEpiResLoop)) == 0 && (p.bias == nullptr || bias_folded);
@@ -1058,9 +1054,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       } else if (unrolled_res) {
 #pragma unroll
         for (int j = 0; j < kAcc; ++j) ActivateVecAs(p.activation, acc[j], false);
-        StoreTileTmaRes<T, kAcc, kBoxes>(acc, epi + w * kWgmmaEpiGroup, &tma_out, &tma_res, resbar(w), res_phase,
-                                         tc.n0, tc.m0 + 64 * w, static_cast<int32_t>(tc.z),
-                                         static_cast<int32_t>(OffsetsOf(p, tc.z).res / (p.m * p.n)), w, tid);
+        StoreTileTmaBoxes<T, kAcc, kPingPong, kBoxes, true, int64_t>(
+            acc, epi + w * kWgmmaEpiGroup, &tma_out, tc.n0, tc.m0 + 64 * w, static_cast<int32_t>(tc.z), w, tid, &tma_res,
+            resbar(w), res_phase, static_cast<int32_t>(OffsetsOf(p, tc.z).res / (p.m * p.n)));
       } else if (boxed) {
         const BatchOffsets o = OffsetsOf(p, tc.z);
         StoreTileTmaFusedBoxed<T, kAcc, kPingPong, kBoxes>(
