@@ -832,8 +832,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // whole boxed epilogue tied or lost (+ residual 202.7 / 203.2; ping-pong pairs 3000^3 + bias gelu 112.5 / 120.0).
   const bool unrolled =
       !kPingPong && boxed && !boxed_res && (epi_flags & kWgmmaEpiLoop) == 0 && (p.bias == nullptr || bias_folded);
-  // With a residual the unrolled form (StoreTileTma<..., kRes>) gained 0.4-2.8% where the tile runs alone and lost 3.8% in
-  // pairs (bf16 4096x1000x4096 + bias gelu + residual 55.2 -> 57.3 us; bench/lab/s21_h200.md call 5): alone only.
+  // With a residual the unrolled form (StoreTileTmaBoxes, kRes) gained 0.4-2.8% where the tile runs alone and lost
+  // 3.8% in pairs (bf16 4096x1000x4096 + bias gelu + residual 55.2 -> 57.3 us; bench/lab/s21_h200.md call 5): alone
+  // only.
   const bool unrolled_res = !kPingPong && !kMulticast && boxed_res &&
                             (epi_flags & (kWgmmaEpiLoop | kWgmmaEpiResLoop)) == 0 && (p.bias == nullptr || bias_folded);
   uint32_t res_phase = 0;
