@@ -40,7 +40,8 @@ def set_wgmma_fused(monkeypatch, variant):
     """variant: "default" or "<schedule>_<epilogue>" from WGMMA_FUSED."""
     if variant != "default":
         sched, epi = variant.split("_")
-        # The pairs on (*mcb) or off (the rest; by default fused epilogues on >= 2 x SMs tiles run in pairs).
+        # The pairs on (*mcb) or off (the rest; by default fused epilogues on >= 2 x SMs tiles with N % 16 == 8 run
+        # in pairs).
         monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1" if sched.endswith("mcb") else "0")
         if sched.endswith("mcb"):
             sched = sched[:-3]

@@ -440,7 +440,7 @@ def test_matmul_empty(rng, dtype, shapes):
 @pytest.mark.parametrize("k", [64, 72, 136])
 def test_matmul_attention_scores_short_k(rng, dtype, k):
     """Attention-score shapes, batched (batch, heads) x (T x Dh) @ (Dh x T) with a short K: since session 21 the
-    default dispatch takes the wgmma tier from K = 64 on Hopper (96 tiles of 128x128 here); K = 72 and 136 leave a
+    default dispatch takes the wgmma tier from K = 64 on Hopper (120 tiles of 128x128 here); K = 72 and 136 leave a
     partial k-tile."""
     a, a64 = randn(rng, (2, 3, 512, k), dtype)
     b, b64 = randn(rng, (2, 3, k, 520), dtype)

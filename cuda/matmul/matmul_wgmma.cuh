@@ -480,7 +480,6 @@ __device__ __forceinline__ void SelectHalfBox(int k, float (&v)[16], const float
   }
 }
 
-
 // The fused epilogue through TMA stores (JK_MATMUL_WGMMA_EPI=tma): StoreTileTma's boxes, with bias,
 // activation and residual applied in the fragment layout on the way (no float32 staging, no global stores
 // from the threads), half a box (16 values a thread) at a time to leave the accumulators their registers.
@@ -624,7 +623,6 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
     }
   }
 }
-
 
 #endif  // sm_90a
 

@@ -245,8 +245,8 @@ bool UseMulticast(const MatmulProblem& p, int bn) {
 bool UseMulticastB(const MatmulProblem& p, int bn) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MCB");
   if (env != nullptr) return std::strcmp(env, "1") == 0;
-  if (FusedInPairs(p)) return bn == 256 || p.n % 16 != 0;
-  return bn == 256 && p.n % 16 != 0;
+  // Rows mid-sector: 128x256 tiles, and the fused large problems' ping-pong tiles too (FusedInPairs).
+  return p.n % 16 != 0 && (bn == 256 || FusedLarge(p));
 }
 
 template <typename T, int BN, int STAGES>
