@@ -1,6 +1,7 @@
 // Shared by the standalone lab programs (bench/lab/*.cu, built with nvcc -I cuda -I bench/lab or included by
 // relative path): a CUDA error check, a string splitter for the CASES / VARIANTS environment lists, the
-// cudaEvent timing with an optional L2 flush, and the decode labs' bf16 problem with its float64 reference. Host and helper kernels only; nothing here is in the library.
+// cudaEvent timing with an optional L2 flush, and the decode labs' bf16 problem with its float64 reference and its
+// device copy. Host and helper kernels only; nothing here is in the library.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "matmul/matmul_problem.h"  // MatmulProblem (Bf16Matmul::Upload); labs build with -I cuda
 
 #define CHECK(x)                                                                            \
   do {                                                                                      \
@@ -125,6 +128,24 @@ struct Bf16Matmul {
         const double av = Bf16ToFloat(a[i * k + kk]);
         for (int64_t j = 0; j < n; ++j) ref[i * n + j] += av * Bf16ToFloat(b[kk * n + j]);
       }
+  }
+  // Device copies of a and b and an m x n output (*a, *b, *out; the caller frees them), as a row-major bf16
+  // MatmulProblem.
+  jk::MatmulProblem Upload(void** da, void** db, void** dout) const {
+    CHECK(cudaMalloc(da, m * k * 2));
+    CHECK(cudaMalloc(db, k * n * 2));
+    CHECK(cudaMalloc(dout, m * n * 2));
+    CHECK(cudaMemcpy(*da, a.data(), m * k * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(*db, b.data(), k * n * 2, cudaMemcpyHostToDevice));
+    jk::MatmulProblem p;
+    p.dtype = jk::DType::kBF16;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.a = *da;
+    p.b = *db;
+    p.out = *dout;
+    return p;
   }
   // max |out - ref| / (|ref| + 1) over the device output `out` (m x n bf16).
   double MaxRelErr(const void* out) const {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Session 21, call 8 (H200): bench/lab/s21_linear.sh with the bias-fold rule decided once (the fused tests, then
+# Session 21, call 8 (H200): bench/lab/lab_call.sh with the bias-fold rule decided once (the fused tests, then
 # s21_linear_lab.py's call-8 cases), then compute-sanitizer's four tools over bench/sanitize_cases.py's matmul part
 # (rebuilt with bounds assertions), which now includes `linear` without a residual on the unrolled epilogue.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$REPO/gpu_out}
 T0=$(date +%s)
-JK_TOTAL_S=${JK_LINEAR_S:-290} bash "$REPO/bench/lab/s21_linear.sh"
+JK_TOTAL_S=${JK_LINEAR_S:-290} LAB_ARGS=4096,1000,3000,3072 bash "$REPO/bench/lab/lab_call.sh" s21_linear_lab.py \
+  "default or tmarl or tmal or tma0 or pingpong" tests/test_linear_epilogue.py
 left=$(( ${JK_TOTAL_S:-570} - ($(date +%s) - T0) ))
 echo "=== sanitize, matmuls part (${left}s left)"
 mkdir -p /tmp/jk_sanitize
