@@ -30,9 +30,12 @@ ACTIVATIONS = [None, "relu", "gelu", "gelu_tanh", "silu"]
 # (JK_MATMUL_WGMMA_EPI_UNROLL=0 / 1); by default it is unrolled, except with a residual in pairs.
 # *mcb*: multicast pairs along M sharing b (JK_MATMUL_WGMMA_MCB=1): ping-pong 128x128 and cooperative 128x256; the
 # default runs them on the many-tiles cases with N % 16 == 8 (ping-pong pairs at 2176 x 2056).
+# coop256_tma: cooperative 128x256 tiles alone (JK_MATMUL_WGMMA=256), the wide fused problems' default (bf16
+# 4096^3 + bias gelu + residual), which the many-tiles cases here do not take by default (the cooperative schedule
+# forced there runs 128x128 tiles).
 WGMMA_FUSED = ["coop_row8", "coop_tma", "pingpong_row8", "pingpong_tma", "coop64_tma", "coop64mc1_tma",
                "coop_tma0", "pingpong_tma0", "pingpongmcb_tma", "pingpongmcb_tma0", "coop256mcb_tma",
-               "coop_tmal", "coop256mcb_tmal", "coop_tmarl"]
+               "coop_tmal", "coop256mcb_tmal", "coop_tmarl", "coop256_tma"]
 TIER_VARIANTS = ["default"] + (["wgmma_" + v for v in WGMMA_FUSED] + ["mma"] if ON_GPU else [])
 
 
@@ -126,7 +129,7 @@ def test_linear_wgmma_schedules(rng, monkeypatch, variant, activation, res_shape
 @pytest.mark.skipif(not ON_GPU, reason="many tiles: CUDA only")
 @pytest.mark.parametrize("variant", ["default"] + WGMMA_FUSED)
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
-@pytest.mark.parametrize("k", [264, 1032])
+@pytest.mark.parametrize("k", [264, 1032])  # tiles alone: cooperative 128x128 (K <= 1024) or ping-pong
 @pytest.mark.parametrize("n", [2056, 2048])  # b's rows mid-sector (pairs by default) or aligned (tiles alone)
 @pytest.mark.parametrize("with_res", [True, False])
 def test_linear_wgmma_more_tiles_than_sms(rng, monkeypatch, variant, dtype, k, n, with_res):

@@ -7,8 +7,8 @@
 . "$(dirname "$0")/norm_gpu_common.sh"
 lab=$1 filter=$2
 shift 2
+norm_gpu_start ${JK_TOTAL_S:-580}  # sets REPO (the test paths below need it)
 files=$(for f in "${@:-tests/test_matmul.py}"; do echo "$REPO/$f"; done)
-norm_gpu_start ${JK_TOTAL_S:-580}
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
 if [ -n "$filter" ]; then
   echo "=== tests ($(left)s left)"

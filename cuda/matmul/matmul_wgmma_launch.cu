@@ -103,8 +103,17 @@ bool FusedLarge(const MatmulProblem& p) {
 // 206.9 / 203.4 (228.8), 2048x4096x4096 + bias gelu + residual 107.6 / 104.7 (113.6)); on 4096x1000x4096 the
 // pairs keep their lead (+ bias gelu + residual 55.1 / 63.2).
 bool FusedInPairs(const MatmulProblem& p) { return FusedLarge(p) && p.n % 16 != 0; }
-// The fused large problems' 128x256 tiles: pairs decide by rounds of the clusters, tiles alone by waves.
-bool FusedWide(const MatmulProblem& p) { return FusedInPairs(p) ? FusedPairsWide(p) : WideTilePaysOff(p); }
+// The fused large problems' 128x256 tiles: pairs decide by rounds of the clusters, tiles alone by waves, except
+// with a residual and K <= kWideResMaxShortK: the 128x256 tile's residual epilogue (two TMA box buffers per
+// warpgroup for four boxes) is fixed per tile while its mainloop shrinks with K. H200 (bench/lab/s22_h200.md call 2,
+// + bias gelu + residual, us 128x256 / ping-pong / cooperative 128x128, jnp): 8192x1024x512 34.7 / 34.0 / 31.8
+// (44.1), 8192x1024x1024 45.8 / 41.9 / 41.4 (50.2), 8192x2048x1024 82.0 / 77.7 / 78.0 (99.3), 8192x1024x2048
+// 64.9 / 60.9 / 60.9 (76.4); at 4096^3 the 128x256 tile wins (201.7 / 204.8 ping-pong, s21_h200.md call 4).
+constexpr int64_t kWideResMaxShortK = 2048;
+bool FusedWide(const MatmulProblem& p) {
+  if (FusedInPairs(p)) return FusedPairsWide(p);
+  return WideTilePaysOff(p) && (p.residual == nullptr || p.k > kWideResMaxShortK);
+}
 
 // The schedule of `p`: JK_MATMUL_WGMMA_SCHED=pingpong or =coop forces one (for the lab and tests); unset,
 // plain matmuls (TMA-store epilogue) stay cooperative (128x256 tiles: H200, bench/lab/matmul_wgmma_h200.md,
@@ -113,11 +122,17 @@ bool FusedWide(const MatmulProblem& p) { return FusedInPairs(p) ? FusedPairsWide
 // bench/lab/matmul_linear_h200.md, us): linear 4096^3 +bias gelu 204.5 / 214.3, +residual 221.4 / 225.2; 2048^3
 // gelu (256 tiles, under 2 per SM) 36.2 / 35.1, hence the gate. Since the cooperative epilogue's unrolled forms
 // (bench/lab/s21_h200.md calls 3-4): + bias gelu 186.9 / 198.4 (ping-pong alone), + residual 201.7 / 204.8.
+// Short K (at most 1024) with the tiles alone takes the cooperative 128x128 tile instead: with few k-tiles a tile
+// there is little mainloop for ping-pong to hide the other warpgroup's epilogue under. H200 (bench/lab/s21_h200.md
+// call 13, GPT-2-small's projections, us ping-pong / cooperative 128x128, jnp): 8192x768x768 + bias 22.2 / 19.3
+// (16.3), + bias + residual 23.9 / 22.5 (17.9); at K = 3072 (8192x768x3072 + bias + residual) 58.1 / 57.7 (54.7).
+// As the default (s22_h200.md call 2): 22.4 / 19.3 (16.5), 24.3 / 22.7 (18.0); GPT-2-small's forward 8.02 -> 7.92 ms.
+constexpr int64_t kCoopMaxK = 1024;
 bool UsePingPong(const MatmulProblem& p) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_SCHED");
   if (env != nullptr && std::strcmp(env, "pingpong") == 0) return true;
   if (env != nullptr && std::strcmp(env, "coop") == 0) return false;
-  return FusedLarge(p) && !FusedWide(p);
+  return FusedLarge(p) && !FusedWide(p) && (FusedInPairs(p) || p.k > kCoopMaxK);
 }
 
 // The fused epilogue's prefetches (kWgmmaPrefetch*): by default the next chunk's bias and residual loads
@@ -363,7 +378,8 @@ bool WgmmaTmaEligible(const MatmulProblem& p) {
 cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   const int64_t a_count = MatrixCount(p, p.a_stride, p.m * p.k), b_count = MatrixCount(p, p.b_stride, p.k * p.n);
   const bool pingpong = UsePingPong(p);
-  int bn = !pingpong && (FusedLarge(p) || WideTilePaysOff(p)) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
+  int bn = pingpong ? 128 : FusedLarge(p) ? (FusedWide(p) ? 256 : 128)
+                            : WideTilePaysOff(p) ? 256 : NarrowTilePaysOff(p) ? 64 : 128;
   if (const char* env = std::getenv("JK_MATMUL_WGMMA"); env != nullptr) {
     if (std::strcmp(env, "64") == 0) bn = 64;
     if (std::strcmp(env, "128") == 0) bn = 128;
