@@ -850,6 +850,44 @@ def test_matmul_float32_split_k(rng, monkeypatch, mkn, variant):
     assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)
 
 
+# Exact float32 below one wave of 64x64 tiles: SimtRing (16x32 tiles of 64 threads, 32-deep k-tiles through a
+# 4-stage cp.async ring). Default dispatch and, on a GPU, forced (JK_MATMUL_SIMT=ring16 or ring32: also past one
+# wave) and off (noring). Shapes cross the tile edges (M % 16, M % 32, N % 32), the k-tile (K % 32), fewer k-tiles
+# than the ring has stages (K = 4, 12) and many more (K = 1028), a batch and a broadcast b.
+RING_SHAPES = [(512, 256, 512), (1, 4, 4), (33, 12, 68), (31, 508, 132), (97, 1028, 36), (70, 260, 8),
+               (64, 100, 1100)]  # (M, K, N)
+
+
+@pytest.mark.parametrize("variant", ["default"] + (["ring16", "ring32", "noring"] if ON_GPU else []))
+@pytest.mark.parametrize("mkn", RING_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_float32_ring(rng, monkeypatch, mkn, variant):
+    if variant != "default":
+        monkeypatch.setenv("JK_MATMUL_SIMT", variant)
+    m, k, n = mkn
+    a, a64 = randn(rng, (m, k), jnp.float32)
+    b, b64 = randn(rng, (k, n), jnp.float32)
+    assert_matmul_close(jax.jit(lambda x, y: jk.matmul(x, y, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
+    a, a64 = randn(rng, (3, m, k), jnp.float32)  # batched, then b broadcast over the batch
+    b, b64 = randn(rng, (3, k, n), jnp.float32)
+    assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)
+    assert_matmul_close(jk.matmul(a, b[0], precision=EXACT), np.matmul(a64, b64[0]), jnp.float32, k)
+
+
+# The ring kernel's epilogue: bias, activation and residual at float32 HIGHEST.
+@pytest.mark.parametrize("variant", ["default"] + (["ring16", "ring32"] if ON_GPU else []))
+@pytest.mark.parametrize("activation", [None, "gelu"])
+def test_linear_float32_ring(rng, monkeypatch, variant, activation):
+    if variant != "default":
+        monkeypatch.setenv("JK_MATMUL_SIMT", variant)
+    x, x64 = randn(rng, (100, 260), jnp.float32)
+    w, w64 = randn(rng, (260, 196), jnp.float32, scale=1 / np.sqrt(260))
+    bias, b64 = randn(rng, (196,), jnp.float32)
+    res, r64 = randn(rng, (100, 196), jnp.float32)
+    out = jk.linear(x, w, bias, activation=activation, residual=res, precision=EXACT)
+    ref = x64 @ w64 + b64
+    assert_matmul_close(out, (_act64(activation, ref) if activation else ref) + r64, jnp.float32, 260)
+
+
 # The CUDA lowering of rows off 16-byte boundaries (M > 8): operands zero-padded by XLA around the same
 # custom call, the output sliced back. Lowered for CUDA on any backend (no GPU needed to lower).
 @pytest.mark.skipif(not jk.WITH_CUDA, reason="the CUDA lowering needs the CUDA targets")

@@ -23,9 +23,12 @@
 //     aligned, batch strides of whole matrices,    K-major smem operand, b's from registers; TMA in and
 //     shapes where it was measured faster          out; JK_MATMUL_TF32=mma|wgmma, matmul_wgmma_tf32.cu)
 //   f32 DEFAULT/HIGH, K % 4, N % 4, aligned     MmaTensorCore with TF32 inputs (as XLA does)
-//   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRegisterBlocked 128x128 (64x64 when 128-tiles
-//                                               would leave most SMs idle; below one wave of 64x64
-//                                               tiles, 64x64 with K split over a cluster, else 32x64)
+//   f32, K % 4 == 0, N % 4 == 0, aligned        SimtRing where 64x64 tiles fill at most a quarter of the SMs
+//                                               and K <= 2048 (16x32 tiles of 64 threads, a cp.async ring;
+//                                               matmul_simt_ring.cuh; JK_MATMUL_SIMT=ring16|ring32|noring),
+//                                               else SimtRegisterBlocked 128x128 (64x64 when 128-tiles
+//                                               would leave most SMs idle; below one wave of 64x64 tiles,
+//                                               64x64 with K split over a cluster, else 32x64)
 //   anything else (odd strides, misaligned)     SimtTiled
 #include <algorithm>
 #include <cstdlib>
@@ -39,6 +42,7 @@
 #include "matmul/matmul_launch.h"
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
+#include "matmul/matmul_simt_ring.cuh"
 #include "matmul/matmul_tma_host.h"
 #include "matmul/matmul_skinny_mma.cuh"
 #include "matmul/matmul_skinny_stream.cuh"
@@ -338,6 +342,31 @@ cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel 
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
+// SimtRing (matmul_simt_ring.cuh) where 64x64 tiles would fill at most a quarter of the SMs and K <= 2048: 0 (not
+// taken), 16 (16x32 tiles of 64 threads) or 32 (32x32 tiles of 128). There the split-K cluster kernel runs 4-8 ranks
+// or the 32x64 tile runs alone, and the ring's many small CTAs win; with more tiles (two ranks) or long K (each ring
+// CTA runs all of K) the split kernel does. H200 (bench/lab/s22_h200.md calls 7-8, us, split-K or 32x64 / ring
+// 16x32, jnp): 64^3 4.5 / 3.2 (2.0), 128^3 6.2 / 4.0 (2.8), 100x300x200 8.3 / 5.8 (6.0), 1000x100x100 6.8 / 5.6
+// (5.0), 32x2048x2048 38.9 / 29.2 (14.3), 256x512x1024 22.2 / 19.9 (13.3), 256^3 6.2 / 6.0; lost: 384x256x256 6.3 /
+// 6.8 (5.4), and outside the rule 512x512x256 8.9 / 9.9 (6.9), 512^3 13.5 / 16.9, 256x256x4096 40.2 / 55.1.
+// JK_MATMUL_SIMT=ring16 / ring32 forces one anywhere; any other value of it (noring, cpasync, noswizzle) turns it
+// off, as does a forced split-K or k groups (the lab, the tests).
+constexpr int64_t kSimtRingMaxK = 2048;
+int SimtRingTile(const MatmulProblem& p, int64_t tiles_64x64, const char* env) {
+  if (env != nullptr) return std::strcmp(env, "ring16") == 0 ? 16 : std::strcmp(env, "ring32") == 0 ? 32 : 0;
+  if (std::getenv("JK_MATMUL_SIMT_SPLIT") != nullptr || std::getenv("JK_MATMUL_SIMT_GROUPS") != nullptr) return 0;
+  return 4 * tiles_64x64 <= NumSMs() && p.k <= kSimtRingMaxK ? 16 : 0;
+}
+
+template <int BM, int BN, int TM>
+cudaError_t LaunchSimtRing(cudaStream_t stream, const MatmulProblem& p) {
+  constexpr int kBK = 32, kStages = 4;
+  using S = mm::SimtRingShape<BM, BN, TM, kBK, kStages>;
+  static_assert(S::kSmemBytes <= 48 * 1024, "no opt-in past the default dynamic shared memory");
+  mm::SimtRingKernel<BM, BN, TM, kBK, kStages><<<Grid(p, BM, BN), S::kThreads, S::kSmemBytes, stream>>>(p);
+  return LastLaunchError();
+}
+
 }  // namespace
 
 MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
@@ -428,6 +457,8 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       const bool swizzle = !(env != nullptr && std::strcmp(env, "noswizzle") == 0);
       // Measured without gain at 4096^3 (bench/lab/matmul_tf32_h200.md): BK = 8 3.40 -> 4.73 ms, BK = 8 with
       // 2 blocks per SM (128 registers, spills) 3.42 ms.
+      if (const int ring = SimtRingTile(p, tiles(64, 64), env); ring == 16) return LaunchSimtRing<16, 32, 2>(stream, p);
+      else if (ring == 32) return LaunchSimtRing<32, 32, 2>(stream, p);
       if (tiles(128, 128) >= 2 * sms) {
         if (regs && swizzle)
           mm::SimtRegisterBlockedKernel<128, 128, 8, 8, 16, 1, 0, true><<<Grid(p, 128, 128), block, 0, stream>>>(p);
