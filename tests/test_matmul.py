@@ -109,18 +109,32 @@ def test_matmul_large_tiles_float32(rng):
     assert_matmul_close(jk.matmul(a, b, precision=EXACT), a64 @ b64, jnp.float32, 36)
 
 
-# Exact float32 (SimtRegisterBlocked): each tile size (32x64, 64x64, 128x128, chosen by tile counts) with
-# many k-tiles (more than the cp.async ring's stages), a K tail inside the last k-tile, M/N tails; default
-# (register double buffering) and, on a GPU, JK_MATMUL_SIMT=cpasync.
-@pytest.mark.parametrize("variant", ["default"] + (["cpasync", "noswizzle"] if ON_GPU else []))
-@pytest.mark.parametrize("mkn", [(130, 1028, 132), (1000, 100, 1100), (2100, 1028, 2060)], ids=str)
-def test_matmul_float32_pipeline(rng, monkeypatch, mkn, variant):
+# Exact float32: SimtRegisterBlocked's tile sizes (32x64, 64x64, 128x128, chosen by tile counts) with many k-tiles
+# (more than the cp.async ring's stages), a K tail inside the last k-tile, M/N tails; and SimtRing (16x32 tiles of 64
+# threads, or 32x32 of 128, 32-deep k-tiles through a 4-stage ring; the default where 64x64 tiles fill at most a
+# quarter of the SMs and K <= 2048): the tile edges (M % 16, M % 32, N % 32), fewer k-tiles than the ring has stages
+# (K = 4, 12) and many more (K = 1028). Default dispatch and, on a GPU, JK_MATMUL_SIMT=cpasync (the double-buffered
+# kernels' cp.async ring), noswizzle, ring16 / ring32 (forced at every size) and noring. The small shapes also run
+# batched, with b broadcast over the batch.
+SIMT_SHAPES = [(130, 1028, 132), (1000, 100, 1100), (2100, 1028, 2060), (512, 256, 512), (1, 4, 4), (33, 12, 68),
+               (31, 508, 132), (97, 1028, 36), (70, 260, 8), (64, 100, 1100)]  # (M, K, N)
+
+
+@pytest.mark.parametrize("variant", ["default"] + (["cpasync", "noswizzle", "ring16", "ring32", "noring"]
+                                                   if ON_GPU else []))
+@pytest.mark.parametrize("mkn", SIMT_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_float32_simt(rng, monkeypatch, mkn, variant):
     if variant != "default":
         monkeypatch.setenv("JK_MATMUL_SIMT", variant)
     m, k, n = mkn
     a, a64 = randn(rng, (m, k), jnp.float32)
     b, b64 = randn(rng, (k, n), jnp.float32)
-    assert_matmul_close(jax.jit(lambda a, b: jk.matmul(a, b, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
+    assert_matmul_close(jax.jit(lambda x, y: jk.matmul(x, y, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
+    if m * k * n <= 1 << 26:
+        a, a64 = randn(rng, (3, m, k), jnp.float32)  # batched, then b broadcast over the batch
+        b, b64 = randn(rng, (3, k, n), jnp.float32)
+        assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)
+        assert_matmul_close(jk.matmul(a, b[0], precision=EXACT), np.matmul(a64, b64[0]), jnp.float32, k)
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -848,29 +862,6 @@ def test_matmul_float32_split_k(rng, monkeypatch, mkn, variant):
     a, a64 = randn(rng, (3, m, k), jnp.float32)  # batched
     b, b64 = randn(rng, (3, k, n), jnp.float32)
     assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)
-
-
-# Exact float32 below one wave of 64x64 tiles: SimtRing (16x32 tiles of 64 threads, 32-deep k-tiles through a
-# 4-stage cp.async ring). Default dispatch and, on a GPU, forced (JK_MATMUL_SIMT=ring16 or ring32: also past one
-# wave) and off (noring). Shapes cross the tile edges (M % 16, M % 32, N % 32), the k-tile (K % 32), fewer k-tiles
-# than the ring has stages (K = 4, 12) and many more (K = 1028), a batch and a broadcast b.
-RING_SHAPES = [(512, 256, 512), (1, 4, 4), (33, 12, 68), (31, 508, 132), (97, 1028, 36), (70, 260, 8),
-               (64, 100, 1100)]  # (M, K, N)
-
-
-@pytest.mark.parametrize("variant", ["default"] + (["ring16", "ring32", "noring"] if ON_GPU else []))
-@pytest.mark.parametrize("mkn", RING_SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_matmul_float32_ring(rng, monkeypatch, mkn, variant):
-    if variant != "default":
-        monkeypatch.setenv("JK_MATMUL_SIMT", variant)
-    m, k, n = mkn
-    a, a64 = randn(rng, (m, k), jnp.float32)
-    b, b64 = randn(rng, (k, n), jnp.float32)
-    assert_matmul_close(jax.jit(lambda x, y: jk.matmul(x, y, precision=EXACT))(a, b), a64 @ b64, jnp.float32, k)
-    a, a64 = randn(rng, (3, m, k), jnp.float32)  # batched, then b broadcast over the batch
-    b, b64 = randn(rng, (3, k, n), jnp.float32)
-    assert_matmul_close(jk.matmul(a, b, precision=EXACT), np.matmul(a64, b64), jnp.float32, k)
-    assert_matmul_close(jk.matmul(a, b[0], precision=EXACT), np.matmul(a64, b64[0]), jnp.float32, k)
 
 
 # The ring kernel's epilogue: bias, activation and residual at float32 HIGHEST.
