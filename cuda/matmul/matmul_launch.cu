@@ -345,10 +345,11 @@ cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel 
 // SimtRing (matmul_simt_ring.cuh) where 64x64 tiles would fill at most a quarter of the SMs and K <= 2048: 0 (not
 // taken), 16 (16x32 tiles of 64 threads) or 32 (32x32 tiles of 128). There the split-K cluster kernel runs 4-8 ranks
 // or the 32x64 tile runs alone, and the ring's many small CTAs win; with more tiles (two ranks) or long K (each ring
-// CTA runs all of K) the split kernel does. H200 (bench/lab/s22_h200.md calls 7-8, us, split-K or 32x64 / ring
-// 16x32, jnp): 64^3 4.5 / 3.2 (2.0), 128^3 6.2 / 4.0 (2.8), 100x300x200 8.3 / 5.8 (6.0), 1000x100x100 6.8 / 5.6
-// (5.0), 32x2048x2048 38.9 / 29.2 (14.3), 256x512x1024 22.2 / 19.9 (13.3), 256^3 6.2 / 6.0; lost: 384x256x256 6.3 /
-// 6.8 (5.4), and outside the rule 512x512x256 8.9 / 9.9 (6.9), 512^3 13.5 / 16.9, 256x256x4096 40.2 / 55.1.
+// CTA runs all of K) the split kernel does. H200 (bench/lab/s22_h200.md call 9, the final kernel, us, split-K or
+// 32x64 / ring 16x32, jnp): 64^3 4.4 / 3.2 (1.9), 128^3 6.1 / 4.2 (2.5), 100x300x200 8.2 / 6.0 (6.0), 1000x100x100
+// 6.7 / 5.6 (4.8), 32x2048x2048 38.8 / 31.6 (14.3), 256x512x1024 22.3 / 20.0 (13.6), 256^3 6.1 / 6.3 (a tie);
+// lost (call 8): 384x256x256 6.3 / 6.8 (5.4), and outside the rule 512x512x256 8.9 / 9.9 (6.9), 512^3 13.5 / 16.9,
+// 256x256x4096 40.2 / 55.1.
 // JK_MATMUL_SIMT=ring16 / ring32 forces one anywhere; any other value of it (noring, cpasync, noswizzle) turns it
 // off, as does a forced split-K or k groups (the lab, the tests).
 constexpr int64_t kSimtRingMaxK = 2048;

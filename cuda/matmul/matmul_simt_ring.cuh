@@ -5,8 +5,8 @@
 // tile alone), each a chain of global latencies and cluster barriers. XLA's kernel for float32 512x512x256 at
 // precision HIGHEST (Nsight Compute, bench/lab/s22_h200.md call 4) is 512 CTAs of 64 threads, 8 outputs a thread,
 // 24.6 KB of shared memory (a 4-stage ring of 32-deep k-tiles), about four CTAs an SM. This kernel takes that
-// geometry: H200 (call 7, us, before / ring, jnp) 128^3 6.2 / 4.0 (2.5), 1000x100x100 6.8 / 5.8 (4.4), 256x512x1024
-// 22.2 / 19.9 (13.3). It does not reach XLA's speed at 512x512x256 (9.9 against 6.9; the split-K kernel 8.9), so
+// geometry: H200 (call 9, us, before / ring, jnp) 128^3 6.1 / 4.2 (2.5), 1000x100x100 6.7 / 5.6 (4.8), 256x512x1024
+// 22.3 / 20.0 (13.6). It does not reach XLA's speed at 512x512x256 (9.9 against 6.9; the split-K kernel 8.9), so
 // the launcher keeps the split-K kernel where two ranks fill the SMs. Copying a CTA's whole K panel at once instead
 // of a ring lost everywhere (bench/lab/s22_simt_panel.patch): the first k-tiles arrive behind all the others.
 //
