@@ -626,6 +626,11 @@ __device__ __forceinline__ void StoreTileTmaFusedBoxed(const float (&acc)[kAcc][
 
 #endif  // sm_90a
 
+// The tile a CTA steps by, or with multicast a cluster of 2: 128 x 2 BN where the pair shares a, 256 x BN where it
+// shares b. The kernel's tile counts and the launcher's grid both come from these.
+__host__ __device__ constexpr int WgmmaStepM(bool share_b) { return share_b ? 2 * kWgmmaBM : kWgmmaBM; }
+__host__ __device__ constexpr int WgmmaStepN(int bn, bool share_a) { return share_a ? 2 * bn : bn; }
+
 // Tile t of the flattened (batch, M-tile, N-tile) space; within a batch index, 8 consecutive M-tiles sweep
 // the N-tiles together so concurrently running CTAs share panels of a and b in L2.
 struct WgmmaCounts {
@@ -730,8 +735,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
   // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
   // kMulticast: tiles of 128 x 2 BN (kShareB: 256 x BN), one per cluster.
-  constexpr int kTileN = kShareA ? 2 * BN : BN;
-  constexpr int kTileM = kShareB ? 2 * kWgmmaBM : kWgmmaBM;
+  constexpr int kTileN = WgmmaStepN(BN, kShareA), kTileM = WgmmaStepM(kShareB);
   const auto counts = [&p] {
     const int64_t mtiles = (p.m + kTileM - 1) / kTileM, ntiles = (p.n + kTileN - 1) / kTileN;
     return WgmmaCounts{mtiles, ntiles, mtiles * ntiles * p.batch_count,

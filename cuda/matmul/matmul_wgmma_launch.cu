@@ -338,8 +338,7 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
   if (share_a || share_b) {  // persistent clusters of 2, one pair of tiles (128 x 2 BN or 256 x BN) at a time
     split = 2;
-    const int64_t pairs = p.batch_count * CeilDiv(p.m, share_b ? 2 * kWgmmaBM : kWgmmaBM) *
-                          CeilDiv(p.n, share_a ? 2 * BN : BN);
+    const int64_t pairs = p.batch_count * CeilDiv(p.m, WgmmaStepM(share_b)) * CeilDiv(p.n, WgmmaStepN(BN, share_a));
     cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
   }
   cfg.numAttrs = split > 1 ? 1 : 0;
