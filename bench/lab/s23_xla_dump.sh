@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 22 for the next (not run; H200, no build needed): dump XLA's compiled modules for f32 HIGHEST
+# Prepared in session 22, run in session 23 (H200, no build needed): dump XLA's compiled modules for f32 HIGHEST
 # 512x512x256 and bf16 1000^3 (bench/lab/s23_xla_dump.py) and bring the dump back ($OUT/xla_dump.tar.gz).
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
