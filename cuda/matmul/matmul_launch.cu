@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>  // S23 LAB
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -359,13 +360,27 @@ int SimtRingTile(const MatmulProblem& p, int64_t tiles_64x64, const char* env) {
   return 4 * tiles_64x64 <= NumSMs() && p.k <= kSimtRingMaxK ? 16 : 0;
 }
 
-template <int BM, int BN, int TM>
-cudaError_t LaunchSimtRing(cudaStream_t stream, const MatmulProblem& p) {
-  constexpr int kBK = 32, kStages = 4;
+template <int BM, int BN, int TM, int kBK, int kStages>
+cudaError_t LaunchSimtRingAs(cudaStream_t stream, const MatmulProblem& p) {
   using S = mm::SimtRingShape<BM, BN, TM, kBK, kStages>;
   static_assert(S::kSmemBytes <= 48 * 1024, "no opt-in past the default dynamic shared memory");
   mm::SimtRingKernel<BM, BN, TM, kBK, kStages><<<Grid(p, BM, BN), S::kThreads, S::kSmemBytes, stream>>>(p);
   return LastLaunchError();
+}
+template <int BM, int BN, int TM>
+cudaError_t LaunchSimtRing(cudaStream_t stream, const MatmulProblem& p) {
+  // S23 LAB: JK_MATMUL_SIMT_RING_CFG=BKxSTAGES (16x32 tile only).
+  if constexpr (BM == 16) {
+    const char* cfg = std::getenv("JK_MATMUL_SIMT_RING_CFG");
+    const std::string c = cfg != nullptr ? cfg : "";
+    if (c == "64x3") return LaunchSimtRingAs<BM, BN, TM, 64, 3>(stream, p);
+    if (c == "64x2") return LaunchSimtRingAs<BM, BN, TM, 64, 2>(stream, p);
+    if (c == "32x3") return LaunchSimtRingAs<BM, BN, TM, 32, 3>(stream, p);
+    if (c == "32x6") return LaunchSimtRingAs<BM, BN, TM, 32, 6>(stream, p);
+    if (c == "16x4") return LaunchSimtRingAs<BM, BN, TM, 16, 4>(stream, p);
+    if (c == "16x8") return LaunchSimtRingAs<BM, BN, TM, 16, 8>(stream, p);
+  }
+  return LaunchSimtRingAs<BM, BN, TM, 32, 4>(stream, p);
 }
 
 }  // namespace
