@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Session 23, call 2 (H200): build; the ring tests under each lab config; bench/lab/s23_ring_lab.py; then Nsight
+# Session 23, calls 2-3 (H200): build; the ring tests under each lab config; bench/lab/s23_ring_lab.py; then Nsight
 # Compute on bench/lab/s23_ncu.py's kernels (after an unprofiled run that fills XLA's autotune cache).
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start ${JK_TOTAL_S:-580}
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
 echo "=== tests ($(left)s left)"
-for c in 64x3 16x8; do
-  JK_MATMUL_SIMT_RING_CFG=$c timeout -k 5 60 python3 -m pytest -q -n 8 -p no:cacheprovider -o addopts= \
-    "$REPO/tests/test_matmul.py" -k "float32_simt and ring16" >"$OUT/tests_lab_$c.log" 2>&1
+for c in default 64x3 16x8 t32; do
+  JK_MATMUL_SIMT_RING_CFG=$c timeout -k 5 90 python3 -m pytest -q -n 8 -p no:cacheprovider -o addopts= \
+    "$REPO/tests/test_matmul.py" -k "(float32_simt and ring) or float32_ring" >"$OUT/tests_lab_$c.log" 2>&1
   echo "pytest $c rc=$?"; grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_lab_$c.log" | tail -5 | cut -c1-200
 done
 echo "=== lab ($(left)s left)"

@@ -1,5 +1,6 @@
 """Session 23, for Nsight Compute (bench/lab/s23_call2.sh): exact float32 512x512x256, XLA's Triton kernel against
-SimtRing 16x32 at 32x4 (the default ring) and 64x3 (XLA's block_k and stages). Each called twice (the first
+SimtRing 16x32 at 32x4 (the default ring) and 32x32 tiles of 64 threads (t32; call 2 had 64x3, XLA's block_k
+and stages). Each called twice (the first
 compiles). Inputs from NumPy (device_put launches no kernels)."""
 import os
 
@@ -28,4 +29,4 @@ run("jnp f32 512x512x256", jax.jit(lambda x, y: jnp.matmul(x, y, precision=HI)),
 ours = jax.jit(lambda x, y: jk.matmul(x, y, precision=HI))
 run("ours split", ours, a, b)
 run("ours ring 32x4", ours, a, b, env={"JK_MATMUL_SIMT": "ring16"})
-run("ours ring 64x3", ours, a, b, env={"JK_MATMUL_SIMT": "ring16", "JK_MATMUL_SIMT_RING_CFG": "64x3"})
+run("ours ring t32", ours, a, b, env={"JK_MATMUL_SIMT": "ring16", "JK_MATMUL_SIMT_RING_CFG": "t32"})

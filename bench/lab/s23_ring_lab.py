@@ -1,4 +1,5 @@
-"""Session 23, call 2: SimtRing's k-tile depth and ring length on the 16x32 tile (forced, JK_MATMUL_SIMT=ring16) for
+"""Session 23, calls 2-3 (call 3: the copies' source pointers run along K instead of being recomputed; t32 = 32x32
+tiles of 64 threads, 16 outputs a thread). Call 2: SimtRing's k-tile depth and ring length on the 16x32 tile (forced, JK_MATMUL_SIMT=ring16) for
 exact float32 small problems. XLA's Triton config for 512x512x256 (read from --xla_dump_to in call 1): 16x32
 output tiles, block_k 64, num_stages 3 (2 shared-memory buffers), 2 warps. The default ring is 32-deep x 4 stages.
 bench/lab/matmul_small_s4_lab.py's method: CUPTI, median of 20 calls, jnp in one process, XLA command buffers off.
@@ -15,7 +16,7 @@ import jax.numpy as jnp  # noqa: E402
 import matmul_small_s4_lab as lab  # noqa: E402
 
 HI = jax.lax.Precision.HIGHEST
-CFGS = ("32x4", "64x3", "64x2", "32x3", "32x6", "16x4", "16x8")
+CFGS = ("32x4", "64x3", "32x3", "16x4", "16x8", "t32")
 lab.VARIANTS.update({"ours2": {}})
 lab.VARIANTS.update({c: {"JK_MATMUL_SIMT": "ring16", "JK_MATMUL_SIMT_RING_CFG": c} for c in CFGS})
 V = ("ours2",) + CFGS

@@ -379,6 +379,7 @@ cudaError_t LaunchSimtRing(cudaStream_t stream, const MatmulProblem& p) {
     if (c == "32x6") return LaunchSimtRingAs<BM, BN, TM, 32, 6>(stream, p);
     if (c == "16x4") return LaunchSimtRingAs<BM, BN, TM, 16, 4>(stream, p);
     if (c == "16x8") return LaunchSimtRingAs<BM, BN, TM, 16, 8>(stream, p);
+    if (c == "t32") return LaunchSimtRingAs<32, 32, 4, 32, 4>(stream, p);  // 32x32 tiles of 64 threads
   }
   return LaunchSimtRingAs<BM, BN, TM, 32, 4>(stream, p);
 }

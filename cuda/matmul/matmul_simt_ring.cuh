@@ -53,7 +53,9 @@ __global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages>::kThrea
     for (int64_t mt = blockIdx.y; mt < mtiles; mt += gridDim.y) {
       const int64_t m0 = mt * BM, n0 = static_cast<int64_t>(blockIdx.x) * BN;
       // Copy slots, fixed for the tile: a's float4 e = t + l kThreads is row e / (BK / 4), quad e % (BK / 4); b's is
-      // k row e / kTx, column quad e % kTx.
+      // k row e / kTx, column quad e % kTx. The source pointers run along K with the copies (a += BK, b += BK rows)
+      // and kleft counts the k rows left from the next k-tile on: recomputing each source from k0 cost ~100
+      // instructions a k-tile (64-bit products), a quarter of the kernel's instructions at 512x512x256.
       const float* asrc[S::kACopies];
       const float* bsrc[S::kBCopies];
       int adst[S::kACopies], bdst[S::kBCopies], aq[S::kACopies], bk[S::kBCopies];
@@ -74,21 +76,28 @@ __global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages>::kThrea
         bsrc[l] = b + (bok[l] ? n0 + c : 0) + static_cast<int64_t>(bk[l]) * p.n;
         bdst[l] = BM * S::kARow + bk[l] * BN + c;
       }
-      const auto issue = [&](int64_t kt, int slot) {  // k-tile kt into ring slot `slot`
-        const int64_t k0 = kt * BK;
+      const int64_t bstep = BK * p.n;
+      int64_t kleft = p.k;
+      const auto issue = [&](int slot) {  // the next k-tile into ring slot `slot`
         float* st = ring + slot * S::kStageFloats;
+        const int kl = kleft < BK ? static_cast<int>(kleft) : BK;  // 32-bit compares below
 #pragma unroll
-        for (int l = 0; l < S::kACopies; ++l)
-          CpAsyncOrZero<16>(st + adst[l], asrc[l] + k0, aok[l] && k0 + aq[l] < p.k);
+        for (int l = 0; l < S::kACopies; ++l) {
+          CpAsyncOrZero<16>(st + adst[l], asrc[l], aok[l] && aq[l] < kl);
+          asrc[l] += BK;
+        }
 #pragma unroll
-        for (int l = 0; l < S::kBCopies; ++l)
-          CpAsyncOrZero<16>(st + bdst[l], bsrc[l] + k0 * p.n, bok[l] && k0 + bk[l] < p.k);
+        for (int l = 0; l < S::kBCopies; ++l) {
+          CpAsyncOrZero<16>(st + bdst[l], bsrc[l], bok[l] && bk[l] < kl);
+          bsrc[l] += bstep;
+        }
+        kleft -= BK;
       };
       // Commit groups are committed even when empty, so "at most kStages - 2 pending" always means "k-tile kt has
       // landed".
 #pragma unroll
       for (int s = 0; s < kStages - 1; ++s) {
-        if (s < ktiles) issue(s, s);
+        if (s < ktiles) issue(s);
         CpAsyncCommitGroup();
       }
       float acc[TM][4] = {};
@@ -97,7 +106,7 @@ __global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages>::kThrea
         CpAsyncWaitGroup<kStages - 2>();
         __syncthreads();  // k-tile kt visible to all; the slot refilled below was read at kt - 1
         const int64_t next = kt + kStages - 1;
-        if (next < ktiles) issue(next, slot == 0 ? kStages - 1 : slot - 1);
+        if (next < ktiles) issue(slot == 0 ? kStages - 1 : slot - 1);
         CpAsyncCommitGroup();
         const float* as = ring + slot * S::kStageFloats;
         const float* bs = as + BM * S::kARow;
