@@ -161,20 +161,18 @@ WGMMA_SHAPES = [  # (M, K, N)
 # (JK_MATMUL_WGMMA_EPI=row8), the ping-pong schedule (JK_MATMUL_WGMMA_SCHED=pingpong), split-K over a
 # cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), and 128x64 / 128x256 tiles forced (JK_MATMUL_WGMMA=64 / 256; 64 also
 # in multicast pairs and with split-K). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs there.
-WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc1", "w64_mcb", "w64_mc4", "w64_splitk",
-                                  "w256", "w256_mca", "w256_mcb"] if ON_GPU else [])
-WGMMA_WIDTHS = {"w64": "64", "w64_mc1": "64", "w64_mcb": "64", "w64_mc4": "64", "w64_splitk": "64", "w256": "256",
-                "w256_mca": "256", "w256_mcb": "256"}
+WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc1", "w64_mcb", "w64_splitk", "w256",
+                                  "w256_mca", "w256_mcb"] if ON_GPU else [])
+WGMMA_WIDTHS = {"w64": "64", "w64_mc1": "64", "w64_mcb": "64", "w64_splitk": "64", "w256": "256", "w256_mca": "256",
+                "w256_mcb": "256"}
 
 
 def set_wgmma_variant(monkeypatch, variant):
     # Multicast pairs: sharing a (JK_MATMUL_WGMMA_MC=1; by default 128x64 tiles where K % 16 == 8, e.g. K = 8 or
     # 200 above), sharing b (JK_MATMUL_WGMMA_MCB=1; by default 128x256 tiles where N % 16 == 8, e.g.
-    # test_matmul_wgmma_more_tiles_than_sms's N = 2056), both in clusters of 2 x 2 128x64 tiles (JK_MATMUL_WGMMA_MC=4);
-    # the plain width variants run the tiles alone (=0).
+    # test_matmul_wgmma_more_tiles_than_sms's N = 2056); the plain width variants run the tiles alone (=0).
     if variant in WGMMA_WIDTHS:
-        mc = {"w64_mc1": "1", "w256_mca": "1", "w64_mc4": "4"}
-        monkeypatch.setenv("JK_MATMUL_WGMMA_MC", mc.get(variant, "0"))
+        monkeypatch.setenv("JK_MATMUL_WGMMA_MC", "1" if variant in ("w64_mc1", "w256_mca") else "0")
         monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1" if variant in ("w64_mcb", "w256_mcb") else "0")
         monkeypatch.setenv("JK_MATMUL_WGMMA", WGMMA_WIDTHS[variant])
         variant = "splitk" if variant.endswith("_splitk") else ""

@@ -1,4 +1,5 @@
-"""Session 23: bf16 / f16 problems on 128x64 wgmma tiles (one wave of them, the 1000^3 family) alone, in multicast
+"""Session 23, call 4 (JK_MATMUL_WGMMA_MC=4 and JK_MATMUL_SIMT_RING_CFG existed in that call's build only; the
+clusters of 4 are in bench/lab/s23_quad.patch): bf16 / f16 problems on 128x64 wgmma tiles (one wave of them, the 1000^3 family) alone, in multicast
 pairs sharing a (JK_MATMUL_WGMMA_MC=1), and in clusters of 2 x 2 tiles sharing a along rows and b along columns
 (JK_MATMUL_WGMMA_MC=4, kMcShareAB). cuBLAS's kernel for 1000^3 runs 64x144 tiles in clusters of 4 and reads 30 MB
 from L2 against our pairs' 47 (bench/lab/s22_h200.md call 4). S23_LAB=ring adds SimtRing's k-tile shapes again.

@@ -1,4 +1,5 @@
-"""Session 23, calls 2-3 (call 3: the copies' source pointers run along K instead of being recomputed; t32 = 32x32
+"""Session 23, calls 2-3 (lab builds: JK_MATMUL_SIMT_RING_CFG existed in commits 1d6e6d1-8d8c2ca only;
+the final rule is in LaunchSimtRing) (call 3: the copies' source pointers run along K instead of being recomputed; t32 = 32x32
 tiles of 64 threads, 16 outputs a thread). Call 2: SimtRing's k-tile depth and ring length on the 16x32 tile (forced, JK_MATMUL_SIMT=ring16) for
 exact float32 small problems. XLA's Triton config for 512x512x256 (read from --xla_dump_to in call 1): 16x32
 output tiles, block_k 64, num_stages 3 (2 shared-memory buffers), 2 warps. The default ring is 32-deep x 4 stages.

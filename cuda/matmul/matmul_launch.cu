@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <string>  // S23 LAB
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -346,11 +345,13 @@ cudaError_t LaunchSimtSplit(cudaStream_t stream, const MatmulProblem& p, Kernel 
 // SimtRing (matmul_simt_ring.cuh) where 64x64 tiles would fill at most a quarter of the SMs and K <= 2048: 0 (not
 // taken), 16 (16x32 tiles of 64 threads) or 32 (32x32 tiles of 128). There the split-K cluster kernel runs 4-8 ranks
 // or the 32x64 tile runs alone, and the ring's many small CTAs win; with more tiles (two ranks) or long K (each ring
-// CTA runs all of K) the split kernel does. H200 (bench/lab/s22_h200.md call 9, the final kernel, us, split-K or
+// CTA runs all of K) the split kernel does. H200 (bench/lab/s22_h200.md call 9, the kernel then, us, split-K or
 // 32x64 / ring 16x32, jnp): 64^3 4.4 / 3.2 (1.9), 128^3 6.1 / 4.2 (2.5), 100x300x200 8.2 / 6.0 (6.0), 1000x100x100
-// 6.7 / 5.6 (4.8), 32x2048x2048 38.8 / 31.6 (14.3), 256x512x1024 22.3 / 20.0 (13.6), 256^3 6.1 / 6.3 (a tie);
-// lost (call 8): 384x256x256 6.3 / 6.8 (5.4), and outside the rule 512x512x256 8.9 / 9.9 (6.9), 512^3 13.5 / 16.9,
-// 256x256x4096 40.2 / 55.1.
+// 6.7 / 5.6 (4.8), 32x2048x2048 38.8 / 31.6 (14.3), 256x512x1024 22.3 / 20.0 (13.6), 256^3 6.1 / 6.3 (a tie); lost
+// (call 8): 384x256x256 6.3 / 6.8 (5.4). Session 23's running copy pointers (bench/lab/s23_h200.md calls 2-3, ring
+// before / after): 128^3 4.2 / 3.9, 256^3 6.3 / 5.6, 384x256x256 6.9 / 6.4, 256x512x1024 20.0 / 18.4, 32x2048x2048
+// 31.6 / 26.5, 1000x100x100 5.7 / 5.3. Outside the rule the split kernel still wins: 512x512x256 8.9 against the
+// ring's 9.1-9.3 (XLA 6.8), 512^3 13.5 against 15.7.
 // JK_MATMUL_SIMT=ring16 / ring32 forces one anywhere; any other value of it (noring, cpasync, noswizzle) turns it
 // off, as does a forced split-K or k groups (the lab, the tests).
 constexpr int64_t kSimtRingMaxK = 2048;
@@ -367,20 +368,15 @@ cudaError_t LaunchSimtRingAs(cudaStream_t stream, const MatmulProblem& p) {
   mm::SimtRingKernel<BM, BN, TM, kBK, kStages><<<Grid(p, BM, BN), S::kThreads, S::kSmemBytes, stream>>>(p);
   return LastLaunchError();
 }
+// k-tiles 32 deep in a ring of 4; for K <= kSimtRingShallowMaxK 16 deep in a ring of 8 (less of the last k-tile
+// padded: K = 100 takes 112 rows, not 128). H200 (bench/lab/s23_h200.md calls 3-4, us, 32x4 / 16x8, jnp):
+// 1000x100x100 5.2-5.3 / 4.6-4.8 (4.7-4.9), 2000x64x48 3.8 / 3.4 (2.4), 128^3 3.8-3.9 / 3.8 (2.7-2.8), 64^3 3.0 / 3.0;
+// from K = 256 on the deeper tiles win (512x512x256 9.2-9.3 / 9.3-9.4, 256x512x1024 18.1-18.4 / 19.6-19.7,
+// 32x2048x2048 26.5 / 30.7-30.8). 64 x 3 (XLA's block_k and stages for 512x512x256) lost everywhere (10.3 there).
+constexpr int64_t kSimtRingShallowMaxK = 128;
 template <int BM, int BN, int TM>
 cudaError_t LaunchSimtRing(cudaStream_t stream, const MatmulProblem& p) {
-  // S23 LAB: JK_MATMUL_SIMT_RING_CFG=BKxSTAGES (16x32 tile only).
-  if constexpr (BM == 16) {
-    const char* cfg = std::getenv("JK_MATMUL_SIMT_RING_CFG");
-    const std::string c = cfg != nullptr ? cfg : "";
-    if (c == "64x3") return LaunchSimtRingAs<BM, BN, TM, 64, 3>(stream, p);
-    if (c == "64x2") return LaunchSimtRingAs<BM, BN, TM, 64, 2>(stream, p);
-    if (c == "32x3") return LaunchSimtRingAs<BM, BN, TM, 32, 3>(stream, p);
-    if (c == "32x6") return LaunchSimtRingAs<BM, BN, TM, 32, 6>(stream, p);
-    if (c == "16x4") return LaunchSimtRingAs<BM, BN, TM, 16, 4>(stream, p);
-    if (c == "16x8") return LaunchSimtRingAs<BM, BN, TM, 16, 8>(stream, p);
-    if (c == "t32") return LaunchSimtRingAs<32, 32, 4, 32, 4>(stream, p);  // 32x32 tiles of 64 threads
-  }
+  if (p.k <= kSimtRingShallowMaxK) return LaunchSimtRingAs<BM, BN, TM, 16, 8>(stream, p);
   return LaunchSimtRingAs<BM, BN, TM, 32, 4>(stream, p);
 }
 

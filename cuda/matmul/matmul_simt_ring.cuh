@@ -4,11 +4,14 @@
 // Why: there the double-buffered kernels run few CTAs (the split-K cluster kernel with 4-8 ranks, or the 32x64
 // tile alone), each a chain of global latencies and cluster barriers. XLA's kernel for float32 512x512x256 at
 // precision HIGHEST (Nsight Compute, bench/lab/s22_h200.md call 4) is 512 CTAs of 64 threads, 8 outputs a thread,
-// 24.6 KB of shared memory (a 4-stage ring of 32-deep k-tiles), about four CTAs an SM. This kernel takes that
-// geometry: H200 (call 9, us, before / ring, jnp) 128^3 6.1 / 4.2 (2.5), 1000x100x100 6.7 / 5.6 (4.8), 256x512x1024
-// 22.3 / 20.0 (13.6). It does not reach XLA's speed at 512x512x256 (9.9 against 6.9; the split-K kernel 8.9), so
-// the launcher keeps the split-K kernel where two ranks fill the SMs. Copying a CTA's whole K panel at once instead
-// of a ring lost everywhere (bench/lab/s22_simt_panel.patch): the first k-tiles arrive behind all the others.
+// 24.6 KB of shared memory, about four CTAs an SM; its Triton config (--xla_dump_to, bench/lab/s23_h200.md call 1):
+// 16x32 tiles, block_k 64, 3 stages, 2 warps. This kernel takes that geometry with 32-deep k-tiles in a ring of 4
+// (16-deep in a ring of 8 for K <= 128; the launcher). H200 (s22 call 9 and s23 call 3, us, before / ring, jnp):
+// 128^3 6.1 / 3.9 (2.7), 1000x100x100 6.7 / 5.3 (4.9), 256x512x1024 22.3 / 18.4 (13.3). It does not reach XLA's
+// speed at 512x512x256 (9.1-9.3 against 6.8; XLA's 64 x 3 ring 10.3; the split-K kernel 8.9): Nsight Compute puts
+// it at 1.21x XLA's instructions and 0.9x its issue rate (s23 call 3), so the launcher keeps the split-K kernel where
+// two ranks fill the SMs. Copying a CTA's whole K panel at once instead of a ring lost everywhere
+// (bench/lab/s22_simt_panel.patch): the first k-tiles arrive behind all the others.
 //
 // A CTA: a BM x BN tile, (BM / TM) x (BN / 4) threads, each TM x 4 outputs (rows TM ty .., columns 4 tx ..). A
 // k-tile is BK deep: a's rows (k contiguous, padded to BK + 4 floats so the rows a warp reads, TM apart, start in

@@ -685,15 +685,11 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaTileOf(int64_t t, int64_t mtiles,
 // - kMcShareB: the two CTAs take the two 128-row halves of a 256 x BN tile; each producer loads its own a box and
 //   half of the b stage (BN >= 128: half of the 64-column panels; BN = 64: 32 of the 64 k-rows, tma_b's box is
 //   32 rows) into both CTAs' rings: 16 + BN / 4 KiB a k-tile instead of 16 + BN / 2.
-// - kMcShareAB (BN = 64, plain matmuls): clusters of 4 = 2 x 2 tiles of 128 x 64 (a 256 x 128 cluster tile;
-//   rank bit 0 the column half, bit 1 the row half). Each producer loads 64 rows of a into its own and its row
-//   partner's ring (rank ^ 1) and 32 k-rows of b into its own and its column partner's (rank ^ 2): 8 + 4 KiB a
-//   k-tile instead of 16 + 8, what cuBLAS's 4-CTA clusters read at 1000^3 (bench/lab/s22_h200.md call 4).
-// Each CTA's "full" barrier counts the bytes of all its producers. A stage is free only once the consumers of
-// every CTA it multicasts into have read it: they arrive on those CTAs' "empty" barriers. On sector-aligned rows
-// the pairs' lockstep costs more than the traffic saves (bench/lab/matmul_mc_h200.md, s20_h200.md); the
-// launcher's UseMulticast / UseMulticastB say where they run.
-constexpr int kMcShareA = 1, kMcShareB = 2, kMcShareAB = 3;
+// Each CTA's "full" barrier counts the bytes of both producers. A stage is free only once the consumers of both
+// CTAs have read it: they arrive on both CTAs' "empty" barriers. On sector-aligned rows the pairs' lockstep
+// costs more than the traffic saves (bench/lab/matmul_mc_h200.md, s20_h200.md); the launcher's UseMulticast /
+// UseMulticastB say where they run.
+constexpr int kMcShareA = 1, kMcShareB = 2;
 template <typename T, int BN, int STAGES, bool kTmaStore, bool kPingPong, bool kFusedTma = false,
           int kMulticast = 0>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
@@ -716,22 +712,16 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   static_assert(!kMulticast || !kPingPong || (kMulticast == kMcShareB && BN == 128),
                 "multicast pairs: cooperative, or ping-pong 128x128 tiles sharing b");
-  static_assert(kMulticast != kMcShareAB || (BN == 64 && !kFusedTma), "2 x 2 clusters: 128x64 tiles, plain");
-  constexpr bool kQuad = kMulticast == kMcShareAB;
-  constexpr bool kShareA = kMulticast == kMcShareA || kQuad, kShareB = kMulticast == kMcShareB || kQuad;
-  // kMulticast: this CTA's rank in its cluster (of 2, or 4 with kQuad); its column half (the a rows it loads) and row
-  // half (the b k-rows it loads); the CTAs sharing its a (a_peer) and its b (b_peer), and the multicast masks.
-  const int rank = static_cast<int>(blockIdx.x % (kQuad ? 4 : 2));
-  const int rank_n = kQuad ? rank & 1 : rank, rank_m = kQuad ? rank >> 1 : rank;
-  const uint32_t a_peer = static_cast<uint32_t>(rank ^ 1), b_peer = static_cast<uint32_t>(kQuad ? rank ^ 2 : rank ^ 1);
-  const uint16_t a_mask = static_cast<uint16_t>((1u << rank) | (1u << a_peer));
-  const uint16_t b_mask = static_cast<uint16_t>((1u << rank) | (1u << b_peer));
+  constexpr bool kShareA = kMulticast == kMcShareA, kShareB = kMulticast == kMcShareB;
+  // kMulticast: this CTA's rank in its cluster of 2, and the other CTA's.
+  const int rank = static_cast<int>(blockIdx.x % 2);
+  const uint32_t peer = static_cast<uint32_t>(rank ^ 1);
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       MbarInit(full(s), 1);
       // Every thread of the consuming warpgroup(s) arrives; with kMulticast one lane per consumer warp, of
       // both CTAs (a remote arrival per thread throttled the pairs to half speed).
-      MbarInit(empty(s), kMulticast ? (kQuad ? 3 : 2) * (kPingPong ? 4 : 8) : kPingPong ? 128 : 256);
+      MbarInit(empty(s), kMulticast ? 2 * (kPingPong ? 4 : 8) : kPingPong ? 128 : 256);
     }
     MbarInit(xfree, 1);
     MbarInit(xdata, 256);
@@ -744,7 +734,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   // The tile counts, computed by each role after its register reallocation (setmaxnreg): a value live
   // across it must fit the producer's 40 registers, and ptxas had spilled ktiles to local memory.
-  // kMulticast: tiles of 128 x 2 BN (kShareB: 256 x BN; kQuad: 256 x 2 BN), one per cluster.
+  // kMulticast: tiles of 128 x 2 BN (kShareB: 256 x BN), one per cluster.
   constexpr int kTileN = WgmmaStepN(BN, kShareA), kTileM = WgmmaStepM(kShareB);
   const auto counts = [&p] {
     const int64_t mtiles = (p.m + kTileM - 1) / kTileM, ntiles = (p.n + kTileN - 1) / kTileN;
@@ -754,8 +744,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // This CTA's tile t (multicast pairs: its half of the cluster's tile).
   const auto tile_of = [&](int64_t t, int64_t mtiles, int64_t ntiles) {
     WgmmaTileCoord tc = WgmmaTileOf(t, mtiles, ntiles, kTileN);
-    if constexpr (kShareB) tc.m0 = 2 * tc.m0 + kWgmmaBM * rank_m;  // WgmmaTileOf counts m in 128-row units
-    if constexpr (kShareA) tc.n0 += BN * rank_n;
+    if constexpr (kShareB) tc.m0 = 2 * tc.m0 + kWgmmaBM * rank;  // WgmmaTileOf counts m in 128-row units
+    else if constexpr (kShareA) tc.n0 += BN * rank;
     return tc;
   };
 
@@ -778,20 +768,20 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         MbarExpectTx(full(stage), C::kStageBytes);
         const int32_t k0 = kt * kWgmmaBK;
         if constexpr (kShareA) {
-          TmaLoad3dMulticast(sa + stage * C::kAStage + rank_n * (64 * 128), &tma_a, k0,
-                             static_cast<int32_t>(tc.m0) + 64 * rank_n, za, full(stage), a_mask);
+          TmaLoad3dMulticast(sa + stage * C::kAStage + rank * (64 * 128), &tma_a, k0,
+                             static_cast<int32_t>(tc.m0) + 64 * rank, za, full(stage), 3);
         } else {
           TmaLoad3d(sa + stage * C::kAStage, &tma_a, k0, static_cast<int32_t>(tc.m0), za, full(stage));
         }
         if constexpr (kShareB && BN == 64) {  // this rank's 32 k-rows of the panel (tma_b's box is 32 rows)
-          TmaLoad3dMulticast(sb + stage * C::kBStage + rank_m * (32 * 128), &tma_b, static_cast<int32_t>(tc.n0),
-                             k0 + 32 * rank_m, zb, full(stage), b_mask);
+          TmaLoad3dMulticast(sb + stage * C::kBStage + rank * (32 * 128), &tma_b, static_cast<int32_t>(tc.n0),
+                             k0 + 32 * rank, zb, full(stage), 3);
         } else if constexpr (kShareB) {  // this rank's half of the b panels, into both CTAs' rings
           constexpr int kHalf = BN / 128;
 #pragma unroll
-          for (int c = kHalf * rank_m; c < kHalf * rank_m + kHalf; ++c)
+          for (int c = kHalf * rank; c < kHalf * rank + kHalf; ++c)
             TmaLoad3dMulticast(sb + stage * C::kBStage + c * C::kBPanel, &tma_b, static_cast<int32_t>(tc.n0) + 64 * c,
-                               k0, zb, full(stage), b_mask);
+                               k0, zb, full(stage), 3);
         } else {
 #pragma unroll
           for (int c = 0; c < BN / 64; ++c)
@@ -854,15 +844,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   int trace_n = 0;  // this warpgroup's tile ordinal (the lab timeline)
 #endif
   const WgmmaKRange kr = kMulticast ? WgmmaKRange{0, ktiles} : WgmmaKRangeOf(ktiles, split);
-  // kMulticast: a stage is released to every producer that writes into it (this CTA's, and the peers' whose
-  // multicasts land here), by one lane per warp once the warp's wgmma wait has returned (the wgmmas that read the
-  // stage are complete).
+  // kMulticast: a stage is released to both producers (the peer's multicast writes here too), by one lane
+  // per warp once the warp's wgmma wait has returned (the wgmmas that read the stage are complete).
   const auto release = [&](int s) {
     if constexpr (kMulticast) {
       if (tid % 32 == 0) {
         MbarArrive(empty(s));
-        MbarArriveRemote(MapaShared(empty(s), kShareA ? a_peer : b_peer));
-        if constexpr (kQuad) MbarArriveRemote(MapaShared(empty(s), b_peer));
+        MbarArriveRemote(MapaShared(empty(s), peer));
       }
     } else {
       MbarArrive(empty(s));

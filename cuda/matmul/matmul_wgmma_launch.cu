@@ -193,9 +193,9 @@ bool SplitKPaysOff(const MatmulProblem& p) {
 }
 
 // Split-K over a cluster of 2 (SplitKPaysOff) when every cluster fits on the GPU at once: the number of
-// co-resident clusters of `kernel` (queried once per tile configuration, cluster size and device: its variants share
-// the shared-memory size and register budget; 0 when the query fails). cfg's cluster dimension is kCluster.
-template <int BN, int STAGES, int kCluster = 2, typename Kernel>
+// co-resident clusters of `kernel` (queried once per tile configuration and device: its variants share
+// the shared-memory size and register budget; 0 when the query fails).
+template <int BN, int STAGES, typename Kernel>
 int ResidentClusters(Kernel kernel, cudaLaunchConfig_t cfg) {
   constexpr int kMaxDevices = 64;
   static int cache[kMaxDevices] = {0};  // 0 unknown, else 1 + the count; benign race (same value)
@@ -239,12 +239,7 @@ bool NarrowTilePaysOff(const MatmulProblem& p) {
 // H200 (bench/lab/s20_h200.md, call 5, us alone / pairs, jnp): 1000^3 10.5 / 9.6 (7.0), 1000x1008x1000 10.0 /
 // 9.2 (6.4), 512x1000x1000 8.9 / 8.4 (13.9), 1000x1000x4000 27.0 / 21.5 (17.8), 1024x1024x1000 8.9 / 9.0 (6.0).
 // At 128x256 tiles they did not (3000x3008x3000 99.4 / 100.7, 4096x4096x3000 134.4 / 139.0).
-// JK_MATMUL_WGMMA_MC=1|0 forces them on (128x64 tiles, and plain matmuls on 128x256) or off; =4 takes clusters
-// of 2 x 2 128x64 tiles instead (kMcShareAB, plain matmuls; S23 LAB).
-bool UseMulticastQuad(const MatmulProblem& p, int bn) {
-  const char* env = std::getenv("JK_MATMUL_WGMMA_MC");
-  return env != nullptr && std::strcmp(env, "4") == 0 && bn == 64 && !IsFused(p);
-}
+// JK_MATMUL_WGMMA_MC=1|0 forces them on (128x64 tiles, and plain matmuls on 128x256) or off.
 bool UseMulticast(const MatmulProblem& p, int bn) {
   const char* env = std::getenv("JK_MATMUL_WGMMA_MC");
   if (env != nullptr) return std::strcmp(env, "0") != 0;
@@ -281,9 +276,8 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   // Ping-pong 128x128 fused tiles share b (FusedInPairs where N % 16 == 8; JK_MATMUL_WGMMA_MCB=1 forces it).
   const bool pingpong = BN == 128 && UsePingPong(p);
   const bool pair_width = (BN == 64 || BN == 256 || (pingpong && fused_tma)) && want_tma_store && SplitKOverride() != 2;
-  const bool quad = pair_width && UseMulticastQuad(p, BN) && !fused_tma;  // clusters of 2 x 2 128x64 tiles
-  const bool share_a = quad || (pair_width && BN != 128 && UseMulticast(p, BN) && (BN == 64 || !fused_tma));
-  const bool share_b = quad || (pair_width && !share_a && UseMulticastB(p, BN) && (BN != 64 || !fused_tma));
+  const bool share_a = pair_width && BN != 128 && UseMulticast(p, BN) && (BN == 64 || !fused_tma);
+  const bool share_b = pair_width && !share_a && UseMulticastB(p, BN) && (BN != 64 || !fused_tma);
   CUtensorMap map_a, map_b, map_out;
   if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, share_a ? 64 : kWgmmaBM, kWgmmaBK) ||
       !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, share_b && BN == 64 ? 32 : kWgmmaBK, 64))
@@ -305,7 +299,6 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
       kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true, kMcShareA>
                          : WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareA>;
     if (share_b) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareB>;
-    if (quad) kernel = WgmmaTmaKernel<T, BN, STAGES, true, false, false, kMcShareAB>;
   } else {
     kernel = WgmmaTmaKernel<T, BN, STAGES, false, false>;
     if (tma_store) kernel = fused_tma ? WgmmaTmaKernel<T, BN, STAGES, true, false, true> : WgmmaTmaKernel<T, BN, STAGES, true, false>;
@@ -343,17 +336,10 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   if (split == 0) split = BN != 64 && SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
   if (pingpong) split = 1;
   cfg.gridDim = dim3(static_cast<unsigned>(split > 1 ? split * tiles : std::min<int64_t>(tiles, NumSMs())));
-  if (share_a || share_b) {  // persistent clusters of 2 (4), one cluster tile (128 x 2 BN, 256 x BN, 256 x 2 BN)
-    split = quad ? 4 : 2;    // at a time
-    attr[0].val.clusterDim.x = split;
+  if (share_a || share_b) {  // persistent clusters of 2, one pair of tiles (128 x 2 BN or 256 x BN) at a time
+    split = 2;
     const int64_t pairs = p.batch_count * CeilDiv(p.m, WgmmaStepM(share_b)) * CeilDiv(p.n, WgmmaStepN(BN, share_a));
-    int64_t clusters = std::min<int64_t>(pairs, NumSMs() / split);
-    cfg.gridDim = dim3(static_cast<unsigned>(split * clusters));
-    if (quad) {  // clusters of 4 live in one GPC each: fewer than SMs / 4 may fit at once (the kernel is persistent)
-      const int fit = ResidentClusters<BN, STAGES, 4>(kernel, cfg);
-      if (fit > 0) clusters = std::min<int64_t>(clusters, fit);
-      cfg.gridDim = dim3(static_cast<unsigned>(split * clusters));
-    }
+    cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<int64_t>(pairs, NumSMs() / 2)));
   }
   cfg.numAttrs = split > 1 ? 1 : 0;
   e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, map_res, p, epi_flags | (boxed ? kWgmmaEpiBoxed : 0),
