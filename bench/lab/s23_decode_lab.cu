@@ -47,10 +47,11 @@ __global__ void ReadB(const uint4* b, int64_t n16, unsigned* sink) {
   if (acc == 0x12345678u) *sink = acc;
 }
 
-template <int CW, int kWarps, int kStages, int KS>
+template <int CW, int kWarps, int kStages, int KS, bool kSwizzle = false>
 struct SplitShape {
   static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kBRow = CW + 8, kARow = KS + 8;  // padded rows (elements)
+  // Padded rows (elements), or with kSwizzle dense rows of b whose 16-byte chunk c of row r sits at c ^ (r % 8).
+  static constexpr int kBRow = kSwizzle ? CW : CW + 8, kARow = KS + 8;
   static constexpr int kBElems = KS * kBRow;
   static constexpr int kStageElems = kBElems + 8 * kARow;
   static constexpr int kSmemBytes = kStages * kStageElems * 2;
@@ -66,10 +67,12 @@ struct SplitShape {
 
 // M <= 8, N % CW == 0, every rank's k range a multiple of KS (the lab's cases). Partials: ws[(rank * kKGroups + kg)
 // * 8 * n + row * n + col].
-template <int CW, int kWarps, int kStages, int KS>
+// kLate: Triton's order (the SASS of XLA's kernel, s23 call 9): wait, barrier, math, barrier, then the next copies.
+template <int CW, int kWarps, int kStages, int KS, bool kSwizzle = false, bool kLate = false>
 __global__ void __launch_bounds__(32 * kWarps)
     SplitPipeKernel(const uint16_t* a, const uint16_t* b, float* ws, int m, int n, int k, int k_rank) {
-  using S = SplitShape<CW, kWarps, kStages, KS>;
+  using S = SplitShape<CW, kWarps, kStages, KS, kSwizzle>;
+  static_assert(!kSwizzle || CW >= 64, "whole groups of 8 chunks a row");
   extern __shared__ __align__(16) uint16_t smem[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
   const int n0 = blockIdx.x * CW, rank = blockIdx.y, kbeg = rank * k_rank;
@@ -80,7 +83,10 @@ __global__ void __launch_bounds__(32 * kWarps)
   const uint32_t a_frag_off = static_cast<uint32_t>(((8 * (q >> 1) + r8) * S::kBRow + 8 * (q & 1)) * 2);
   const uint32_t b_frag_off = static_cast<uint32_t>((S::kBElems + r8 * S::kARow + 8 * (q & 1)) * 2);
   const int br0 = threadIdx.x / S::kChunksPerRow, bc8 = threadIdx.x % S::kChunksPerRow;
-  const uint32_t b_dst = static_cast<uint32_t>((br0 * S::kBRow + 8 * bc8) * 2);
+  // kSwizzle: a thread's rows br0 + j kRowsPerRound keep br0 % 8 (kRowsPerRound is a multiple of 8).
+  static_assert(!kSwizzle || S::kRowsPerRound % 8 == 0, "the swizzle is fixed across a thread's rows");
+  const int bchunk = kSwizzle ? bc8 ^ (br0 % 8) : bc8;
+  const uint32_t b_dst = static_cast<uint32_t>((br0 * S::kBRow + 8 * bchunk) * 2);
   const uint16_t* bsrc = b + static_cast<int64_t>(kbeg + br0) * n + n0 + 8 * bc8;
   const int64_t b_round = int64_t{S::kRowsPerRound} * n, b_tile = int64_t{KS} * n;
   const bool a_has = static_cast<int>(threadIdx.x) < KS;  // 8 rows x KS / 8 chunks
@@ -108,7 +114,13 @@ __global__ void __launch_bounds__(32 * kWarps)
       for (int j = 0; j < S::kTilesPerWarp; ++j) {
         const int col = (wc + S::kWarpCols * j) * 16;
         uint32_t fa[4];
-        mm::pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
+        if constexpr (kSwizzle) {  // lane: row kk + 8 (q >> 1) + r8, chunk col / 8 + (q & 1), swizzled by r8
+          const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
+          const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
+          mm::pipe::LdTrans4(fa, sb + (row * S::kBRow + chunk * 8) * 2);
+        } else {
+          mm::pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
+        }
         mm::SkinnyMmaOp<__nv_bfloat16>(acc[j], fa, fb0, fb1);
       }
     }
@@ -122,9 +134,13 @@ __global__ void __launch_bounds__(32 * kWarps)
     mm::pipe::Wait<kStages - 2>();
     __syncthreads();
     const int next = i + kStages - 1;
+    if constexpr (kLate) {
+      compute(i % kStages);
+      __syncthreads();
+    }
     if (next < ntiles) load(next, next % kStages);
     mm::pipe::Commit();
-    compute(i % kStages);
+    if constexpr (!kLate) compute(i % kStages);
   }
   float* part = ws + static_cast<int64_t>(rank * S::kKGroups + kg) * 8 * n;
 #pragma unroll
@@ -154,10 +170,10 @@ __global__ void SplitSumKernel(const float* ws, __nv_bfloat16* out, int m, int n
 
 using Launch = std::function<cudaError_t()>;
 
-template <int CW, int W, int ST, int KS>
+template <int CW, int W, int ST, int KS, bool kSwz = false, bool kLate = false>
 Launch MakeSplit(const uint16_t* a, const uint16_t* b, float* ws, void* out, int m, int n, int k, int ranks) {
-  using S = SplitShape<CW, W, ST, KS>;
-  auto kernel = SplitPipeKernel<CW, W, ST, KS>;
+  using S = SplitShape<CW, W, ST, KS, kSwz>;
+  auto kernel = SplitPipeKernel<CW, W, ST, KS, kSwz, kLate>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
   const int k_rank = k / ranks;
   const int parts = ranks * S::kKGroups;
@@ -178,6 +194,12 @@ Launch MakeVariant(const std::string& v, const uint16_t* a, const uint16_t* b, f
   if (v == "x64w8s4k128") return MakeSplit<64, 8, 4, 128>(a, b, ws, out, m, n, k, ranks);  // SkinnyPipe's stage
   if (v == "x128w4s3k32") return MakeSplit<128, 4, 3, 32>(a, b, ws, out, m, n, k, ranks);
   if (v == "x256w8s3k32") return MakeSplit<256, 8, 3, 32>(a, b, ws, out, m, n, k, ranks);
+  // Call 10: the swizzled layout (z), Triton's order (l), both.
+  if (v == "x128w4s3k32z") return MakeSplit<128, 4, 3, 32, true>(a, b, ws, out, m, n, k, ranks);
+  if (v == "x128w4s3k32l") return MakeSplit<128, 4, 3, 32, false, true>(a, b, ws, out, m, n, k, ranks);
+  if (v == "x128w4s3k32zl") return MakeSplit<128, 4, 3, 32, true, true>(a, b, ws, out, m, n, k, ranks);
+  if (v == "x128w4s4k32z") return MakeSplit<128, 4, 4, 32, true>(a, b, ws, out, m, n, k, ranks);
+  if (v == "x128w4s3k64z") return MakeSplit<128, 4, 3, 64, true>(a, b, ws, out, m, n, k, ranks);
   return nullptr;
 }
 
