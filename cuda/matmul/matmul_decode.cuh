@@ -23,6 +23,13 @@
 // hoisting them took bf16 8x4096x4096 from 11.1 to 9.9 us on an H200), or one bulk tensor copy (TMA) per stage
 // issued by thread 0, which wins where b streams from DRAM (larger than L2) and loses slightly where it is
 // L2-resident (the launcher chooses by b's size).
+//
+// b's stage layout: dense rows of CW columns, 16-byte chunk c of k-row r stored at chunk c ^ (r % 8) (the TMA
+// form's 128-byte swizzle, extended to wider rows), so the 8 rows of an ldmatrix fragment fall in distinct banks.
+// Rows padded by 16 bytes instead (kPadded, the layout before session 23; JK_MATMUL_PIPE_PAD=1) are just as free of
+// bank conflicts for ldmatrix, but the copies then land off the 128-byte lines of shared memory: in XLA's decode
+// geometry the same ring streamed b at 8.7 us padded against 6.7 swizzled (XLA's Triton kernel 6.8; H200, bf16
+// 8x4096x4096, one-pass Nsight Compute, bench/lab/s23_h200.md call 10).
 #pragma once
 #include <cuda.h>  // CUtensorMap
 
@@ -57,8 +64,9 @@ struct PipeShape {
   static constexpr int kRedFloats = (kKGroups + 1) * 8 * MG * CW;  // per-k-group partials + the CTA's sum
   static constexpr int kSmemBytes =
       (kStages * kStageElems * 2 > kRedFloats * 4 ? kStages * kStageElems * 2 : kRedFloats * 4);
-  // The TMA form (CW = 64: rows of 128 bytes, the 128-byte swizzle): dense b slots of kKs x 128 bytes on
-  // 1024-byte boundaries, then the padded a slots, then one mbarrier per slot; 1024 bytes of alignment slack.
+  // The swizzled layout (the default, and the TMA form's): dense b slots of kKs x CW columns on 1024-byte boundaries,
+  // then the padded a slots, then one mbarrier per slot (the TMA form's); 1024 bytes of alignment slack. kSmemBytes:
+  // the padded layout (kPadded).
   static constexpr int kTmaBSlot = kKs * CW * 2;
   static constexpr int kTmaASlot = 8 * MG * kARow * 2;
   static constexpr int kTmaBars = kStages * kTmaBSlot + kStages * kTmaASlot;
@@ -90,11 +98,14 @@ __device__ __forceinline__ void Ld2(uint32_t& r0, uint32_t& r1, uint32_t addr) {
 // issued by thread 0, completing on the slot's mbarrier; 128-byte swizzle, so the ldmatrix rows of a fragment
 // fall in distinct banks); a's stay per-thread cp.async copies. tma_b: a 3-d map (N, K, matrices) over b, box
 // (64, kKs, 1); unused without kTma.
-template <typename T, int CW, int MG, int kStages = kPipeStages, bool kTma = false>
+template <typename T, int CW, int MG, int kStages = kPipeStages, bool kTma = false, bool kPadded = false>
 __global__ void __launch_bounds__(kPipeThreads)
     SkinnyPipeKernel(const __grid_constant__ CUtensorMap tma_b, MatmulProblem p, int cluster, int64_t k_rank) {
   using S = PipeShape<CW, MG, kStages>;
   static_assert(!kTma || CW == 64, "the TMA form takes rows of 128 bytes (the 128-byte swizzle)");
+  static_assert(!(kTma && kPadded), "the TMA form fills the swizzled layout");
+  constexpr bool kDense = !kPadded;  // b's stages in the swizzled layout (the TMA form's), a's in their own slots
+  constexpr int kDenseRow = CW * 2;  // bytes per k-row of a swizzled b stage
   extern __shared__ __align__(16) uint16_t pipe_smem[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
   const int rank = static_cast<int>(blockIdx.x) % cluster;
@@ -103,7 +114,8 @@ __global__ void __launch_bounds__(kPipeThreads)
   const int64_t kend = kbeg + k_rank < p.k ? kbeg + k_rank : p.k;
   const int64_t ntiles = kend > kbeg ? (kend - kbeg + S::kKs - 1) / S::kKs : 0;
   const uint32_t base = SmemAddress(pipe_smem);
-  // TMA form: b slots from tb (1024-byte aligned), a slots from ta, one mbarrier per slot from bars.
+  // Swizzled layout (and the TMA form): b slots from tb (1024-byte aligned), a slots from ta, one mbarrier per slot
+  // from bars (the TMA form's).
   const uint32_t tb = (base + 1023u) & ~1023u;
   const uint32_t ta = tb + kStages * S::kTmaBSlot;
   uint64_t* const bars = reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(pipe_smem) +
@@ -136,11 +148,16 @@ __global__ void __launch_bounds__(kPipeThreads)
   static_assert(kBRounds * kPipeThreads * 8 == S::kKs * CW && kAChunks <= kPipeThreads, "whole rounds of copies");
   const int br0 = threadIdx.x / kChunksPerRow, bc8 = threadIdx.x % kChunksPerRow;
   const bool b_col_ok = n0 + 8 * bc8 < p.n;
-  const uint32_t b_dst = static_cast<uint32_t>((br0 * S::kBRow + 8 * bc8) * 2);
+  // A thread's rows br0 + j kBRowsPerRound all keep br0 % 8 (kBRowsPerRound is a multiple of 8), so its chunk's
+  // swizzled position is fixed; c ^ (r % 8) stays inside the row's aligned group of 8 chunks.
+  static_assert(kBRowsPerRound % 8 == 0 && kChunksPerRow % 8 == 0, "a fixed swizzle per thread, whole chunk groups");
+  const uint32_t b_dst = kDense ? static_cast<uint32_t>(br0 * kDenseRow + 16 * (bc8 ^ (br0 % 8)))
+                                : static_cast<uint32_t>((br0 * S::kBRow + 8 * bc8) * 2);
+  constexpr uint32_t kBRoundBytes = kBRowsPerRound * (kDense ? kDenseRow : S::kBRow * 2);
   const bool a_has = static_cast<int>(threadIdx.x) < kAChunks;
   const int ar = threadIdx.x / (S::kKs / 8), ac8 = threadIdx.x % (S::kKs / 8);
   const bool a_row_ok = a_has && ar < p.m;
-  const uint32_t a_dst = static_cast<uint32_t>(((kTma ? 0 : S::kBElems) + ar * S::kARow + 8 * ac8) * 2);
+  const uint32_t a_dst = static_cast<uint32_t>(((kDense ? 0 : S::kBElems) + ar * S::kARow + 8 * ac8) * 2);
   const int64_t b_round = int64_t{kBRowsPerRound} * p.n;  // elements between a thread's b chunks
 
   for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
@@ -171,30 +188,30 @@ __global__ void __launch_bounds__(kPipeThreads)
         }
         return;
       }
-      const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
+      const uint32_t sb = kDense ? tb + static_cast<uint32_t>(slot * S::kTmaBSlot)
+                                 : base + static_cast<uint32_t>(slot * S::kStageElems * 2);
+      const uint32_t sa = kDense ? ta + static_cast<uint32_t>(slot * S::kTmaASlot) : sb;
       const uint16_t* bt = b + b_off + tile * S::kKs * p.n;
       if (k0 + S::kKs <= kend) {  // every row of the stage in range: only the column test
 #pragma unroll
         for (int j = 0; j < kBRounds; ++j)
-          pipe::Copy16(sb + b_dst + static_cast<uint32_t>(j * kBRowsPerRound * S::kBRow * 2),
-                       b_col_ok ? bt + j * b_round : b, b_col_ok);
+          pipe::Copy16(sb + b_dst + j * kBRoundBytes, b_col_ok ? bt + j * b_round : b, b_col_ok);
       } else {
 #pragma unroll
         for (int j = 0; j < kBRounds; ++j) {
           const bool ok = b_col_ok && k0 + br0 + j * kBRowsPerRound < kend;
-          pipe::Copy16(sb + b_dst + static_cast<uint32_t>(j * kBRowsPerRound * S::kBRow * 2),
-                       ok ? bt + j * b_round : b, ok);
+          pipe::Copy16(sb + b_dst + j * kBRoundBytes, ok ? bt + j * b_round : b, ok);
         }
       }
       if (a_has) {
         const bool ok = a_row_ok && k0 + 8 * ac8 < kend;
-        pipe::Copy16(sb + a_dst, ok ? a + a_off + tile * S::kKs : a, ok);
+        pipe::Copy16(sa + a_dst, ok ? a + a_off + tile * S::kKs : a, ok);
       }
     };
     float acc[S::kTilesPerWarp][MG][4] = {};
     auto compute = [&](int slot) {
       const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
-      // TMA form: this slot's b rows (128 bytes, 16-byte chunk c of row r at chunk c ^ (r % 8)) and a rows.
+      // Swizzled layout: this slot's b rows (16-byte chunk c of row r at chunk c ^ (r % 8)) and a rows.
       const uint32_t sbt = tb + static_cast<uint32_t>(slot * S::kTmaBSlot);
       const uint32_t sat = ta + static_cast<uint32_t>(slot * S::kTmaASlot) + b_frag_off - S::kBElems * 2;
 #pragma unroll
@@ -204,16 +221,16 @@ __global__ void __launch_bounds__(kPipeThreads)
 #pragma unroll
         for (int mg = 0; mg < MG; ++mg)
           pipe::Ld2(fb[mg][0], fb[mg][1],
-                    (kTma ? sat : sb + b_frag_off) + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
+                    (kDense ? sat : sb + b_frag_off) + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
 #pragma unroll
         for (int j = 0; j < S::kTilesPerWarp; ++j) {
           const int col = (wc + S::kWarpCols * j) * 16;
           uint32_t fa[4];
-          if constexpr (kTma) {
+          if constexpr (kDense) {
             // Lane: row kk + 8 (q >> 1) + r8, chunk col / 8 + (q & 1); r8 is the row's position in its 8-row group.
             const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
             const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
-            pipe::LdTrans4(fa, sbt + row * 128u + chunk * 16u);
+            pipe::LdTrans4(fa, sbt + row * kDenseRow + chunk * 16u);
           } else {
             pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
           }

@@ -237,6 +237,8 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   if (forced == 1 || forced == 2 || forced == 4 || forced == 8) cluster = forced;
   const int64_t k_rank = CeilDiv(CeilDiv(p.k, cluster), ks) * ks;
   const bool deep = width == 128 && EnvInt("JK_MATMUL_PIPE_STAGES", 8, 8, 0) == 8;  // an 8-deep ring (lab)
+  // b's stages swizzled (matmul_decode.cuh); JK_MATMUL_PIPE_PAD=1 takes the padded rows of before (S23 LAB).
+  const bool padded = EnvInt("JK_MATMUL_PIPE_PAD", 0, 1, 0) == 1;
   // b's stages through the bulk tensor copy engine where b is larger than the L2 cache (64-column CTAs): a 3-d
   // map over b's matrices, box 64 columns x 128 rows; no map (an encoder failure, odd batch strides): the
   // cp.async ring. H200 (bench/lab/s15_h200.md call 9, CUPTI, one process with jnp): bf16 8x14336x4096 (117 MB of
@@ -272,12 +274,17 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
       };
       auto by_rows = [&](auto cw_tag) {
         constexpr int CW = decltype(cw_tag)::value;
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kSmemBytes);
+        if (padded) {
+          if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1, mm::kPipeStages, false, true>,
+                                      mm::PipeShape<CW, 1>::kSmemBytes);
+          return launch(mm::SkinnyPipeKernel<T, CW, 2, mm::kPipeStages, false, true>, mm::PipeShape<CW, 2>::kSmemBytes);
+        }
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kTmaSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kTmaSmemBytes);
       };
       if (deep) {
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kSmemBytes);
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kTmaSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kTmaSmemBytes);
       }
       if (use_tma) {
         if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 64, 1, mm::kPipeStages, true>, mm::PipeShape<64, 1>::kTmaSmemBytes);
