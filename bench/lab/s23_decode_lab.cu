@@ -223,11 +223,9 @@ int main() {
     constexpr int CW = 64;
     using PS = mm::PipeShape<CW, 1>;
     const int64_t ks = 8192 / CW;
-    // SkinnyPipe swizzled (the default since call 11) and padded (before).
+    // SkinnyPipe: padded b stages in calls 8-10, swizzled since (the padded form is gone from the source).
     auto pipe_kernel = mm::SkinnyPipeKernel<__nv_bfloat16, CW, 1>;
-    auto pad_kernel = mm::SkinnyPipeKernel<__nv_bfloat16, CW, 1, mm::kPipeStages, false, true>;
-    CHECK(cudaFuncSetAttribute(pipe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PS::kTmaSmemBytes));
-    CHECK(cudaFuncSetAttribute(pad_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PS::kSmemBytes));
+    CHECK(cudaFuncSetAttribute(pipe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PS::kSmemBytes));
     CUtensorMap map_b;
     std::memset(&map_b, 0, sizeof(map_b));
     for (const std::string& v : variants) {
@@ -238,15 +236,14 @@ int main() {
           ReadB<<<grid, 256>>>(static_cast<const uint4*>(b), int64_t{k} * n * 2 / 16, sink);
           return cudaGetLastError();
         };
-      } else if (v == "pipe" || v == "pipepad") {  // the shipped tier at 8x4096x4096: clusters of 2
+      } else if (v == "pipe") {  // the shipped tier at 8x4096x4096: clusters of 2
         const int cluster = 2;
         const int64_t k_rank = ((k + cluster - 1) / cluster + ks - 1) / ks * ks;
-        const bool pad = v == "pipepad";
         run = [=, &map_b] {
           ClusterLaunch lc(dim3(static_cast<unsigned>((n + CW - 1) / CW * cluster), 1, 1), dim3(mm::kPipeThreads), 0,
                            cluster);
-          lc.cfg.dynamicSmemBytes = pad ? PS::kSmemBytes : PS::kTmaSmemBytes;
-          return cudaLaunchKernelEx(&lc.cfg, pad ? pad_kernel : pipe_kernel, map_b, p, cluster, k_rank);
+          lc.cfg.dynamicSmemBytes = PS::kSmemBytes;
+          return cudaLaunchKernelEx(&lc.cfg, pipe_kernel, map_b, p, cluster, k_rank);
         };
       } else {
         const size_t r = v.rfind('r');

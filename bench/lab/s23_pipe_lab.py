@@ -1,4 +1,4 @@
-"""Session 23, call 11: SkinnyPipe's b stages in the swizzled layout (the default now) against the padded rows of
+"""Session 23, call 11 (JK_MATMUL_PIPE_PAD existed in that call's build only, 785b0e5): SkinnyPipe's b stages in the swizzled layout (the default now) against the padded rows of
 before (JK_MATMUL_PIPE_PAD=1), and against its TMA form (tma: forced on; notma: forced off where b is larger than
 L2). Each variant twice (ours2, pad2). bench/lab/matmul_small_s4_lab.py's method: CUPTI, median of 20 calls, jnp in
 one process, XLA command buffers off.

@@ -26,10 +26,10 @@
 //
 // b's stage layout: dense rows of CW columns, 16-byte chunk c of k-row r stored at chunk c ^ (r % 8) (the TMA
 // form's 128-byte swizzle, extended to wider rows), so the 8 rows of an ldmatrix fragment fall in distinct banks.
-// Rows padded by 16 bytes instead (kPadded, the layout before session 23; JK_MATMUL_PIPE_PAD=1) are just as free of
-// bank conflicts for ldmatrix, but the copies then land off the 128-byte lines of shared memory: in XLA's decode
-// geometry the same ring streamed b at 8.7 us padded against 6.7 swizzled (XLA's Triton kernel 6.8; H200, bf16
-// 8x4096x4096, one-pass Nsight Compute, bench/lab/s23_h200.md call 10).
+// Rows padded by 16 bytes instead (the layout before session 23) are just as free of bank conflicts for ldmatrix,
+// but the copies then land off the 128-byte lines of shared memory: in XLA's decode geometry the same ring streamed
+// b at 8.7 us padded against 6.7 swizzled (XLA's Triton kernel 6.8; H200, bf16 8x4096x4096, one-pass Nsight
+// Compute), and here bf16 8x4096x4096 went 10.1 -> 8.6 us (CUPTI, jnp 7.6; bench/lab/s23_h200.md calls 10-11).
 #pragma once
 #include <cuda.h>  // CUtensorMap
 
@@ -51,10 +51,7 @@ constexpr int kPipeStages = 4;  // default ring depth (8 for the lab: JK_MATMUL_
 template <int CW, int MG, int kStages = kPipeStages>
 struct PipeShape {
   static constexpr int kKs = 8192 / CW;             // k rows per stage
-  static constexpr int kBRow = CW + 8;              // elements per padded row of b's stage
   static constexpr int kARow = kKs + 8;             // elements per padded row of a's stage
-  static constexpr int kBElems = kKs * kBRow;
-  static constexpr int kStageElems = kBElems + 8 * MG * kARow;
   static constexpr int kColTiles = CW / 16;
   static constexpr int kKSteps = kKs / 16;
   static constexpr int kWarpCols = kColTiles < kPipeWarps ? kColTiles : kPipeWarps;  // warps across columns
@@ -62,16 +59,12 @@ struct PipeShape {
   static constexpr int kTilesPerWarp = kColTiles / kWarpCols;
   static constexpr int kStepsPerWarp = kKSteps / kKGroups;
   static constexpr int kRedFloats = (kKGroups + 1) * 8 * MG * CW;  // per-k-group partials + the CTA's sum
-  static constexpr int kSmemBytes =
-      (kStages * kStageElems * 2 > kRedFloats * 4 ? kStages * kStageElems * 2 : kRedFloats * 4);
-  // The swizzled layout (the default, and the TMA form's): dense b slots of kKs x CW columns on 1024-byte boundaries,
-  // then the padded a slots, then one mbarrier per slot (the TMA form's); 1024 bytes of alignment slack. kSmemBytes:
-  // the padded layout (kPadded).
-  static constexpr int kTmaBSlot = kKs * CW * 2;
-  static constexpr int kTmaASlot = 8 * MG * kARow * 2;
-  static constexpr int kTmaBars = kStages * kTmaBSlot + kStages * kTmaASlot;
-  static constexpr int kTmaSmemBytes =
-      1024 + (kTmaBars + 8 * kStages > kRedFloats * 4 ? kTmaBars + 8 * kStages : kRedFloats * 4);
+  // Dense b slots of kKs x CW columns (the swizzled layout) on 1024-byte boundaries, then the padded a slots, then one
+  // mbarrier per slot (the TMA form's); 1024 bytes of alignment slack. The reduction reuses the ring.
+  static constexpr int kBSlot = kKs * CW * 2;
+  static constexpr int kASlot = 8 * MG * kARow * 2;
+  static constexpr int kBars = kStages * kBSlot + kStages * kASlot;  // byte offset of the mbarriers
+  static constexpr int kSmemBytes = 1024 + (kBars + 8 * kStages > kRedFloats * 4 ? kBars + 8 * kStages : kRedFloats * 4);
   static_assert(kStepsPerWarp >= 1 && kKSteps % kKGroups == 0, "every warp has a k step");
 };
 
@@ -98,14 +91,12 @@ __device__ __forceinline__ void Ld2(uint32_t& r0, uint32_t& r1, uint32_t addr) {
 // issued by thread 0, completing on the slot's mbarrier; 128-byte swizzle, so the ldmatrix rows of a fragment
 // fall in distinct banks); a's stay per-thread cp.async copies. tma_b: a 3-d map (N, K, matrices) over b, box
 // (64, kKs, 1); unused without kTma.
-template <typename T, int CW, int MG, int kStages = kPipeStages, bool kTma = false, bool kPadded = false>
+template <typename T, int CW, int MG, int kStages = kPipeStages, bool kTma = false>
 __global__ void __launch_bounds__(kPipeThreads)
     SkinnyPipeKernel(const __grid_constant__ CUtensorMap tma_b, MatmulProblem p, int cluster, int64_t k_rank) {
   using S = PipeShape<CW, MG, kStages>;
   static_assert(!kTma || CW == 64, "the TMA form takes rows of 128 bytes (the 128-byte swizzle)");
-  static_assert(!(kTma && kPadded), "the TMA form fills the swizzled layout");
-  constexpr bool kDense = !kPadded;  // b's stages in the swizzled layout (the TMA form's), a's in their own slots
-  constexpr int kDenseRow = CW * 2;  // bytes per k-row of a swizzled b stage
+  constexpr int kBRowBytes = CW * 2;  // a k-row of a b stage
   extern __shared__ __align__(16) uint16_t pipe_smem[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
   const int rank = static_cast<int>(blockIdx.x) % cluster;
@@ -114,12 +105,11 @@ __global__ void __launch_bounds__(kPipeThreads)
   const int64_t kend = kbeg + k_rank < p.k ? kbeg + k_rank : p.k;
   const int64_t ntiles = kend > kbeg ? (kend - kbeg + S::kKs - 1) / S::kKs : 0;
   const uint32_t base = SmemAddress(pipe_smem);
-  // Swizzled layout (and the TMA form): b slots from tb (1024-byte aligned), a slots from ta, one mbarrier per slot
-  // from bars (the TMA form's).
+  // b slots from tb (1024-byte aligned), a slots from ta, one mbarrier per slot from bars (the TMA form's).
   const uint32_t tb = (base + 1023u) & ~1023u;
-  const uint32_t ta = tb + kStages * S::kTmaBSlot;
+  const uint32_t ta = tb + kStages * S::kBSlot;
   uint64_t* const bars = reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(pipe_smem) +
-                                                     (ta + kStages * S::kTmaASlot - base));
+                                                     (ta + kStages * S::kASlot - base));
   if constexpr (kTma) {
     if (threadIdx.x == 0) {
       for (int s = 0; s < kStages; ++s) BarrierInit(bars + s);
@@ -134,8 +124,7 @@ __global__ void __launch_bounds__(kPipeThreads)
   // +8 * (q & 1) and k rows +8 * (q >> 1) (fragment order a0a1, a2a3, a4a5, a6a7); B (a^T): matrix
   // lane / 8 % 2 covers k +8 * that, row lane % 8 of the group.
   const int q = lane / 8, r8 = lane % 8;
-  const uint32_t a_frag_off = static_cast<uint32_t>(((8 * (q >> 1) + r8) * S::kBRow + 8 * (q & 1)) * 2);
-  const uint32_t b_frag_off = static_cast<uint32_t>((S::kBElems + r8 * S::kARow + 8 * (q & 1)) * 2);
+  const uint32_t b_frag_off = static_cast<uint32_t>((r8 * S::kARow + 8 * (q & 1)) * 2);  // in an a slot
 
   // This thread's copies of every stage, fixed across stages: b chunks (rows br0 + j * kBRowsPerRound, column
   // chunk bc8; kBRounds of them) and at most one chunk of a (row ar, k chunk ac8). Hoisting them keeps the
@@ -151,13 +140,12 @@ __global__ void __launch_bounds__(kPipeThreads)
   // A thread's rows br0 + j kBRowsPerRound all keep br0 % 8 (kBRowsPerRound is a multiple of 8), so its chunk's
   // swizzled position is fixed; c ^ (r % 8) stays inside the row's aligned group of 8 chunks.
   static_assert(kBRowsPerRound % 8 == 0 && kChunksPerRow % 8 == 0, "a fixed swizzle per thread, whole chunk groups");
-  const uint32_t b_dst = kDense ? static_cast<uint32_t>(br0 * kDenseRow + 16 * (bc8 ^ (br0 % 8)))
-                                : static_cast<uint32_t>((br0 * S::kBRow + 8 * bc8) * 2);
-  constexpr uint32_t kBRoundBytes = kBRowsPerRound * (kDense ? kDenseRow : S::kBRow * 2);
+  const uint32_t b_dst = static_cast<uint32_t>(br0 * kBRowBytes + 16 * (bc8 ^ (br0 % 8)));
+  constexpr uint32_t kBRoundBytes = kBRowsPerRound * kBRowBytes;
   const bool a_has = static_cast<int>(threadIdx.x) < kAChunks;
   const int ar = threadIdx.x / (S::kKs / 8), ac8 = threadIdx.x % (S::kKs / 8);
   const bool a_row_ok = a_has && ar < p.m;
-  const uint32_t a_dst = static_cast<uint32_t>(((kDense ? 0 : S::kBElems) + ar * S::kARow + 8 * ac8) * 2);
+  const uint32_t a_dst = static_cast<uint32_t>((ar * S::kARow + 8 * ac8) * 2);
   const int64_t b_round = int64_t{kBRowsPerRound} * p.n;  // elements between a thread's b chunks
 
   for (int64_t z = blockIdx.z; z < p.batch_count; z += gridDim.z) {
@@ -171,26 +159,24 @@ __global__ void __launch_bounds__(kPipeThreads)
     // zero row of a times a finite-or-not row of b must not count, so both sides are zero-filled).
     auto load = [&](int64_t tile, int slot) {
       const int64_t k0 = kbeg + tile * S::kKs;
+      const uint32_t sb = tb + static_cast<uint32_t>(slot * S::kBSlot);
+      const uint32_t sa = ta + static_cast<uint32_t>(slot * S::kASlot);
       if constexpr (kTma) {
         if (threadIdx.x == 0) {
           // The slot was last read by ldmatrix (generic proxy) before the barrier this thread passed.
           FenceProxyAsync();
           const uint32_t bar = SmemAddress(bars + slot);
-          MbarExpectTx(bar, S::kTmaBSlot);
+          MbarExpectTx(bar, S::kBSlot);
           // Rows past K read as zeros; k_rank is a multiple of kKs, so a box never crosses into the next rank.
-          TmaLoad3d(tb + static_cast<uint32_t>(slot * S::kTmaBSlot), &tma_b, static_cast<int32_t>(n0),
-                    static_cast<int32_t>(k0), static_cast<int32_t>(o.b / (p.k * p.n)), bar);
+          TmaLoad3d(sb, &tma_b, static_cast<int32_t>(n0), static_cast<int32_t>(k0),
+                    static_cast<int32_t>(o.b / (p.k * p.n)), bar);
         }
         if (a_has) {
           const bool ok = a_row_ok && k0 + 8 * ac8 < kend;
-          pipe::Copy16(ta + static_cast<uint32_t>(slot * S::kTmaASlot) + a_dst, ok ? a + a_off + tile * S::kKs : a,
-                       ok);
+          pipe::Copy16(sa + a_dst, ok ? a + a_off + tile * S::kKs : a, ok);
         }
         return;
       }
-      const uint32_t sb = kDense ? tb + static_cast<uint32_t>(slot * S::kTmaBSlot)
-                                 : base + static_cast<uint32_t>(slot * S::kStageElems * 2);
-      const uint32_t sa = kDense ? ta + static_cast<uint32_t>(slot * S::kTmaASlot) : sb;
       const uint16_t* bt = b + b_off + tile * S::kKs * p.n;
       if (k0 + S::kKs <= kend) {  // every row of the stage in range: only the column test
 #pragma unroll
@@ -210,30 +196,24 @@ __global__ void __launch_bounds__(kPipeThreads)
     };
     float acc[S::kTilesPerWarp][MG][4] = {};
     auto compute = [&](int slot) {
-      const uint32_t sb = base + static_cast<uint32_t>(slot * S::kStageElems * 2);
-      // Swizzled layout: this slot's b rows (16-byte chunk c of row r at chunk c ^ (r % 8)) and a rows.
-      const uint32_t sbt = tb + static_cast<uint32_t>(slot * S::kTmaBSlot);
-      const uint32_t sat = ta + static_cast<uint32_t>(slot * S::kTmaASlot) + b_frag_off - S::kBElems * 2;
+      // This slot's b rows (16-byte chunk c of row r at chunk c ^ (r % 8)) and this lane's a fragment rows.
+      const uint32_t sb = tb + static_cast<uint32_t>(slot * S::kBSlot);
+      const uint32_t sa = ta + static_cast<uint32_t>(slot * S::kASlot) + b_frag_off;
 #pragma unroll
       for (int s = 0; s < S::kStepsPerWarp; ++s) {
         const int kk = (kg * S::kStepsPerWarp + s) * 16;
         uint32_t fb[MG][2];
 #pragma unroll
         for (int mg = 0; mg < MG; ++mg)
-          pipe::Ld2(fb[mg][0], fb[mg][1],
-                    (kDense ? sat : sb + b_frag_off) + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
+          pipe::Ld2(fb[mg][0], fb[mg][1], sa + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
 #pragma unroll
         for (int j = 0; j < S::kTilesPerWarp; ++j) {
           const int col = (wc + S::kWarpCols * j) * 16;
+          // Lane: row kk + 8 (q >> 1) + r8, chunk col / 8 + (q & 1); r8 is the row's position in its 8-row group.
+          const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
+          const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
           uint32_t fa[4];
-          if constexpr (kDense) {
-            // Lane: row kk + 8 (q >> 1) + r8, chunk col / 8 + (q & 1); r8 is the row's position in its 8-row group.
-            const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
-            const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
-            pipe::LdTrans4(fa, sbt + row * kDenseRow + chunk * 16u);
-          } else {
-            pipe::LdTrans4(fa, sb + a_frag_off + static_cast<uint32_t>((kk * S::kBRow + col) * 2));
-          }
+          pipe::LdTrans4(fa, sb + row * kBRowBytes + chunk * 16u);
 #pragma unroll
           for (int mg = 0; mg < MG; ++mg) SkinnyMmaOp<T>(acc[j][mg], fa, fb[mg][0], fb[mg][1]);
         }

@@ -237,20 +237,16 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   if (forced == 1 || forced == 2 || forced == 4 || forced == 8) cluster = forced;
   const int64_t k_rank = CeilDiv(CeilDiv(p.k, cluster), ks) * ks;
   const bool deep = width == 128 && EnvInt("JK_MATMUL_PIPE_STAGES", 8, 8, 0) == 8;  // an 8-deep ring (lab)
-  // b's stages swizzled (matmul_decode.cuh); JK_MATMUL_PIPE_PAD=1 takes the padded rows of before (S23 LAB).
-  const bool padded = EnvInt("JK_MATMUL_PIPE_PAD", 0, 1, 0) == 1;
-  // b's stages through the bulk tensor copy engine where b is larger than the L2 cache (64-column CTAs): a 3-d
-  // map over b's matrices, box 64 columns x 128 rows; no map (an encoder failure, odd batch strides): the
-  // cp.async ring. H200 (bench/lab/s15_h200.md call 9, CUPTI, one process with jnp): bf16 8x14336x4096 (117 MB of
-  // b, from DRAM) 34.7 -> 32.7 us (jnp 30.0), 8x4096x14336 33.2 -> 32.1 (30.1); but an L2-resident b lost
-  // (8x4096x4096, 33.5 MB: 10.0 -> 10.4 us; 16x4096x4096 won, 11.9 -> 11.4). Sizes between 33.5 MB and the
-  // cache's 50 MB are not measured. JK_MATMUL_PIPE_TMA=1|0 forces it on or off.
+  // b's stages through the bulk tensor copy engine (JK_MATMUL_PIPE_TMA=1, 64-column CTAs; a 3-d map over b's
+  // matrices, box 64 columns x 128 rows; no map, an encoder failure or odd batch strides: the cp.async ring). It won
+  // where b streams from DRAM over the padded cp.async stages of before (session 15, bench/lab/s15_h200.md call 9:
+  // bf16 8x14336x4096 34.7 -> 32.7 us), but loses to the swizzled ones everywhere (bench/lab/s23_h200.md call 11,
+  // H200, us, cp.async / TMA, jnp): 8x14336x4096 32.1 / 33.6-34.1 (29.9), 8x4096x14336 31.4 / 32.2-32.8 (29.6),
+  // 8x4096x4096 8.6 / 10.4 (7.6), 16x4096x4096 10.8 / 11.6 (7.7). Off by default.
   CUtensorMap map_b;
   std::memset(&map_b, 0, sizeof(map_b));
   const int64_t b_matrices = mm::tma::MatrixCount(p, p.b_stride, p.k * p.n);
-  const int tma_env = EnvInt("JK_MATMUL_PIPE_TMA", 0, 1, -1);
-  const bool b_past_l2 = b_matrices * p.k * p.n * 2 > int64_t{CachedDeviceAttribute<cudaDevAttrL2CacheSize>(50 << 20)};
-  bool use_tma = width == 64 && (tma_env == 1 || (tma_env == -1 && b_past_l2)) && mm::tma::ProblemFits(p, 8);
+  bool use_tma = width == 64 && EnvInt("JK_MATMUL_PIPE_TMA", 0, 1, 0) == 1 && mm::tma::ProblemFits(p, 8);
   if (use_tma) {
     const CUtensorMapDataType type =
         p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -274,21 +270,16 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
       };
       auto by_rows = [&](auto cw_tag) {
         constexpr int CW = decltype(cw_tag)::value;
-        if (padded) {
-          if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1, mm::kPipeStages, false, true>,
-                                      mm::PipeShape<CW, 1>::kSmemBytes);
-          return launch(mm::SkinnyPipeKernel<T, CW, 2, mm::kPipeStages, false, true>, mm::PipeShape<CW, 2>::kSmemBytes);
-        }
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kTmaSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kTmaSmemBytes);
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kSmemBytes);
       };
       if (deep) {
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kTmaSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kTmaSmemBytes);
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kSmemBytes);
       }
       if (use_tma) {
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 64, 1, mm::kPipeStages, true>, mm::PipeShape<64, 1>::kTmaSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, 64, 2, mm::kPipeStages, true>, mm::PipeShape<64, 2>::kTmaSmemBytes);
+        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 64, 1, mm::kPipeStages, true>, mm::PipeShape<64, 1>::kSmemBytes);
+        return launch(mm::SkinnyPipeKernel<T, 64, 2, mm::kPipeStages, true>, mm::PipeShape<64, 2>::kSmemBytes);
       }
       if (width == 64) return by_rows(std::integral_constant<int, 64>{});
       if (width == 256) return by_rows(std::integral_constant<int, 256>{});
