@@ -361,12 +361,6 @@ int SimtRingTile(const MatmulProblem& p, int64_t tiles_64x64, const char* env) {
 
 template <int BM, int BN, int TM, int kBK, int kStages>
 cudaError_t LaunchSimtRingAs(cudaStream_t stream, const MatmulProblem& p) {
-  // S23 LAB: JK_MATMUL_SIMT_RING_PAD=1 keeps a's rows padded (before) instead of swizzled.
-  if (EnvInt("JK_MATMUL_SIMT_RING_PAD", 0, 1, 0) == 1) {
-    using S = mm::SimtRingShape<BM, BN, TM, kBK, kStages, true>;
-    mm::SimtRingKernel<BM, BN, TM, kBK, kStages, true><<<Grid(p, BM, BN), S::kThreads, S::kSmemBytes, stream>>>(p);
-    return LastLaunchError();
-  }
   using S = mm::SimtRingShape<BM, BN, TM, kBK, kStages>;
   static_assert(S::kSmemBytes <= 48 * 1024, "no opt-in past the default dynamic shared memory");
   mm::SimtRingKernel<BM, BN, TM, kBK, kStages><<<Grid(p, BM, BN), S::kThreads, S::kSmemBytes, stream>>>(p);

@@ -30,18 +30,10 @@
 
 namespace jk::mm {
 
-template <int BM, int BN, int TM, int BK, int kStages, bool kPadA = false>
+template <int BM, int BN, int TM, int BK, int kStages>
 struct SimtRingShape {
   static constexpr int kTx = BN / 4, kThreads = (BM / TM) * kTx;
-  static constexpr int kARow = kPadA ? BK + 4 : BK;  // floats per row of a's k-tile (kPadA: padded)
-  static constexpr int kAQuads = BK / 4;             // 16-byte chunks per row of a's k-tile
-  // Dense rows of a: quad q of row r at q ^ ASwizzle(r), so that the rows a warp reads at once (TM ty + i for its 4
-  // ty, 2 rows apart: they start in the same bank at BK = 32, in two banks at BK = 16) hit distinct chunks.
-  static __device__ __forceinline__ int ASwizzle(int r) {
-    if constexpr (kPadA) return 0;
-    else if constexpr (BK >= 32) return r % 8;
-    else return (r / 2) % kAQuads;
-  }
+  static constexpr int kARow = BK + 4;  // floats per padded row of a's k-tile
   static constexpr int kStageFloats = BM * kARow + BK * BN;
   static constexpr int kSmemBytes = kStages * kStageFloats * 4;
   static constexpr int kACopies = BM * BK / 4 / kThreads, kBCopies = BK * BN / 4 / kThreads;  // float4 a thread
@@ -49,11 +41,10 @@ struct SimtRingShape {
   static_assert(kThreads % 32 == 0 && kStages >= 2 && BK % 4 == 0, "whole warps, a ring, whole quads");
 };
 
-template <int BM, int BN, int TM, int BK, int kStages, bool kPadA = false>
-__global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages, kPadA>::kThreads)
+template <int BM, int BN, int TM, int BK, int kStages>
+__global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages>::kThreads)
     SimtRingKernel(MatmulProblem p) {
-  using S = SimtRingShape<BM, BN, TM, BK, kStages, kPadA>;
-  static_assert(kPadA || BK == 16 || BK % 32 == 0, "the swizzle's chunk groups fit a row");
+  using S = SimtRingShape<BM, BN, TM, BK, kStages>;
   extern __shared__ __align__(16) float ring[];
   const int t = static_cast<int>(threadIdx.x), tx = t % S::kTx, ty = t / S::kTx;
   const bool vec_out = p.n % 4 == 0 && IsAligned(p.out, 16);
@@ -78,7 +69,7 @@ __global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages, kPadA>:
         aq[l] = 4 * (e % (BK / 4));
         aok[l] = m0 + r < p.m;
         asrc[l] = a + (aok[l] ? (m0 + r) * p.k : 0) + aq[l];
-        adst[l] = r * S::kARow + 4 * ((aq[l] / 4) ^ S::ASwizzle(r));
+        adst[l] = r * S::kARow + aq[l];
       }
 #pragma unroll
       for (int l = 0; l < S::kBCopies; ++l) {
@@ -122,14 +113,6 @@ __global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages, kPadA>:
         CpAsyncCommitGroup();
         const float* as = ring + slot * S::kStageFloats;
         const float* bs = as + BM * S::kARow;
-        // Byte offsets (from the ring) of this thread's rows of a, the swizzle folded in: quad q of row r is at
-        // arow[i] ^ 16 q (the rows' offsets are multiples of their size), one LOP3 a load.
-        uint32_t arow[TM];
-#pragma unroll
-        for (int i = 0; i < TM; ++i) {
-          const int r = TM * ty + i;
-          arow[i] = static_cast<uint32_t>((slot * S::kStageFloats + r * S::kARow) * 4) ^ (16u * S::ASwizzle(r));
-        }
         // Each k-tile's products summed apart, then added to the tile's: chains of BK + K / BK additions instead
         // of K, so the error at K = 2048 stays near jnp's (blocked summation).
         float part[TM][4] = {};
@@ -137,10 +120,7 @@ __global__ void __launch_bounds__(SimtRingShape<BM, BN, TM, BK, kStages, kPadA>:
         for (int q = 0; q < BK / 4; ++q) {
           float4 av[TM], bv[4];
 #pragma unroll
-          for (int i = 0; i < TM; ++i) {
-            const uint32_t off = kPadA ? arow[i] + 16u * q : arow[i] ^ (16u * q);
-            av[i] = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(ring) + off);
-          }
+          for (int i = 0; i < TM; ++i) av[i] = *reinterpret_cast<const float4*>(as + (TM * ty + i) * S::kARow + 4 * q);
 #pragma unroll
           for (int kk = 0; kk < 4; ++kk) bv[kk] = *reinterpret_cast<const float4*>(bs + (4 * q + kk) * BN + 4 * tx);
 #pragma unroll
