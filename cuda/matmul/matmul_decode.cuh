@@ -18,11 +18,11 @@
 //
 // Requires (the launcher checks): K % 8 == 0, N % 8 == 0, a and b 16-byte aligned in every batch matrix.
 //
-// Two ways to fill b's stages (kTma): every thread's 16-byte cp.async copies (each thread's copy addresses
-// computed once, outside the ring: written per copy, ptxas emitted ~330 instructions per stage refill, and
+// Two ways to fill b's stages (kTma): every thread's 16-byte cp.async copies (the default; each thread's copy
+// addresses computed once, outside the ring: written per copy, ptxas emitted ~330 instructions per stage refill, and
 // hoisting them took bf16 8x4096x4096 from 11.1 to 9.9 us on an H200), or one bulk tensor copy (TMA) per stage
-// issued by thread 0, which wins where b streams from DRAM (larger than L2) and loses slightly where it is
-// L2-resident (the launcher chooses by b's size).
+// issued by thread 0 (JK_MATMUL_PIPE_TMA=1; it beat the padded cp.async stages of before where b streamed from
+// DRAM, and loses to the swizzled ones everywhere measured).
 //
 // b's stage layout: dense rows of CW columns, 16-byte chunk c of k-row r stored at chunk c ^ (r % 8) (the TMA
 // form's 128-byte swizzle, extended to wider rows), so the 8 rows of an ldmatrix fragment fall in distinct banks.
