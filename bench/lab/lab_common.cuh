@@ -51,6 +51,25 @@ __global__ void ReadFlush(const int4* p, int64_t n4, int* sink) {
 }
 
 // The copy reference: a float4 read-and-scale of n4 16-byte words.
+// A plain read of n16 16-byte vectors of b (the decode labs' stream ceiling), 4 loads in flight a thread.
+__global__ void ReadB(const uint4* b, int64_t n16, unsigned* sink) {
+  unsigned acc = 0;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    uint4 v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = __ldcg(b + i + j * stride);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
+  }
+  for (; i < n16; i += stride) {
+    const uint4 v = __ldcg(b + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u) *sink = acc;
+}
+
 __global__ void CopyScale(const float4* x, float4* y, int64_t n4) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n4; i += int64_t(gridDim.x) * blockDim.x) {
     float4 v = x[i];

@@ -27,25 +27,8 @@
 #include "matmul/matmul_decode.cuh"
 
 using namespace jk;
+using lab::ReadB;
 using lab::Split;
-
-__global__ void ReadB(const uint4* b, int64_t n16, unsigned* sink) {
-  unsigned acc = 0;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  for (; i + 3 * stride < n16; i += 4 * stride) {
-    uint4 v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) v[j] = __ldcg(b + i + j * stride);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) acc ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
-  }
-  for (; i < n16; i += stride) {
-    const uint4 v = __ldcg(b + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x12345678u) *sink = acc;
-}
 
 template <int CW, int kWarps, int kStages, int KS, bool kSwizzle = false>
 struct SplitShape {
