@@ -111,9 +111,10 @@ def test_matmul_large_tiles_float32(rng):
 
 # Exact float32: SimtRegisterBlocked's tile sizes (32x64, 64x64, 128x128, chosen by tile counts) with many k-tiles
 # (more than the cp.async ring's stages), a K tail inside the last k-tile, M/N tails; and SimtRing (16x32 tiles of 64
-# threads, or 32x32 of 128, 32-deep k-tiles through a 4-stage ring; the default where 64x64 tiles fill at most a
-# quarter of the SMs and K <= 2048): the tile edges (M % 16, M % 32, N % 32), fewer k-tiles than the ring has stages
-# (K = 4, 12) and many more (K = 1028). Default dispatch and, on a GPU, JK_MATMUL_SIMT=cpasync (the double-buffered
+# threads, or 32x32 of 128, 32-deep k-tiles through a 4-stage ring, 16-deep through an 8-stage one for K <= 128; the
+# default where 64x64 tiles fill at most a quarter of the SMs and K <= 2048): the tile edges (M % 16, M % 32,
+# N % 32), both rings (K = 4, 12, 100 and K >= 260), fewer k-tiles than the ring has stages (K = 4, 12) and many more
+# (K = 1028). Default dispatch and, on a GPU, JK_MATMUL_SIMT=cpasync (the double-buffered
 # kernels' cp.async ring), noswizzle, ring16 / ring32 (forced at every size) and noring. The small shapes also run
 # batched, with b broadcast over the batch.
 SIMT_SHAPES = [(130, 1028, 132), (1000, 100, 1100), (2100, 1028, 2060), (512, 256, 512), (1, 4, 4), (33, 12, 68),

@@ -245,9 +245,9 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   // 8x4096x4096 8.6 / 10.4 (7.6), 16x4096x4096 10.8 / 11.6 (7.7). Off by default.
   CUtensorMap map_b;
   std::memset(&map_b, 0, sizeof(map_b));
-  const int64_t b_matrices = mm::tma::MatrixCount(p, p.b_stride, p.k * p.n);
   bool use_tma = width == 64 && EnvInt("JK_MATMUL_PIPE_TMA", 0, 1, 0) == 1 && mm::tma::ProblemFits(p, 8);
   if (use_tma) {
+    const int64_t b_matrices = mm::tma::MatrixCount(p, p.b_stride, p.k * p.n);
     const CUtensorMapDataType type =
         p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     use_tma = mm::tma::EncodeMatrices3d(&map_b, type, 2, p.b, p.k, p.n, b_matrices, static_cast<uint32_t>(ks), 64);
