@@ -91,12 +91,46 @@ def _pad_dims(x, pads):
     return jnp.pad(x, widths) if any(pads) else x
 
 
+# The CUDA split-K decode tier (SplitPipe, cuda/matmul/matmul_decode_split.cuh) sums float32 partials of at most
+# this many K ranks, kept in a workspace that the lowering adds as a second custom-call result (XLA allocates it,
+# so the call stays graph-capturable); at most _WORKSPACE_MAX_BYTES of it.
+_SPLIT_MAX_RANKS = 16
+_WORKSPACE_MAX_BYTES = 32 << 20
+
+
+def _workspace_elems(a, b, out) -> int:
+    """Floats of workspace for the decode tier's problems (bf16/f16, M <= 16 after the handler folds broadcast
+    batch dims into M, K and N multiples of 8); 0 elsewhere. The launcher checks the size it gets."""
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    if np.dtype(a.dtype) not in (np.dtype(jnp.bfloat16), np.dtype(jnp.float16)) or k == 0 or k % 8 or n % 8:
+        return 0
+    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
+    if batch > 1 and all(d == 1 for d in b.shape[:-2]):  # b shared: the handler may fold the batch into M
+        m *= batch
+        batch = 1
+    elems = _SPLIT_MAX_RANKS * batch * m * n
+    return elems if m <= 16 and 0 < elems * 4 <= _WORKSPACE_MAX_BYTES else 0
+
+
+def _with_workspace(ffi_rule):
+    """The FFI rule with the decode tier's workspace as a second result where it may run (dropped after the call)."""
+    def rule(ctx, *operands, **params):
+        elems = _workspace_elems(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0])
+        if not elems:
+            return ffi_rule(ctx, *operands, **params)
+        ws = ctx.avals_out[0].update(shape=(elems,), dtype=np.dtype(np.float32))
+        return list(ffi_rule(ctx.replace(avals_out=[*ctx.avals_out, ws]), *operands, **params))[:1]
+    return rule
+
+
 def _cuda_padding(platform, kernel, ffi_rule):
-    """The CUDA lowering: the FFI call as it is, or (params["pad"], M > 8, K or N off 16-byte rows) the same
-    call on operands zero-padded to 16-byte rows and the output sliced back. Zero columns of a and rows of
+    """The CUDA lowering: the FFI call as it is (with the decode tier's workspace where it may run), or
+    (params["pad"], M > 8, K or N off 16-byte rows) the same call on operands zero-padded to 16-byte rows and the
+    output sliced back. Zero columns of a and rows of
     b add nothing to the sums; the extra output columns are dropped."""
     if platform != "cuda":
         return ffi_rule
+    ffi_rule = _with_workspace(ffi_rule)
 
     def rule(ctx, *operands, **params):
         a, b = ctx.avals_in[0], ctx.avals_in[1]

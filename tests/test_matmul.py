@@ -756,24 +756,34 @@ def test_large_output_past_2_31(rng, monkeypatch, tier):
 # cluster. Shapes cross M = 8 | 9 (one or two 8-row groups) and 16 | 17 (off the tier), K inside one stage,
 # across stage and rank tails, N tails inside a column block; K % 8 != 0 and N % 8 != 0 fall back to the
 # older tiers. JK_MATMUL_PIPE=1 forces the tier wherever it applies; on a GPU also the other widths and
-# cluster sizes (a forced cluster of 8 at small K leaves ranks without any k: they add zeros).
+# cluster sizes (a forced cluster of 8 at small K leaves ranks without any k: they add zeros); those variants set
+# JK_MATMUL_DECODE=cluster, since by default the same problems go to SplitPipe where K splits into >= 2 ranks.
+# SplitPipe (cuda/matmul/matmul_decode_split.cuh: 128-column CTAs, K ranks of 32-row stages, no cluster, float32
+# partials in the lowering's workspace, then a sum + epilogue kernel): "split" forces it wherever it applies (M = 1
+# and a single rank included), "split1" / "split3" / "split16" force 1 / 3 / 16 ranks (a rank's K rows round up to
+# whole 32-row stages and ranks left without rows are dropped: K = 520 forced to 16 runs 9 ranks of 64 rows).
 PIPE_SHAPES = [  # (M, K, N)
     (1, 8, 8), (1, 4096, 136), (3, 520, 264), (8, 4104, 4104), (8, 3000, 72), (9, 64, 16), (16, 2056, 264),
     (16, 16, 4096), (17, 520, 136), (8, 1030, 72), (4, 520, 12)]
-PIPE_VARIANTS = ["default", "on"] + (["cw128", "cw256", "c1", "c8", "cw128c8", "deep", "tma", "tmac1", "tmac8"]
-                                     if ON_GPU else [])
+PIPE_VARIANTS = ["default", "on"] + (["cw128", "cw256", "c1", "c8", "cw128c8", "deep", "tma", "tmac1", "tmac8",
+                                      "split", "split1", "split3", "split16"] if ON_GPU else [])
 _PIPE_ENV = {"on": {}, "cw128": {"JK_MATMUL_PIPE_CW": "128"}, "cw256": {"JK_MATMUL_PIPE_CW": "256"},
              "c1": {"JK_MATMUL_PIPE_CLUSTER": "1"}, "c8": {"JK_MATMUL_PIPE_CLUSTER": "8"},
              "cw128c8": {"JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_CLUSTER": "8"},
              "deep": {"JK_MATMUL_PIPE_CW": "128", "JK_MATMUL_PIPE_STAGES": "8"},
              "tma": {"JK_MATMUL_PIPE_TMA": "1"}, "tmac1": {"JK_MATMUL_PIPE_TMA": "1", "JK_MATMUL_PIPE_CLUSTER": "1"},
-             "tmac8": {"JK_MATMUL_PIPE_TMA": "1", "JK_MATMUL_PIPE_CLUSTER": "8"}}
+             "tmac8": {"JK_MATMUL_PIPE_TMA": "1", "JK_MATMUL_PIPE_CLUSTER": "8"},
+             "split": {"JK_MATMUL_DECODE": "split"}, "split1": {"JK_MATMUL_DECODE": "split", "JK_MATMUL_SPLIT_RANKS": "1"},
+             "split3": {"JK_MATMUL_DECODE": "split", "JK_MATMUL_SPLIT_RANKS": "3"},
+             "split16": {"JK_MATMUL_DECODE": "split", "JK_MATMUL_SPLIT_RANKS": "16"}}
 
 
 @pytest.fixture
 def pipe_variant(monkeypatch, request):
     if request.param != "default":
         monkeypatch.setenv("JK_MATMUL_PIPE", "1")
+        if not request.param.startswith("split"):
+            monkeypatch.setenv("JK_MATMUL_DECODE", "cluster")
         for k, v in _PIPE_ENV[request.param].items():
             monkeypatch.setenv(k, v)
     return request.param
@@ -825,10 +835,12 @@ def test_linear_pipe_epilogue(rng, pipe_variant, activation, m):
     assert_matmul_close(out, _act64(activation, x64 @ w64 + b64) + r64, jnp.bfloat16, 1, None)
 
 
-def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch):
+@pytest.mark.parametrize("decode", ["cluster", "split"])
+def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch, decode):
     """A non-finite value in b outside a rank's K range must not leak into other outputs through the
     zero-filled padding (0 * inf): only the columns that read it are NaN."""
     monkeypatch.setenv("JK_MATMUL_PIPE", "1")
+    monkeypatch.setenv("JK_MATMUL_DECODE", decode)
     a, a64 = randn(rng, (8, 1040), jnp.bfloat16)
     b, b64 = randn(rng, (1040, 136), jnp.bfloat16)
     b = b.at[1030, 5].set(jnp.inf)
@@ -836,6 +848,37 @@ def test_matmul_pipe_nan_stays_in_its_row(rng, monkeypatch):
     assert np.all(~np.isfinite(out[:, 5]))
     rest = np.delete(out, 5, axis=1)
     assert_matmul_close(rest, np.delete(a64 @ b64, 5, axis=1), jnp.bfloat16, 1040, None)
+
+
+@pytest.mark.parametrize("res_shape", ["mn", "1n", "m1", "11"])
+def test_linear_split_residual_broadcast(rng, monkeypatch, res_shape):
+    """SplitPipe's sum kernel applies the epilogue: bias, gelu and a residual broadcast along either dim."""
+    monkeypatch.setenv("JK_MATMUL_DECODE", "split")
+    m, k, n = 6, 1032, 200
+    x, x64 = randn(rng, (m, k), jnp.float16)
+    w, w64 = randn(rng, (k, n), jnp.float16, scale=1 / np.sqrt(k))
+    bias, b64 = randn(rng, (n,), jnp.float16)
+    res, r64 = randn(rng, {"mn": (m, n), "1n": (1, n), "m1": (m, 1), "11": (1, 1)}[res_shape], jnp.float16)
+    out = jax.jit(lambda *a: jk.linear(*a, activation="gelu", residual=res))(x, w, bias)
+    assert_matmul_close(out, _act64("gelu", x64 @ w64 + b64) + r64, jnp.float16, 1, None)
+
+
+@pytest.mark.skipif(not ON_GPU, reason="the workspace is a result of the CUDA handler only")
+@pytest.mark.parametrize("ws", ["small", "int32", "two"])
+def test_matmul_workspace_result(rng, ws):
+    """The CUDA handler's optional workspace result: too small for SplitPipe's partials runs SkinnyPipe (still right);
+    a wrong dtype or a third result is an error naming it."""
+    a, a64 = randn(rng, (8, 4096), jnp.bfloat16)
+    b, b64 = randn(rng, (4096, 256), jnp.bfloat16)
+    out = jax.ShapeDtypeStruct((8, 256), jnp.bfloat16)
+    extra = {"small": [jax.ShapeDtypeStruct((16,), jnp.float32)], "int32": [jax.ShapeDtypeStruct((1 << 20,), jnp.int32)],
+             "two": [jax.ShapeDtypeStruct((1 << 20,), jnp.float32)] * 2}[ws]
+    call = jax.ffi.ffi_call("jk_matmul", [out] + extra)
+    if ws == "small":
+        assert_matmul_close(call(a, b, precision=np.int64(0))[0], a64 @ b64, jnp.bfloat16, 4096, None)
+    else:
+        with pytest.raises(Exception, match="workspace" if ws == "int32" else "results"):
+            jax.block_until_ready(call(a, b, precision=np.int64(0)))
 
 
 # Exact float32 below one wave of 64x64 tiles: split-K over a cluster (SimtRegisterBlocked, kSplitK), the
@@ -900,3 +943,24 @@ def test_cuda_lowering_pads_unaligned_rows(monkeypatch, case):
     assert len(call) == 1
     assert f"tensor<{m}x{kp}x" in call[0] and f"tensor<{kp}x{np_}x" in call[0], call[0]
     assert ("stablehlo.pad" in text) == padded and ("stablehlo.slice" in text) == padded
+
+
+@pytest.mark.skipif(not jk.WITH_CUDA, reason="the CUDA lowering needs the CUDA targets")
+@pytest.mark.parametrize("case", ["decode", "batched", "folded", "tall", "float32", "odd_n"])
+def test_cuda_lowering_decode_workspace(case):
+    """The CUDA lowering adds a float32 workspace result (16 ranks x batch x M x N) where SplitPipe may run, and only
+    there; the primitive still has one output."""
+    a_shape, b_shape, dt, ws = {
+        "decode": ((8, 4096), (4096, 256), jnp.bfloat16, 16 * 8 * 256),
+        "batched": ((3, 4, 64), (3, 64, 32), jnp.float16, 16 * 3 * 4 * 32),
+        "folded": ((3, 4, 64), (64, 32), jnp.bfloat16, 16 * 12 * 32),  # b shared: M = 12 after the fold
+        "tall": ((5, 4, 64), (64, 32), jnp.bfloat16, 0),  # M = 20 after the fold
+        "float32": ((8, 64), (64, 32), jnp.float32, 0),
+        "odd_n": ((8, 64), (64, 30), jnp.bfloat16, 0)}[case]
+    a, b = jnp.ones(a_shape, dt), jnp.ones(b_shape, dt)
+    text = jax.jit(jk.matmul).trace(a, b).lower(lowering_platforms=("cuda",)).as_text()
+    call = [line for line in text.splitlines() if "stablehlo.custom_call @jk_matmul" in line]
+    assert len(call) == 1
+    results = call[0].split("->")[-1]
+    assert results.count("tensor<") == (2 if ws else 1), call[0]
+    assert (f"tensor<{ws}xf32>" in results) == bool(ws), call[0]

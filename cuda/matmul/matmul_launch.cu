@@ -2,8 +2,12 @@
 //
 // Tiers (first match wins):
 //   K == 0                                      SimtTiled (writes the epilogue of a zero accumulator)
-//   bf16/f16 2 <= M <= 16, K % 8, N % 8,        SkinnyPipe (decode as a stream: b in row segments through a
-//     a, b 16-byte aligned, sm_90                 cp.async ring, mma.sync, split-K over a cluster;
+//   bf16/f16 2 <= M <= 16, K % 8, N % 8,        SplitPipe where K splits into >= 2 ranks and the caller's
+//     a, b 16-byte aligned, sm_90                 workspace holds their partials (SkinnyPipe's stream in
+//                                                 small CTAs, no cluster, a sum + epilogue kernel;
+//                                                 JK_MATMUL_DECODE=split|cluster, JK_MATMUL_SPLIT_RANKS),
+//                                                 else SkinnyPipe (decode as a stream: b in row segments
+//                                                 through a cp.async ring, mma.sync, split-K over a cluster;
 //                                                 JK_MATMUL_PIPE=0|1, _CW, _CTAS_PER_SM, _CLUSTER, _STAGES)
 //   bf16 4 <= M <= 8 / f16 5 <= M <= 8,         SkinnyMma (decode shapes on tensor cores, split-K over a
 //     N % 8 == 0, b 16-byte aligned, sm_90        cluster; JK_MATMUL_SKINNY=simt|mma|stream, where stream
@@ -39,6 +43,7 @@
 
 #include "common/launch.h"
 #include "matmul/matmul_decode.cuh"
+#include "matmul/matmul_decode_split.cuh"
 #include "matmul/matmul_launch.h"
 #include "matmul/matmul_mma_launch.cuh"
 #include "matmul/matmul_simt.cuh"
@@ -288,6 +293,67 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   });
 }
 
+// SplitPipe (matmul_decode_split.cuh): SkinnyPipe's problems, K split into `ranks` ranks of k_rank rows (a multiple
+// of the 32-row stage) over CTAs of 128 columns. Ranks: enough CTAs for kSplitCtasPerSm per SM, at most
+// kSplitMaxRanks, each rank at least kSplitMinTiles stages (JK_MATMUL_SPLIT_RANKS forces 1-16, the lab's). XLA's
+// decode kernel takes the same geometry (8 ranks, 256 CTAs at N = 4096).
+constexpr int64_t kSplitCtasPerSm = 2, kSplitMinTiles = 4;
+struct SplitGeometry {
+  int64_t col_blocks = 0, batches = 0, ranks = 0, k_rank = 0;
+  int64_t WorkspaceBytes(const MatmulProblem& p) const { return ranks * p.batch_count * p.m * p.n * 4; }
+};
+SplitGeometry SplitPipeGeometry(const MatmulProblem& p) {
+  SplitGeometry g;
+  g.col_blocks = CeilDiv(p.n, mm::kSplitCols);
+  g.batches = std::min(p.batch_count, kMaxGridYZ);
+  int64_t ranks = kSplitCtasPerSm * NumSMs() / (g.col_blocks * g.batches);
+  ranks = std::min<int64_t>(ranks, CeilDiv(p.k, kSplitMinTiles * mm::kSplitKs));
+  ranks = std::max<int64_t>(1, std::min<int64_t>(ranks, mm::kSplitMaxRanks));
+  if (const int forced = EnvInt("JK_MATMUL_SPLIT_RANKS", 1, mm::kSplitMaxRanks, 0); forced > 0) ranks = forced;
+  g.k_rank = CeilDiv(CeilDiv(p.k, ranks), mm::kSplitKs) * mm::kSplitKs;
+  g.ranks = CeilDiv(p.k, g.k_rank);  // no empty rank
+  return g;
+}
+
+// JK_MATMUL_DECODE (read at every launch): =split SplitPipe wherever it applies (M = 1 and one rank included),
+// =cluster never (SkinnyPipe keeps its problems). Unset: SkinnyPipe's problems that split into >= 2 ranks.
+bool UseSplitPipe(const MatmulProblem& p) {
+  if (!SkinnyPipeApplies(p) || p.workspace == nullptr) return false;
+  const char* env = std::getenv("JK_MATMUL_DECODE");
+  if (env != nullptr && std::strcmp(env, "cluster") == 0) return false;
+  const SplitGeometry g = SplitPipeGeometry(p);
+  if (g.WorkspaceBytes(p) > p.workspace_bytes) return false;
+  if (env != nullptr && std::strcmp(env, "split") == 0) return true;
+  return UseSkinnyPipe(p) && g.ranks >= 2;
+}
+
+cudaError_t LaunchSplitPipe(cudaStream_t stream, const MatmulProblem& p) {
+  const SplitGeometry g = SplitPipeGeometry(p);
+  float* ws = static_cast<float*>(p.workspace);
+  const dim3 grid(static_cast<unsigned>(g.col_blocks), static_cast<unsigned>(g.ranks),
+                  static_cast<unsigned>(g.batches));
+  const int64_t sum_threads = p.batch_count * p.m * (p.n / 8);
+  const unsigned sum_blocks = static_cast<unsigned>(std::min<int64_t>(CeilDiv(sum_threads, 128), 8 * 1024));
+  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      return cudaErrorInvalidValue;
+    } else {
+      auto launch = [&](auto kernel, int smem) {
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            e != cudaSuccess)
+          return e;
+        kernel<<<grid, mm::kSplitThreads, smem, stream>>>(p, ws, g.k_rank);
+        if (cudaError_t e = LastLaunchError(); e != cudaSuccess) return e;
+        mm::SplitSumKernel<T><<<sum_blocks, 128, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
+        return LastLaunchError();
+      };
+      if (p.m <= 8) return launch(mm::SplitPipeKernel<T, 1>, mm::SplitShape<1>::kSmemBytes);
+      return launch(mm::SplitPipeKernel<T, 2>, mm::SplitShape<2>::kSmemBytes);
+    }
+  });
+}
+
 // Exact float32 with fewer than one wave of 64x64 tiles: split K over a cluster of `split` CTAs
 // (SimtRegisterBlockedSplitKernel), `wide` picks 64x64 tiles (default) instead of 32x64.
 // JK_MATMUL_SIMT_SPLIT (1, 2, 4, 8) forces the split, JK_MATMUL_SIMT_TILE=32|64 the tile (the lab).
@@ -383,6 +449,7 @@ cudaError_t LaunchSimtRing(cudaStream_t stream, const MatmulProblem& p) {
 MatmulTier ChooseMatmulTier(const MatmulProblem& p) {
   const int64_t vec = 16 / ElementBytes(p.dtype);
   if (p.k == 0) return MatmulTier::kSimtTiled;
+  if (UseSplitPipe(p)) return MatmulTier::kSplitPipe;
   if (UseSkinnyPipe(p)) return MatmulTier::kSkinnyPipe;
   switch (ChooseSkinny(p)) {
     case SkinnyChoice::kStream: return MatmulTier::kSkinnyStream;
@@ -425,6 +492,8 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       return LaunchSkinny(stream, p, /*ring=*/true);
     case MatmulTier::kSkinnyPipe:
       return LaunchSkinnyPipe(stream, p);
+    case MatmulTier::kSplitPipe:
+      return LaunchSplitPipe(stream, p);
     case MatmulTier::kWgmmaTma:
       // A tensor map the driver refuses goes to the mma.sync tier, which takes the same shapes.
       if (cudaError_t e = mm::LaunchWgmmaTma(stream, p); e != cudaErrorNotSupported) return e;

@@ -18,6 +18,8 @@ enum class MatmulTier {
                          // wave of CTAs (matmul_skinny_stream.cuh)
   kSkinnyPipe,           // bf16/f16 M <= 16 on sm_90: b streamed in whole row segments through a cp.async smem
                          // ring, mma.sync on ldmatrix fragments, split-K over a cluster (matmul_decode.cuh)
+  kSplitPipe,            // SkinnyPipe's stream and math in many small CTAs splitting K without a cluster, float32
+                         // partials to the caller's workspace, then a sum + epilogue kernel (matmul_decode_split.cuh)
   kMmaTensorCore,        // bf16/f16 (and TF32): mma.sync m16n8k16 / m16n8k8, cp.async pipeline, ldmatrix
   kMmaStaged,            // bf16/f16 with rows not 16-byte aligned (odd N or K, sliced operands): MmaTensorCore
                          // with those rows read by aligned 16-byte loads into registers, shifted, stored to smem

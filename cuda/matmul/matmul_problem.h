@@ -53,6 +53,10 @@ struct MatmulProblem {
   // register-staged tensor-core loads, which read whole aligned 16-byte blocks).
   const void* a_end = nullptr;
   const void* b_end = nullptr;
+  // Scratch the caller provides (the CUDA lowering's second result, float32): the split-K decode tier
+  // (SplitPipe) runs only where it holds that tier's partial sums; null / 0: none.
+  void* workspace = nullptr;
+  int64_t workspace_bytes = 0;
 };
 
 // Elements an operand's buffer spans: its last batch matrix's offset plus one matrix.
