@@ -332,8 +332,9 @@ cudaError_t LaunchSplitPipe(cudaStream_t stream, const MatmulProblem& p) {
   float* ws = static_cast<float*>(p.workspace);
   const dim3 grid(static_cast<unsigned>(g.col_blocks), static_cast<unsigned>(g.ranks),
                   static_cast<unsigned>(g.batches));
-  const dim3 sum_grid(static_cast<unsigned>(CeilDiv(p.n / 4, mm::kSplitSumThreads)), static_cast<unsigned>(p.m),
+  const dim3 sum_grid(static_cast<unsigned>(CeilDiv(p.n / 8, mm::kSplitSumThreads)), static_cast<unsigned>(p.m),
                       static_cast<unsigned>(g.batches));
+  const bool epilogue = p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone;
   return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>) {
@@ -345,7 +346,10 @@ cudaError_t LaunchSplitPipe(cudaStream_t stream, const MatmulProblem& p) {
           return e;
         kernel<<<grid, mm::kSplitThreads, smem, stream>>>(p, ws, g.k_rank);
         if (cudaError_t e = LastLaunchError(); e != cudaSuccess) return e;
-        mm::SplitSumKernel<T><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
+        if (epilogue)
+          mm::SplitSumKernel<T, true><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
+        else
+          mm::SplitSumKernel<T, false><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
         return LastLaunchError();
       };
       if (p.m <= 8) return launch(mm::SplitPipeKernel<T, 1>, mm::SplitShape<1>::kSmemBytes);
