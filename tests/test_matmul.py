@@ -764,7 +764,7 @@ def test_large_output_past_2_31(rng, monkeypatch, tier):
 # whole 32-row stages and ranks left without rows are dropped: K = 520 forced to 16 runs 9 ranks of 64 rows).
 PIPE_SHAPES = [  # (M, K, N)
     (1, 8, 8), (1, 4096, 136), (3, 520, 264), (8, 4104, 4104), (8, 3000, 72), (9, 64, 16), (16, 2056, 264),
-    (16, 16, 4096), (17, 520, 136), (8, 1030, 72), (4, 520, 12)]
+    (16, 16, 4096), (17, 520, 136), (8, 1030, 72), (4, 520, 12), (1, 4104, 1032)]  # the last: SplitPipe at M = 1
 PIPE_VARIANTS = ["default", "on"] + (["cw128", "cw256", "c1", "c8", "cw128c8", "deep", "tma", "tmac1", "tmac8",
                                       "split", "split1", "split3", "split16"] if ON_GPU else [])
 _PIPE_ENV = {"on": {}, "cw128": {"JK_MATMUL_PIPE_CW": "128"}, "cw256": {"JK_MATMUL_PIPE_CW": "256"},

@@ -315,8 +315,11 @@ SplitGeometry SplitPipeGeometry(const MatmulProblem& p) {
   return g;
 }
 
-// JK_MATMUL_DECODE (read at every launch): =split SplitPipe wherever it applies (M = 1 and one rank included),
-// =cluster never (SkinnyPipe keeps its problems). Unset: SkinnyPipe's problems that split into >= 2 ranks.
+// JK_MATMUL_DECODE (read at every launch): =split SplitPipe wherever it applies (one rank included), =cluster never
+// (SkinnyPipe keeps its problems). Unset: SkinnyPipe's problems, and M = 1 with b of at least kSplitM1MinElems
+// (SkinnyM's problems; JK_MATMUL_PIPE or JK_MATMUL_SKINNY set keeps them there), that split into >= 2 ranks. H200,
+// bf16 1x4096x4096, CUPTI: 7.4 us against SkinnyM's 10.8 (jnp 7.6; bench/lab/s24_h200.md).
+constexpr int64_t kSplitM1MinElems = int64_t{1} << 22;
 bool UseSplitPipe(const MatmulProblem& p) {
   if (!SkinnyPipeApplies(p) || p.workspace == nullptr) return false;
   const char* env = std::getenv("JK_MATMUL_DECODE");
@@ -324,7 +327,10 @@ bool UseSplitPipe(const MatmulProblem& p) {
   const SplitGeometry g = SplitPipeGeometry(p);
   if (g.WorkspaceBytes(p) > p.workspace_bytes) return false;
   if (env != nullptr && std::strcmp(env, "split") == 0) return true;
-  return UseSkinnyPipe(p) && g.ranks >= 2;
+  if (g.ranks < 2) return false;
+  if (UseSkinnyPipe(p)) return true;
+  return p.m == 1 && p.k * p.n >= kSplitM1MinElems && std::getenv("JK_MATMUL_PIPE") == nullptr &&
+         std::getenv("JK_MATMUL_SKINNY") == nullptr;
 }
 
 cudaError_t LaunchSplitPipe(cudaStream_t stream, const MatmulProblem& p) {
