@@ -167,6 +167,26 @@ def matmuls():
                       TOL[dt] * 4)
             finally:
                 os.environ.pop("JK_MATMUL_PIPE_TMA", None)
+        # SplitPipe (session 24; the default for the decode shapes above that split K into >= 2 ranks): M = 1, a
+        # batched decode with an N tail, a linear epilogue in its sum kernel; and SkinnyPipe (the cluster form) forced.
+        if dt != jnp.float32:
+            for m, k, n, env in [(1, 4104, 1032, None), ((3, 8), 1024, 520, None), (6, 1032, 200, None),
+                                 (8, 1024, 4096, "cluster"), (16, 520, 264, "cluster")]:
+                a, af = put((m, k) if isinstance(m, int) else m + (k,), dt)
+                b, bf = put(((k, n) if isinstance(m, int) else (m[0], k, n)), dt, 1.0 / np.sqrt(k))
+                if env:
+                    os.environ["JK_MATMUL_DECODE"] = env
+                try:
+                    check(f"matmul decode {m}x{k}x{n} {dt.__name__} {env or 'split'}", jk.matmul(a, b),
+                          np.matmul(af, bf), TOL[dt] * 4)
+                    if m == 6:
+                        bias, biasf = put((n,), dt)
+                        res, resf = put((m, n), dt)
+                        check(f"linear decode relu+residual {m}x{k}x{n} {dt.__name__}",
+                              jk.linear(a, b, bias, activation="relu", residual=res),
+                              np.maximum(af @ bf + biasf, 0.0) + resf, TOL[dt] * 4)
+                finally:
+                    os.environ.pop("JK_MATMUL_DECODE", None)
         # Multicast pairs (session 20), by default: 128x256 tiles sharing b (N % 16 == 8), 128x64 tiles sharing a
         # (K % 16 == 8).
         if dt != jnp.float32:
