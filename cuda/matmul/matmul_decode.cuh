@@ -18,6 +18,10 @@
 //
 // Requires (the launcher checks): K % 8 == 0, N % 8 == 0, a and b 16-byte aligned in every batch matrix.
 //
+// Since session 24 the problems whose K splits into >= 2 ranks go to SplitPipe by default (matmul_decode_split.cuh: the
+// same stream and math in XLA's cluster-free split-K geometry, with a workspace and a sum kernel); SkinnyPipe keeps the
+// rest, and all of them where the lowering gave no workspace or JK_MATMUL_DECODE=cluster.
+//
 // Two ways to fill b's stages (kTma): every thread's 16-byte cp.async copies (the default; each thread's copy
 // addresses computed once, outside the ring: written per copy, ptxas emitted ~330 instructions per stage refill, and
 // hoisting them took bf16 8x4096x4096 from 11.1 to 9.9 us on an H200), or one bulk tensor copy (TMA) per stage
