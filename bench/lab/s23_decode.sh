@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Session 23, calls 8 and 10 (S23_DECODE=2) (H200): bench/lab/s23_decode_lab.cu built on the device, timed back to back, then under Nsight Compute
 # (gpu__time_duration alone: one pass, no replay, caches untouched, so b stays L2-resident between launches).
+# S23_VARIANTS, S23_CASES and S23_NCU_CASES (space-separated) replace the variant list and both case lists (session 24,
+# bench/lab/s24_decode_split.sh).
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$REPO/gpu_out}
@@ -21,10 +23,11 @@ else
   V="pipe|read264|read528|x128w4s3k64r8|x128w4s3k64r4|x128w4s3k64r16|x128w4s4k64r8|x128w8s3k64r8|x64w4s3k128r8"
   V="$V|x64w8s4k128r2|x64w8s4k128r4|x128w4s3k32r8|x256w8s3k32r8"
 fi
-CASES="8,4096,4096;4,4096,4096;8,2048,2048;8,4096,14336;8,14336,4096" VARIANTS="$V" timeout 120 build/s23_decode_lab \
-  2>&1 | tee "$OUT/decode.txt"
+V=${S23_VARIANTS:-$V}
+CASES=${S23_CASES:-"8,4096,4096;4,4096,4096;8,2048,2048;8,4096,14336;8,14336,4096"} VARIANTS="$V" timeout 120 \
+  build/s23_decode_lab 2>&1 | tee "$OUT/decode.txt"
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-for c in "8,4096,4096" "8,2048,2048"; do
+for c in ${S23_NCU_CASES:-"8,4096,4096" "8,2048,2048"}; do
   for v in ${V//|/ }; do
     CASES="$c" VARIANTS="$v" ONCE=1 timeout 60 "$NCU" --clock-control none --cache-control none \
       --metrics gpu__time_duration.sum build/s23_decode_lab >"$OUT/ncu_one.txt" 2>&1

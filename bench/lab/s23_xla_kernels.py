@@ -23,17 +23,21 @@ CASES = [("bf16 8x4096x4096", 8, 4096, 4096, jnp.bfloat16, None), ("bf16 16x4096
          ("bf16 4x4096x4096", 4, 4096, 4096, jnp.bfloat16, None), ("bf16 8x2048x2048", 8, 2048, 2048, jnp.bfloat16, None),
          ("bf16 8x4096x14336", 8, 4096, 14336, jnp.bfloat16, None), ("bf16 8x14336x4096", 8, 14336, 4096, jnp.bfloat16, None),
          ("bf16 1000^3", 1000, 1000, 1000, jnp.bfloat16, None), ("f32 HIGHEST 512x512x256", 512, 512, 256, jnp.float32, HI)]
-print(f"device: {jax.devices()[0].device_kind}")
-for name, m, n, k, dt, prec in CASES:  # label M x N x K
-    a, b = arr((m, k), dt), arr((k, n), dt)
-    f = jax.jit(lambda x, y: jnp.matmul(x, y, precision=prec))
-    jax.block_until_ready(f(a, b))
-    runs = []
-    for _ in range(20):
-        _, t = profiler.measure(f, aggregate=False)(a, b)
-        runs.append(t)
-    names = [kname for kname, _ in runs[0]]
-    med = [statistics.median(r[i][1] for r in runs) * 1e3 for i in range(len(names))]
-    total = statistics.median(sum(x for _, x in r) for r in runs) * 1e3
-    print(f"| {name} | total {total:.2f} us | " + " | ".join(f"{kn[:48]} {t:.2f}" for kn, t in zip(names, med)) + " |",
-          flush=True)
+
+
+def per_kernel(f, args, runs=20):
+    """(median total us, [(kernel name, median us)]) of f(*args) over `runs` CUPTI-measured calls, after a warm-up."""
+    jax.block_until_ready(f(*args))
+    times = [profiler.measure(f, aggregate=False)(*args)[1] for _ in range(runs)]
+    names = [kname for kname, _ in times[0]]
+    med = [statistics.median(r[i][1] for r in times) * 1e3 for i in range(len(names))]
+    return statistics.median(sum(x for _, x in r) for r in times) * 1e3, list(zip(names, med))
+
+
+if __name__ == "__main__":
+    print(f"device: {jax.devices()[0].device_kind}")
+    for name, m, n, k, dt, prec in CASES:  # label M x N x K
+        a, b = arr((m, k), dt), arr((k, n), dt)
+        total, kernels = per_kernel(jax.jit(lambda x, y: jnp.matmul(x, y, precision=prec)), (a, b))
+        print(f"| {name} | total {total:.2f} us | " + " | ".join(f"{kn[:48]} {t:.2f}" for kn, t in kernels) + " |",
+              flush=True)

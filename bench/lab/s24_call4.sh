@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 24, call 4 (H200): build; the SplitPipe tests; per-kernel CUPTI times (s24_kernels.py); the decode lab
-# (s24_split_lab.py).
+# Session 24, calls 4-8 (H200): build; the SplitPipe tests; per-kernel CUPTI times (s24_kernels.py); a decode lab,
+# S24_LAB (default s24_split_lab.py; call 8: s24_m1_lab.py), its cases filtered by S24_FILTER.
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start ${JK_TOTAL_S:-560}
 export XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_enable_command_buffer=
@@ -11,5 +11,5 @@ echo "pytest rc=$?"; grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_lab.log
 echo "=== kernels ($(left)s left)"
 timeout -k 5 150 python3 "$REPO/bench/lab/s24_kernels.py" 2>&1 | grep -E "^\||Error" | cut -c1-260
 echo "=== lab ($(left)s left)"
-timeout -k 5 $(( $(left) - 10 )) python3 "$REPO/bench/lab/s24_split_lab.py" "${S24_FILTER:-}" 2>&1 | tee "$OUT/lab.log" \
+timeout -k 5 $(( $(left) - 10 )) python3 "$REPO/bench/lab/${S24_LAB:-s24_split_lab.py}" "${S24_FILTER:-}" 2>&1 | tee "$OUT/lab.log" \
   | grep -E "^\||FAILED|Error" | head -60

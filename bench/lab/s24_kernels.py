@@ -5,21 +5,14 @@ buffers off) of the decode cases, ours by decode form (JK_MATMUL_DECODE=split|cl
   XLA_FLAGS=--xla_gpu_enable_command_buffer= python bench/lab/s24_kernels.py
 """
 import os
-import statistics
+import sys
 
-import jax
-import jax.numpy as jnp
-import numpy as np
-from jax.experimental.mosaic.gpu import profiler
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 
-import jax_kernels as jk
-
-rng = np.random.default_rng(0)
-
-
-def arr(shape, dt):
-    return jax.device_put(rng.standard_normal(shape, np.float32).astype(dt))
-
+import jax_kernels as jk  # noqa: E402
+from s23_xla_kernels import arr, per_kernel  # noqa: E402
 
 CASES = [("bf16 8x4096x4096", 8, 4096, 4096), ("bf16 16x4096x4096", 16, 4096, 4096),
          ("bf16 8x2048x2048", 8, 2048, 2048), ("bf16 8x4096x14336", 8, 4096, 14336)]
@@ -30,14 +23,6 @@ for name, m, n, k in CASES:  # label M x N x K
     for form, env in FORMS:
         os.environ.pop("JK_MATMUL_DECODE", None)
         os.environ.update(env or {})
-        f = jax.jit(jnp.matmul if env is None else jk.matmul)
-        jax.block_until_ready(f(a, b))
-        runs = []
-        for _ in range(20):
-            _, t = profiler.measure(f, aggregate=False)(a, b)
-            runs.append(t)
-        names = [kname for kname, _ in runs[0]]
-        med = [statistics.median(r[i][1] for r in runs) * 1e3 for i in range(len(names))]
-        total = statistics.median(sum(x for _, x in r) for r in runs) * 1e3
+        total, kernels = per_kernel(jax.jit(jnp.matmul if env is None else jk.matmul), (a, b))
         print(f"| {name} | {form} | total {total:.2f} us | "
-              + " | ".join(f"{kn[:40]} {t:.2f}" for kn, t in zip(names, med)) + " |", flush=True)
+              + " | ".join(f"{kn[:40]} {t:.2f}" for kn, t in kernels) + " |", flush=True)

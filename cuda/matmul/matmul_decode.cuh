@@ -87,6 +87,30 @@ __device__ __forceinline__ void LdTrans4(uint32_t (&r)[4], uint32_t addr) {
 __device__ __forceinline__ void Ld2(uint32_t& r0, uint32_t& r1, uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
 }
+
+// The ring both decode kernels run over a rank's `ntiles` tiles: load(tile, slot) copies a tile into a ring slot,
+// landed(slot) waits for what cp.async groups do not cover (the TMA form's mbarrier), compute(slot) consumes it.
+// Groups are committed even when empty, so "all but the newest kStages - 2 complete" always means "tile i has
+// landed". Ends with every copy landed and every slot read (the slots may be reused at once).
+template <int kStages, typename Load, typename Landed, typename Compute>
+__device__ __forceinline__ void RunRing(int64_t ntiles, Load&& load, Landed&& landed, Compute&& compute) {
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < ntiles) load(s, s);
+    Commit();
+  }
+  for (int64_t i = 0; i < ntiles; ++i) {
+    Wait<kStages - 2>();
+    landed(static_cast<int>(i % kStages));
+    __syncthreads();  // tile i visible to every warp; the slot refilled below was consumed at i - 1
+    const int64_t next = i + kStages - 1;
+    if (next < ntiles) load(next, static_cast<int>(next % kStages));
+    Commit();
+    compute(static_cast<int>(i % kStages));
+  }
+  Wait<0>();
+  __syncthreads();
+}
 }  // namespace pipe
 
 // Grid: x = column blocks x cluster (cluster dims (cluster, 1, 1)), z = batch. k_rank: the K extent of a
@@ -223,28 +247,12 @@ __global__ void __launch_bounds__(kPipeThreads)
         }
       }
     };
-    // The ring: groups are committed even when empty, so "all but the newest kStages - 2 complete" always
-    // means "tile i has landed".
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < ntiles) load(s, s);
-      pipe::Commit();
-    }
-    for (int64_t i = 0; i < ntiles; ++i) {
-      pipe::Wait<kStages - 2>();
-      if constexpr (kTma) {  // b's box of tile i has landed
-        const int slot = static_cast<int>(i % kStages);
+    pipe::RunRing<kStages>(ntiles, load, [&](int slot) {
+      if constexpr (kTma) {  // b's box of this tile has landed
         BarrierWait(bars + slot, (phases >> slot) & 1u);
         phases ^= 1u << slot;
       }
-      __syncthreads();  // tile i visible to every warp; the slot refilled below was consumed at i - 1
-      const int64_t next = i + kStages - 1;
-      if (next < ntiles) load(next, static_cast<int>(next % kStages));
-      pipe::Commit();
-      compute(static_cast<int>(i % kStages));
-    }
-    pipe::Wait<0>();
-    __syncthreads();  // the ring becomes the reduction buffer
+    }, compute);  // the ring then becomes the reduction buffer
 
     // Warp partials -> part[kg][row][col]; then the CTA's sum -> red[row][col] (read by the other ranks).
     float* part = reinterpret_cast<float*>(pipe_smem);

@@ -47,6 +47,7 @@ struct SplitShape {
   static constexpr int kBRounds = kSplitKs / kBRowsPerRound;
   static_assert(kBRounds * kBRowsPerRound == kSplitKs && kBRowsPerRound % 8 == 0, "whole rounds, a fixed swizzle");
   static_assert(8 * MG * (kSplitKs / 8) <= kSplitThreads, "one chunk of a a thread at most");
+  static_assert(kSmemBytes <= 48 * 1024, "the launcher does not opt in to more shared memory");
 };
 
 // Grid: x = column blocks of kSplitCols, y = K ranks of k_rank rows (a multiple of kSplitKs), z = batch (strided).
@@ -134,23 +135,7 @@ __global__ void __launch_bounds__(kSplitThreads)
         }
       }
     };
-    // The ring (SkinnyPipe's): empty groups are committed too, so "all but the newest kSplitStages - 2 complete"
-    // always means "tile i has landed".
-#pragma unroll
-    for (int s = 0; s < kSplitStages - 1; ++s) {
-      if (s < ntiles) load(s, s);
-      pipe::Commit();
-    }
-    for (int64_t i = 0; i < ntiles; ++i) {
-      pipe::Wait<kSplitStages - 2>();
-      __syncthreads();  // tile i visible to every warp; the slot refilled below was consumed at i - 1
-      const int64_t next = i + kSplitStages - 1;
-      if (next < ntiles) load(next, static_cast<int>(next % kSplitStages));
-      pipe::Commit();
-      compute(static_cast<int>(i % kSplitStages));
-    }
-    pipe::Wait<0>();
-    __syncthreads();  // the next batch index's copies must not overwrite slots still being read
+    pipe::RunRing<kSplitStages>(ntiles, load, [](int) {}, compute);  // ends with every copy landed and read
     // acc[j][mg] = out^T rows (col + g, col + g + 8) x columns (2t, 2t + 1) of row group mg.
     float* part = ws + ((z * ranks + rank) * p.m) * p.n;
 #pragma unroll
@@ -215,16 +200,7 @@ __global__ void __launch_bounds__(kSplitSumThreads, 1) SplitSumKernel(MatmulProb
     if constexpr (kEpilogue) {
       ep.StoreRow8(row, col, v, in);
     } else {
-      uint32_t w[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const T lo_t = FromFloat<T>(v[2 * q]), hi_t = FromFloat<T>(v[2 * q + 1]);
-        uint16_t lo, hi;
-        memcpy(&lo, &lo_t, 2);
-        memcpy(&hi, &hi_t, 2);
-        w[q] = lo | (static_cast<uint32_t>(hi) << 16);
-      }
-      *reinterpret_cast<uint4*>(ep.out + row * p.n + col) = make_uint4(w[0], w[1], w[2], w[3]);
+      *reinterpret_cast<uint4*>(ep.out + row * p.n + col) = PackRow8<T>(v);
     }
   }
 }

@@ -149,6 +149,21 @@ __device__ __forceinline__ void ActivateVecAs(Activation act, float (&v)[V], boo
   }
 }
 
+// 8 floats rounded to 16-bit T, packed in order into 16 bytes.
+template <typename T>
+__device__ __forceinline__ uint4 PackRow8(const float (&v)[8]) {
+  uint32_t w[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const T lo_t = FromFloat<T>(v[2 * q]), hi_t = FromFloat<T>(v[2 * q + 1]);
+    uint16_t lo, hi;
+    memcpy(&lo, &lo_t, 2);
+    memcpy(&hi, &hi_t, 2);
+    w[q] = lo | (static_cast<uint32_t>(hi) << 16);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 // One batch index's view of the output side of the problem.
 template <typename T>
 struct Epilogue {
@@ -230,17 +245,9 @@ struct Epilogue {
     if (bias) AddRow8(v, in.bias);
     ActivateVecAs(act, v, libm);
     if (residual) AddRow8(v, in.res);
-    uint32_t w[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const T lo_t = FromFloat<T>(v[2 * q]), hi_t = FromFloat<T>(v[2 * q + 1]);
-      uint16_t lo, hi;
-      memcpy(&lo, &lo_t, 2);
-      memcpy(&hi, &hi_t, 2);
-      w[q] = lo | (static_cast<uint32_t>(hi) << 16);
-    }
-    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(out + row * n + col), "r"(w[0]), "r"(w[1]),
-                 "r"(w[2]), "r"(w[3]) : "memory");
+    const uint4 w = PackRow8<T>(v);
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(out + row * n + col), "r"(w.x), "r"(w.y),
+                 "r"(w.z), "r"(w.w) : "memory");
   }
   __device__ __forceinline__ void StoreRow8(int64_t row, int64_t col, float (&v)[8]) const {
     StoreRow8(row, col, v, LoadRow8(row, col));

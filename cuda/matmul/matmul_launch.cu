@@ -346,10 +346,8 @@ cudaError_t LaunchSplitPipe(cudaStream_t stream, const MatmulProblem& p) {
     if constexpr (std::is_same_v<T, float>) {
       return cudaErrorInvalidValue;
     } else {
+      // Under the 48 KiB default (SplitShape's static_assert): no shared-memory opt-in.
       auto launch = [&](auto kernel, int smem) {
-        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-            e != cudaSuccess)
-          return e;
         kernel<<<grid, mm::kSplitThreads, smem, stream>>>(p, ws, g.k_rank);
         if (cudaError_t e = LastLaunchError(); e != cudaSuccess) return e;
         if (epilogue)
