@@ -111,6 +111,28 @@ __device__ __forceinline__ void RunRing(int64_t ntiles, Load&& load, Landed&& la
   Wait<0>();
   __syncthreads();
 }
+
+// One 16-deep k step of a stage, both decode kernels' math: the B fragments of a (ldmatrix of a's padded rows:
+// a_frag is this lane's row address at k = 0, kARow elements a row) for MG groups of 8 rows, then for each of the
+// warp's kTiles column tiles (first column col_of(j)) the A fragment of b's swizzled rows (kBRowBytes a row, 16-byte
+// chunk c of row r at c ^ (r % 8)) by ldmatrix.trans, and the mma. Lane: b row kk + 8 (q >> 1) + r8, chunk
+// col / 8 + (q & 1) (q = lane / 8, r8 = lane % 8, the row's position in its 8-row group).
+template <typename T, int MG, int kTiles, int kARow, uint32_t kBRowBytes, typename ColOf>
+__device__ __forceinline__ void SwizzledStep(float (&acc)[kTiles][MG][4], uint32_t a_frag, uint32_t sb, int kk, int q,
+                                             int r8, ColOf&& col_of) {
+  uint32_t fb[MG][2];
+#pragma unroll
+  for (int mg = 0; mg < MG; ++mg) Ld2(fb[mg][0], fb[mg][1], a_frag + static_cast<uint32_t>((8 * mg * kARow + kk) * 2));
+#pragma unroll
+  for (int j = 0; j < kTiles; ++j) {
+    const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
+    const uint32_t chunk = static_cast<uint32_t>((col_of(j) / 8 + (q & 1)) ^ r8);
+    uint32_t fa[4];
+    LdTrans4(fa, sb + row * kBRowBytes + chunk * 16u);
+#pragma unroll
+    for (int mg = 0; mg < MG; ++mg) SkinnyMmaOp<T>(acc[j][mg], fa, fb[mg][0], fb[mg][1]);
+  }
+}
 }  // namespace pipe
 
 // Grid: x = column blocks x cluster (cluster dims (cluster, 1, 1)), z = batch. k_rank: the K extent of a
@@ -224,28 +246,12 @@ __global__ void __launch_bounds__(kPipeThreads)
     };
     float acc[S::kTilesPerWarp][MG][4] = {};
     auto compute = [&](int slot) {
-      // This slot's b rows (16-byte chunk c of row r at chunk c ^ (r % 8)) and this lane's a fragment rows.
       const uint32_t sb = tb + static_cast<uint32_t>(slot * S::kBSlot);
       const uint32_t sa = ta + static_cast<uint32_t>(slot * S::kASlot) + b_frag_off;
 #pragma unroll
-      for (int s = 0; s < S::kStepsPerWarp; ++s) {
-        const int kk = (kg * S::kStepsPerWarp + s) * 16;
-        uint32_t fb[MG][2];
-#pragma unroll
-        for (int mg = 0; mg < MG; ++mg)
-          pipe::Ld2(fb[mg][0], fb[mg][1], sa + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
-#pragma unroll
-        for (int j = 0; j < S::kTilesPerWarp; ++j) {
-          const int col = (wc + S::kWarpCols * j) * 16;
-          // Lane: row kk + 8 (q >> 1) + r8, chunk col / 8 + (q & 1); r8 is the row's position in its 8-row group.
-          const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
-          const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
-          uint32_t fa[4];
-          pipe::LdTrans4(fa, sb + row * kBRowBytes + chunk * 16u);
-#pragma unroll
-          for (int mg = 0; mg < MG; ++mg) SkinnyMmaOp<T>(acc[j][mg], fa, fb[mg][0], fb[mg][1]);
-        }
-      }
+      for (int s = 0; s < S::kStepsPerWarp; ++s)
+        pipe::SwizzledStep<T, MG, S::kTilesPerWarp, S::kARow, kBRowBytes>(
+            acc, sa, sb, (kg * S::kStepsPerWarp + s) * 16, q, r8, [&](int j) { return (wc + S::kWarpCols * j) * 16; });
     };
     pipe::RunRing<kStages>(ntiles, load, [&](int slot) {
       if constexpr (kTma) {  // b's box of this tile has landed

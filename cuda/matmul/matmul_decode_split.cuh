@@ -22,7 +22,7 @@
 #include <type_traits>
 
 #include "common/device.cuh"
-#include "matmul/matmul_decode.cuh"  // pipe::Copy16, Commit, Wait, LdTrans4, Ld2
+#include "matmul/matmul_decode.cuh"  // pipe::Copy16, RunRing, SwizzledStep
 #include "matmul/matmul_epilogue.cuh"
 #include "matmul/matmul_skinny_mma.cuh"  // SkinnyMmaOp
 
@@ -117,23 +117,9 @@ __global__ void __launch_bounds__(kSplitThreads)
       const uint32_t sb = tb + static_cast<uint32_t>(slot * S::kBSlot);
       const uint32_t sa = ta + static_cast<uint32_t>(slot * S::kASlot) + a_frag;
 #pragma unroll
-      for (int kk = 0; kk < kSplitKs; kk += 16) {
-        uint32_t fb[MG][2];
-#pragma unroll
-        for (int mg = 0; mg < MG; ++mg)
-          pipe::Ld2(fb[mg][0], fb[mg][1], sa + static_cast<uint32_t>((8 * mg * S::kARow + kk) * 2));
-#pragma unroll
-        for (int j = 0; j < S::kTilesPerWarp; ++j) {
-          // Lane: row kk + 8 (q >> 1) + r8 of the stage, chunk col / 8 + (q & 1) swizzled by r8 (= row % 8).
-          const int col = (warp + kSplitWarps * j) * 16;
-          const uint32_t row = static_cast<uint32_t>(kk + 8 * (q >> 1) + r8);
-          const uint32_t chunk = static_cast<uint32_t>((col / 8 + (q & 1)) ^ r8);
-          uint32_t fa[4];
-          pipe::LdTrans4(fa, sb + row * kBRowBytes + chunk * 16u);
-#pragma unroll
-          for (int mg = 0; mg < MG; ++mg) SkinnyMmaOp<T>(acc[j][mg], fa, fb[mg][0], fb[mg][1]);
-        }
-      }
+      for (int kk = 0; kk < kSplitKs; kk += 16)
+        pipe::SwizzledStep<T, MG, S::kTilesPerWarp, S::kARow, kBRowBytes>(
+            acc, sa, sb, kk, q, r8, [&](int j) { return (warp + kSplitWarps * j) * 16; });
     };
     pipe::RunRing<kSplitStages>(ntiles, load, [](int) {}, compute);  // ends with every copy landed and read
     // acc[j][mg] = out^T rows (col + g, col + g + 8) x columns (2t, 2t + 1) of row group mg.

@@ -79,6 +79,12 @@ cudaError_t Dispatch(DType t, Fn&& fn) {
   return DispatchFloat<F32, BF16, F16>(t, cudaErrorInvalidValue, fn);
 }
 
+// The 16-bit tiers' dispatch: fn(TypeTag<__nv_bfloat16 or __half>{}); float32, never chosen for them, is an error.
+template <typename Fn>
+cudaError_t DispatchHalf(DType t, Fn&& fn) {
+  return t == DType::kF32 ? cudaErrorInvalidValue : Dispatch<__nv_bfloat16, __nv_bfloat16, __half>(t, fn);
+}
+
 // Whether the current device runs the tensor-core decode kernels (sm_80+) and their cluster reductions
 // (this build's sm_90 code, RunsSm90Code: in older PTX the reduction compiles to nothing).
 struct SkinnyMmaDevice {
@@ -170,25 +176,21 @@ cudaError_t LaunchSkinny(cudaStream_t stream, const MatmulProblem& p, bool ring)
   ClusterLaunch launch_cfg(dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches)),
                            dim3(mm::kSkinnyMmaThreads), stream, cluster);
   cudaLaunchConfig_t& cfg = launch_cfg.cfg;
-  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+  return DispatchHalf(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>) {
-      return cudaErrorInvalidValue;
-    } else {
-      auto launch = [&](auto kernel, int smem) {
-        if (smem > 0) {
-          if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-              e != cudaSuccess)
-            return e;
-        }
-        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
-        cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster, k_slice);
-        return e != cudaSuccess ? e : LastLaunchError();
-      };
-      if (!ring) return launch(mm::SkinnyMmaKernel<T>, 0);
-      if (shallow) return launch(mm::SkinnyStreamKernel<T, 4>, mm::SkinnyStreamSmem<4>::kBytes);
-      return launch(mm::SkinnyStreamKernel<T, 6>, mm::SkinnyStreamSmem<6>::kBytes);
-    }
+    auto launch = [&](auto kernel, int smem) {
+      if (smem > 0) {
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            e != cudaSuccess)
+          return e;
+      }
+      cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+      cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, cluster, k_slice);
+      return e != cudaSuccess ? e : LastLaunchError();
+    };
+    if (!ring) return launch(mm::SkinnyMmaKernel<T>, 0);
+    if (shallow) return launch(mm::SkinnyStreamKernel<T, 4>, mm::SkinnyStreamSmem<4>::kBytes);
+    return launch(mm::SkinnyStreamKernel<T, 6>, mm::SkinnyStreamSmem<6>::kBytes);
   });
 }
 
@@ -260,36 +262,32 @@ cudaError_t LaunchSkinnyPipe(cudaStream_t stream, const MatmulProblem& p) {
   ClusterLaunch launch_cfg(dim3(static_cast<unsigned>(col_blocks * cluster), 1, static_cast<unsigned>(batches)),
                            dim3(mm::kPipeThreads), stream, cluster);
   cudaLaunchConfig_t& cfg = launch_cfg.cfg;
-  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+  return DispatchHalf(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>) {
-      return cudaErrorInvalidValue;
-    } else {
-      auto launch = [&](auto kernel, int smem) {
-        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-            e != cudaSuccess)
-          return e;
-        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
-        cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, map_b, p, cluster, k_rank);
-        return e != cudaSuccess ? e : LastLaunchError();
-      };
-      auto by_rows = [&](auto cw_tag) {
-        constexpr int CW = decltype(cw_tag)::value;
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kSmemBytes);
-      };
-      if (deep) {
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kSmemBytes);
-      }
-      if (use_tma) {
-        if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 64, 1, mm::kPipeStages, true>, mm::PipeShape<64, 1>::kSmemBytes);
-        return launch(mm::SkinnyPipeKernel<T, 64, 2, mm::kPipeStages, true>, mm::PipeShape<64, 2>::kSmemBytes);
-      }
-      if (width == 64) return by_rows(std::integral_constant<int, 64>{});
-      if (width == 256) return by_rows(std::integral_constant<int, 256>{});
-      return by_rows(std::integral_constant<int, 128>{});
+    auto launch = [&](auto kernel, int smem) {
+      if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+          e != cudaSuccess)
+        return e;
+      cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+      cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, map_b, p, cluster, k_rank);
+      return e != cudaSuccess ? e : LastLaunchError();
+    };
+    auto by_rows = [&](auto cw_tag) {
+      constexpr int CW = decltype(cw_tag)::value;
+      if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, CW, 1>, mm::PipeShape<CW, 1>::kSmemBytes);
+      return launch(mm::SkinnyPipeKernel<T, CW, 2>, mm::PipeShape<CW, 2>::kSmemBytes);
+    };
+    if (deep) {
+      if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 128, 1, 8>, mm::PipeShape<128, 1, 8>::kSmemBytes);
+      return launch(mm::SkinnyPipeKernel<T, 128, 2, 8>, mm::PipeShape<128, 2, 8>::kSmemBytes);
     }
+    if (use_tma) {
+      if (p.m <= 8) return launch(mm::SkinnyPipeKernel<T, 64, 1, mm::kPipeStages, true>, mm::PipeShape<64, 1>::kSmemBytes);
+      return launch(mm::SkinnyPipeKernel<T, 64, 2, mm::kPipeStages, true>, mm::PipeShape<64, 2>::kSmemBytes);
+    }
+    if (width == 64) return by_rows(std::integral_constant<int, 64>{});
+    if (width == 256) return by_rows(std::integral_constant<int, 256>{});
+    return by_rows(std::integral_constant<int, 128>{});
   });
 }
 
@@ -341,24 +339,20 @@ cudaError_t LaunchSplitPipe(cudaStream_t stream, const MatmulProblem& p) {
   const dim3 sum_grid(static_cast<unsigned>(CeilDiv(p.n / 8, mm::kSplitSumThreads)), static_cast<unsigned>(p.m),
                       static_cast<unsigned>(g.batches));
   const bool epilogue = p.bias != nullptr || p.residual != nullptr || p.activation != Activation::kNone;
-  return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+  return DispatchHalf(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>) {
-      return cudaErrorInvalidValue;
-    } else {
-      // Under the 48 KiB default (SplitShape's static_assert): no shared-memory opt-in.
-      auto launch = [&](auto kernel, int smem) {
-        kernel<<<grid, mm::kSplitThreads, smem, stream>>>(p, ws, g.k_rank);
-        if (cudaError_t e = LastLaunchError(); e != cudaSuccess) return e;
-        if (epilogue)
-          mm::SplitSumKernel<T, true><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
-        else
-          mm::SplitSumKernel<T, false><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
-        return LastLaunchError();
-      };
-      if (p.m <= 8) return launch(mm::SplitPipeKernel<T, 1>, mm::SplitShape<1>::kSmemBytes);
-      return launch(mm::SplitPipeKernel<T, 2>, mm::SplitShape<2>::kSmemBytes);
-    }
+    // Under the 48 KiB default (SplitShape's static_assert): no shared-memory opt-in.
+    auto launch = [&](auto kernel, int smem) {
+      kernel<<<grid, mm::kSplitThreads, smem, stream>>>(p, ws, g.k_rank);
+      if (cudaError_t e = LastLaunchError(); e != cudaSuccess) return e;
+      if (epilogue)
+        mm::SplitSumKernel<T, true><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
+      else
+        mm::SplitSumKernel<T, false><<<sum_grid, mm::kSplitSumThreads, 0, stream>>>(p, ws, static_cast<int>(g.ranks));
+      return LastLaunchError();
+    };
+    if (p.m <= 8) return launch(mm::SplitPipeKernel<T, 1>, mm::SplitShape<1>::kSmemBytes);
+    return launch(mm::SplitPipeKernel<T, 2>, mm::SplitShape<2>::kSmemBytes);
   });
 }
 
@@ -520,13 +514,9 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
       // a through registers only where its rows can be misaligned: the b-only kernel keeps a on cp.async.
       bool a_rows = p.k % 8 != 0 || !Aligned16(p.a);
       for (int d = 0; d < p.batch_rank && !a_rows; ++d) a_rows = p.a_stride[d] % 8 != 0;
-      return Dispatch<float, __nv_bfloat16, __half>(p.dtype, [&](auto tag) {
+      return DispatchHalf(p.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, float>) {
-          return cudaErrorInvalidValue;
-        } else {
-          return a_rows ? mm::LaunchMma<T, true, true>(stream, p) : mm::LaunchMma<T, false, true>(stream, p);
-        }
+        return a_rows ? mm::LaunchMma<T, true, true>(stream, p) : mm::LaunchMma<T, false, true>(stream, p);
       });
     }
     case MatmulTier::kSimtRegisterBlocked: {
