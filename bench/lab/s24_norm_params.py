@@ -1,7 +1,7 @@
 """Session 24 (a lead for the next session, H200): do the long-row norms miss 90% of copy because of their parameter
 reads? The ring tier reads a scale (and bias) pack from L2 with every output pack, so a 16-bit LayerNorm row of
 65536 columns brings 256 KB of parameters into the SM beside its 128 KB of x. Times the benchmark's long-row cases
-with every parameter, with the scale only, and with none (CUPTI, median of 10 calls; x * c over the same bytes as the
+with every parameter, with the scale only, and with none (CUPTI, median of 5 calls; x * c over the same bytes as the
 ceiling).
 
   python bench/lab/s24_norm_params.py
@@ -18,9 +18,11 @@ import jax_kernels as jk
 rng = np.random.default_rng(0)
 
 
-def med_us(f, *args, runs=10):
+def med_us(f, *args, runs=5):
+    """Median CUPTI time of `runs` calls (the profiler keeps every output alive: few calls for these sizes)."""
     jax.block_until_ready(f(*args))
-    return statistics.median(profiler.measure(f)(*args)[1] for _ in range(runs)) * 1e3
+    _, ts = profiler.measure(f, iterations=runs)(*args)
+    return statistics.median(ts) * 1e3
 
 
 CASES = [(24576, 65536, jnp.bfloat16), (24576, 65536, jnp.float32), (49152, 32768, jnp.float32),
