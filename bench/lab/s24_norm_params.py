@@ -34,7 +34,7 @@ for rows, n, dt in CASES:
     s = jax.device_put(rng.standard_normal((n,), np.float32).astype(dt))
     b = jax.device_put(rng.standard_normal((n,), np.float32).astype(dt))
     nbytes = 2 * x.size * x.dtype.itemsize
-    ceil = nbytes / med_us(jax.jit(lambda v: v * jnp.asarray(1.0001, dt)), x) / 1e3
+    ceil = nbytes / med_us(jax.jit(lambda v: v * jnp.asarray(1.5, dt)), x) / 1e3  # 1.0001 is 1 in bf16: no kernel
     for op, params in (("layer_norm", "scale+bias"), ("layer_norm", "scale"), ("layer_norm", "none"),
                        ("rms_norm", "scale"), ("rms_norm", "none")):
         if op == "layer_norm":
