@@ -863,6 +863,18 @@ def test_linear_split_residual_broadcast(rng, monkeypatch, res_shape):
     assert_matmul_close(out, _act64("gelu", x64 @ w64 + b64) + r64, jnp.float16, 1, None)
 
 
+@pytest.mark.parametrize("res_shape", [(1, 200), (5, 4, 200)])
+def test_linear_decode_batched(rng, res_shape):
+    """A batch of decode problems with w shared: with a residual broadcast over rows the handler keeps the batch
+    apart (5 problems of 4 rows); with a full residual it folds them into M = 20."""
+    x, x64 = randn(rng, (5, 4, 1032), jnp.bfloat16)
+    w, w64 = randn(rng, (1032, 200), jnp.bfloat16, scale=1 / np.sqrt(1032))
+    bias, b64 = randn(rng, (200,), jnp.bfloat16)
+    res, r64 = randn(rng, res_shape, jnp.bfloat16)
+    out = jax.jit(lambda *a: jk.linear(*a, activation="silu", residual=res))(x, w, bias)
+    assert_matmul_close(out, _act64("silu", np.matmul(x64, w64) + b64) + r64, jnp.bfloat16, 1, None)
+
+
 @pytest.mark.skipif(not ON_GPU, reason="the workspace is a result of the CUDA handler only")
 @pytest.mark.parametrize("ws", ["small", "int32", "two"])
 def test_matmul_workspace_result(rng, ws):
