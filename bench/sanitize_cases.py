@@ -170,21 +170,22 @@ def matmuls():
         # SplitPipe (session 24; the default for the decode shapes above that split K into >= 2 ranks): M = 1, a
         # batched decode with an N tail, a linear epilogue in its sum kernel; and SkinnyPipe (the cluster form) forced.
         if dt != jnp.float32:
-            for m, k, n, env in [(1, 4104, 1032, None), ((3, 8), 1024, 520, None), (6, 1032, 200, None),
-                                 (8, 1024, 4096, "cluster"), (16, 520, 264, "cluster")]:
-                a, af = put((m, k) if isinstance(m, int) else m + (k,), dt)
-                b, bf = put(((k, n) if isinstance(m, int) else (m[0], k, n)), dt, 1.0 / np.sqrt(k))
+            for a_shape, b_shape, env in [((1, 4104), (4104, 1032), None), ((3, 8, 1024), (3, 1024, 520), None),
+                                          ((6, 1032), (1032, 200), None), ((8, 1024), (1024, 4096), "cluster"),
+                                          ((16, 520), (520, 264), "cluster")]:
+                a, af = put(a_shape, dt)
+                b, bf = put(b_shape, dt, 1.0 / np.sqrt(b_shape[-2]))
+                name = f"{a_shape}x{b_shape} {dt.__name__} {env or 'split'}"
                 if env:
                     os.environ["JK_MATMUL_DECODE"] = env
                 try:
-                    check(f"matmul decode {m}x{k}x{n} {dt.__name__} {env or 'split'}", jk.matmul(a, b),
-                          np.matmul(af, bf), TOL[dt] * 4)
-                    if m == 6:
-                        bias, biasf = put((n,), dt)
-                        res, resf = put((m, n), dt)
-                        check(f"linear decode relu+residual {m}x{k}x{n} {dt.__name__}",
-                              jk.linear(a, b, bias, activation="relu", residual=res),
-                              np.maximum(af @ bf + biasf, 0.0) + resf, TOL[dt] * 4)
+                    check(f"matmul decode {name}", jk.matmul(a, b), np.matmul(af, bf), TOL[dt] * 4)
+                    if a_shape == (6, 1032):  # the sum kernel's epilogue
+                        bias, biasf = put(b_shape[-1:], dt)
+                        res, resf = put(a_shape[:1] + b_shape[-1:], dt)
+                        got = jk.linear(a, b, bias, activation="relu", residual=res)
+                        check(f"linear decode relu+residual {name}", got, np.maximum(af @ bf + biasf, 0.0) + resf,
+                              TOL[dt] * 4)
                 finally:
                     os.environ.pop("JK_MATMUL_DECODE", None)
         # Multicast pairs (session 20), by default: 128x256 tiles sharing b (N % 16 == 8), 128x64 tiles sharing a

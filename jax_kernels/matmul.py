@@ -123,15 +123,10 @@ def _with_workspace(ffi_rule):
     return rule
 
 
-def _cuda_padding(platform, kernel, ffi_rule):
-    """The CUDA lowering: the FFI call as it is (with the decode tier's workspace where it may run), or
-    (params["pad"], M > 8, K or N off 16-byte rows) the same call on operands zero-padded to 16-byte rows and the
-    output sliced back. Zero columns of a and rows of
-    b add nothing to the sums; the extra output columns are dropped."""
-    if platform != "cuda":
-        return ffi_rule
-    ffi_rule = _with_workspace(ffi_rule)
-
+def _cuda_padding(kernel, ffi_rule):
+    """The FFI call as it is, or (params["pad"], M > 8, K or N off 16-byte rows) the same call on operands
+    zero-padded to 16-byte rows and the output sliced back. Zero columns of a and rows of b add nothing to the sums;
+    the extra output columns are dropped."""
     def rule(ctx, *operands, **params):
         a, b = ctx.avals_in[0], ctx.avals_in[1]
         unit = 16 // np.dtype(a.dtype).itemsize
@@ -150,6 +145,12 @@ def _cuda_padding(platform, kernel, ffi_rule):
 
         return mlir.lower_fun(padded, multiple_results=False)(ctx, *operands)
     return rule
+
+
+def _cuda_lowering(platform, kernel, ffi_rule):
+    """The lowering rule for `platform`: on CUDA, the FFI call with the decode tier's workspace where it may run
+    (_with_workspace), on operands padded to 16-byte rows where they are not (_cuda_padding); elsewhere as it is."""
+    return _cuda_padding(kernel, _with_workspace(ffi_rule)) if platform == "cuda" else ffi_rule
 
 
 def _pad_unaligned() -> bool:
@@ -180,11 +181,11 @@ def _batch_rule(get_prim):
 
 _matmul_p = define_primitive(
     "jk_matmul", abstract_eval=_matmul_abstract, batch_rule=_batch_rule(lambda: _matmul_p),
-    partitioning=MatmulPartitioning(linear=False), wrap_lowering=_cuda_padding,
+    partitioning=MatmulPartitioning(linear=False), wrap_lowering=_cuda_lowering,
     attrs=lambda p: dict(precision=np.int64(p["precision"])))
 _linear_p = define_primitive(
     "jk_linear", abstract_eval=_linear_abstract, batch_rule=_batch_rule(lambda: _linear_p),
-    partitioning=MatmulPartitioning(linear=True), wrap_lowering=_cuda_padding,
+    partitioning=MatmulPartitioning(linear=True), wrap_lowering=_cuda_lowering,
     attrs=lambda p: dict(precision=np.int64(p["precision"]), activation=np.int64(p["activation"])))
 
 

@@ -50,8 +50,8 @@ constexpr int kPipeWarps = 8;
 constexpr int kPipeThreads = 32 * kPipeWarps;
 constexpr int kPipeStages = 4;  // default ring depth (8 for the lab: JK_MATMUL_PIPE_STAGES=8)
 
-// Stage geometry for CW columns and MG groups of 8 rows of a: ~16 KiB of b per stage (KS = 8192 / CW
-// k rows), rows padded by 16 bytes so the 8 row addresses of an ldmatrix fall in distinct banks.
+// Stage geometry for CW columns and MG groups of 8 rows of a: ~16 KiB of b per stage (KS = 8192 / CW k rows) in
+// dense swizzled rows, a's rows padded by 16 bytes so the 8 row addresses of an ldmatrix fall in distinct banks.
 template <int CW, int MG, int kStages = kPipeStages>
 struct PipeShape {
   static constexpr int kKs = 8192 / CW;             // k rows per stage
@@ -68,7 +68,8 @@ struct PipeShape {
   static constexpr int kBSlot = kKs * CW * 2;
   static constexpr int kASlot = 8 * MG * kARow * 2;
   static constexpr int kBars = kStages * kBSlot + kStages * kASlot;  // byte offset of the mbarriers
-  static constexpr int kSmemBytes = 1024 + (kBars + 8 * kStages > kRedFloats * 4 ? kBars + 8 * kStages : kRedFloats * 4);
+  static constexpr int kSmemBytes =
+      1024 + (kBars + 8 * kStages > kRedFloats * 4 ? kBars + 8 * kStages : kRedFloats * 4);
   static_assert(kStepsPerWarp >= 1 && kKSteps % kKGroups == 0, "every warp has a k step");
 };
 

@@ -12,8 +12,8 @@
 // the copies fill whole 128-byte lines and the 8 rows of an ldmatrix fragment fall in distinct banks; a's rows padded
 // by 16 bytes (80-byte pitch: the 8 fragment rows fall in distinct banks too).
 //
-// Math: out^T = b^T a^T on mma.sync m16n8k16 (SkinnyMmaOp): the 16 mma rows are 16 columns of b (ldmatrix.trans),
-// the 8 mma columns 8 rows of a; MG groups of 8 rows of a (M <= 8 MG).
+// Math: out^T = b^T a^T on mma.sync m16n8k16 (pipe::SwizzledStep): the 16 mma rows are 16 columns of b
+// (ldmatrix.trans), the 8 mma columns 8 rows of a; MG groups of 8 rows of a (M <= 8 MG).
 //
 // Requires (the launcher checks): K % 8 == 0, N % 8 == 0, a and b 16-byte aligned in every batch matrix, M <= 16,
 // a workspace of ranks x batch x M x N floats.
@@ -24,7 +24,6 @@
 #include "common/device.cuh"
 #include "matmul/matmul_decode.cuh"  // pipe::Copy16, RunRing, SwizzledStep
 #include "matmul/matmul_epilogue.cuh"
-#include "matmul/matmul_skinny_mma.cuh"  // SkinnyMmaOp
 
 namespace jk::mm {
 
