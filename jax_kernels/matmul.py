@@ -98,24 +98,31 @@ _SPLIT_MAX_RANKS = 16
 _WORKSPACE_MAX_BYTES = 32 << 20
 
 
-def _workspace_elems(a, b, out) -> int:
-    """Floats of workspace for the decode tier's problems (bf16/f16, M <= 16 after the handler folds broadcast
-    batch dims into M, K and N multiples of 8); 0 elsewhere. The launcher checks the size it gets."""
+def _workspace_elems(avals_in, out) -> int:
+    """Floats of workspace for the decode tier's problems (bf16/f16, M <= 16 after the handler's fold, K and N
+    multiples of 8); 0 elsewhere. The handler folds the batch into M where b (and bias) are shared, a is not
+    broadcast and a residual, if any, has the output's shape (matmul_ffi.cc, BuildProblem). Folded or not, the
+    partials take 16 ranks x batch x M x N floats at most; the launcher checks the size it gets."""
+    a, b = avals_in[0], avals_in[1]
+    bias = avals_in[2] if len(avals_in) > 2 else None
+    residual = avals_in[3] if len(avals_in) > 3 else None
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     if np.dtype(a.dtype) not in (np.dtype(jnp.bfloat16), np.dtype(jnp.float16)) or k == 0 or k % 8 or n % 8:
         return 0
-    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
-    if batch > 1 and all(d == 1 for d in b.shape[:-2]):  # b shared: the handler may fold the batch into M
-        m *= batch
-        batch = 1
+    batch_dims = tuple(out.shape[:-2])
+    batch = int(np.prod(batch_dims, dtype=np.int64))
+    shared = lambda x: x is None or is_absent(x) or all(d == 1 for d in x.shape[:-2])
+    folds = (shared(b) and shared(bias) and tuple(a.shape[:-2]) == batch_dims and
+             (residual is None or is_absent(residual) or tuple(residual.shape) == tuple(out.shape)))
+    rows = m * batch if folds else m
     elems = _SPLIT_MAX_RANKS * batch * m * n
-    return elems if m <= 16 and 0 < elems * 4 <= _WORKSPACE_MAX_BYTES else 0
+    return elems if rows <= 16 and 0 < elems * 4 <= _WORKSPACE_MAX_BYTES else 0
 
 
 def _with_workspace(ffi_rule):
     """The FFI rule with the decode tier's workspace as a second result where it may run (dropped after the call)."""
     def rule(ctx, *operands, **params):
-        elems = _workspace_elems(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0])
+        elems = _workspace_elems(ctx.avals_in, ctx.avals_out[0])
         if not elems:
             return ffi_rule(ctx, *operands, **params)
         ws = ctx.avals_out[0].update(shape=(elems,), dtype=np.dtype(np.float32))

@@ -866,7 +866,7 @@ def test_linear_split_residual_broadcast(rng, monkeypatch, res_shape):
 @pytest.mark.parametrize("res_shape", [(1, 200), (5, 4, 200)])
 def test_linear_decode_batched(rng, res_shape):
     """A batch of decode problems with w shared: with a residual broadcast over rows the handler keeps the batch
-    apart (5 problems of 4 rows); with a full residual it folds them into M = 20."""
+    apart (5 problems of 4 rows on SplitPipe's batch grid); with a full residual it folds them into M = 20."""
     x, x64 = randn(rng, (5, 4, 1032), jnp.bfloat16)
     w, w64 = randn(rng, (1032, 200), jnp.bfloat16, scale=1 / np.sqrt(1032))
     bias, b64 = randn(rng, (200,), jnp.bfloat16)
@@ -958,7 +958,7 @@ def test_cuda_lowering_pads_unaligned_rows(monkeypatch, case):
 
 
 @pytest.mark.skipif(not jk.WITH_CUDA, reason="the CUDA lowering needs the CUDA targets")
-@pytest.mark.parametrize("case", ["decode", "batched", "folded", "tall", "float32", "odd_n"])
+@pytest.mark.parametrize("case", ["decode", "batched", "folded", "tall", "a_broadcast", "float32", "odd_n"])
 def test_cuda_lowering_decode_workspace(case):
     """The CUDA lowering adds a float32 workspace result (16 ranks x batch x M x N) where SplitPipe may run, and only
     there; the primitive still has one output."""
@@ -967,6 +967,7 @@ def test_cuda_lowering_decode_workspace(case):
         "batched": ((3, 4, 64), (3, 64, 32), jnp.float16, 16 * 3 * 4 * 32),
         "folded": ((3, 4, 64), (64, 32), jnp.bfloat16, 16 * 12 * 32),  # b shared: M = 12 after the fold
         "tall": ((5, 4, 64), (64, 32), jnp.bfloat16, 0),  # M = 20 after the fold
+        "a_broadcast": ((1, 4, 64), (5, 64, 32), jnp.bfloat16, 16 * 5 * 4 * 32),  # b batched: no fold
         "float32": ((8, 64), (64, 32), jnp.float32, 0),
         "odd_n": ((8, 64), (64, 30), jnp.bfloat16, 0)}[case]
     a, b = jnp.ones(a_shape, dt), jnp.ones(b_shape, dt)
@@ -976,3 +977,20 @@ def test_cuda_lowering_decode_workspace(case):
     results = call[0].split("->")[-1]
     assert results.count("tensor<") == (2 if ws else 1), call[0]
     assert (f"tensor<{ws}xf32>" in results) == bool(ws), call[0]
+
+
+@pytest.mark.skipif(not jk.WITH_CUDA, reason="the CUDA lowering needs the CUDA targets")
+@pytest.mark.parametrize("res_shape", [(5, 4, 32), (1, 32), None])
+def test_cuda_lowering_linear_workspace_fold(res_shape):
+    """linear over a batch of 5 x 4 rows with w shared: the handler folds the batch into M = 20 (no workspace) unless
+    a residual broadcast over rows keeps the batch apart (4 rows each: a workspace)."""
+    x, w, bias = jnp.ones((5, 4, 64), jnp.bfloat16), jnp.ones((64, 32), jnp.bfloat16), jnp.ones((32,), jnp.bfloat16)
+    res = None if res_shape is None else jnp.ones(res_shape, jnp.bfloat16)
+    f = jax.jit(lambda x, w, b: jk.linear(x, w, b, activation="gelu", residual=res))
+    text = f.trace(x, w, bias).lower(lowering_platforms=("cuda",)).as_text()
+    call = [line for line in text.splitlines() if "stablehlo.custom_call @jk_linear" in line]
+    assert len(call) == 1
+    want = 16 * 5 * 4 * 32 if res_shape == (1, 32) else 0
+    results = call[0].split("->")[-1]
+    assert results.count("tensor<") == (2 if want else 1), call[0]
+    assert (f"tensor<{want}xf32>" in results) == bool(want), call[0]
