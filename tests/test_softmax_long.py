@@ -387,35 +387,3 @@ def test_norm_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n):
 def test_norm_hybrid_large_mean_and_groups(monkeypatch, rng, knob):
     monkeypatch.setenv("JK_NORM_HYBRID", knob)
     check_norm_large_mean_and_groups(rng)
-
-
-# ClusterRowsNorm with 4 packs a thread (JK_NORM_CLUSTER_PACKS=4, float32 only: 3 CTAs of 512 per SM, clusters twice
-# as wide; 65536 columns: 8 CTAs), with the scale in shared memory (LayerNorm's default; RMSNorm with
-# JK_NORM_SMEM_SCALE=1) and the bias too (JK_NORM_SMEM_BIAS=1). RMSNorm reaches it under JK_NORM_CLUSTER. 16-bit rows
-# keep the default tiers (checked too).
-NORM_NARROW = ["plain", "smem"] if ON_GPU else []
-NORM_NARROW_ROWS = [(3, 16392), (600, 20000), (2, 32768), (3, 32776), (600, 40000), (2, 65536), (3, 65544)]
-
-
-def _narrow(monkeypatch, knob):
-    monkeypatch.setenv("JK_NORM_CLUSTER_PACKS", "4")
-    monkeypatch.setenv("JK_NORM_CLUSTER", "0 -1")
-    if knob == "smem":
-        monkeypatch.setenv("JK_NORM_SMEM_SCALE", "1")
-        monkeypatch.setenv("JK_NORM_SMEM_BIAS", "1")
-    else:
-        monkeypatch.setenv("JK_NORM_SMEM_SCALE", "0")
-
-
-@pytest.mark.parametrize("knob", NORM_NARROW)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("rows,n", NORM_NARROW_ROWS)
-def test_norm_cluster_narrow_rows(monkeypatch, rng, knob, dtype, rows, n):
-    _narrow(monkeypatch, knob)
-    check_norm_rows(rng, dtype, rows, n)
-
-
-@pytest.mark.parametrize("knob", NORM_NARROW)
-def test_norm_cluster_narrow_large_mean_and_groups(monkeypatch, rng, knob):
-    _narrow(monkeypatch, knob)
-    check_norm_large_mean_and_groups(rng)

@@ -3,6 +3,7 @@ twice as wide) and, for LayerNorm, the bias in shared memory beside the scale (n
 JK_NORM_SMEM_BIAS). The benchmark's long float32 cases, each variant against jnp and against x * c over the same bytes
 (CUPTI, the benchmark's timer: median of 5 calls; the knobs are read at every launch, so one process times them all).
 
+  git apply bench/lab/s25_cluster_narrow.patch   # the knobs (reverted from main: the variant lost, s25_h200.md)
   python bench/lab/s25_norm_cluster.py
 """
 import os

@@ -123,33 +123,6 @@ cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice
   if (choice == 2) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
   return cudaErrorNotSupported;
 }
-// Lab: ClusterRowsNorm with 4 packs a thread (JK_NORM_CLUSTER_PACKS=4; float32 only): 3 CTAs of 512 per SM, the
-// cluster twice as wide as at 8 packs, and room for both parameter rows in shared memory beside three CTAs
-// (JK_NORM_SMEM_BIAS=1, LayerNorm with a bias; the scale follows SmemScaleOn). Not the default: unmeasured.
-int ClusterPacksKnob() {
-  const char* e = std::getenv("JK_NORM_CLUSTER_PACKS");
-  return e != nullptr ? std::atoi(e) : kClusterPacks;
-}
-template <typename T, Kind K>
-cudaError_t LaunchClusterRowsNarrow(const Params<T>& p, cudaStream_t stream) {
-  constexpr int kPacks = 4;
-  static_assert(sizeof(T) == 4, "float32 rows");
-  const int64_t from = std::getenv("JK_NORM_CLUSTER") != nullptr || K == Kind::kLayerNorm ? 16384 : kHybridRmsMinColumns;
-  if (p.n <= from) return cudaErrorNotSupported;
-  const RowSpan span = RowSpanFor(p.n, int64_t{kPacks} * 4, kThreads, kMaxCluster);
-  if (span.ctas < 2) return cudaErrorNotSupported;
-  const bool one_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
-  const bool smem_scale = SmemScaleOn<T, K>() && p.scale != nullptr && one_row;
-  const char* eb = std::getenv("JK_NORM_SMEM_BIAS");
-  const bool smem_bias = smem_scale && K == Kind::kLayerNorm && p.bias != nullptr && eb != nullptr && std::atoi(eb) != 0;
-  auto kernel = ClusterRowsNorm<T, K, kPacks, true, 0>;
-  if (smem_scale) kernel = ClusterRowsNorm<T, K, kPacks, true, 1>;
-  if constexpr (K == Kind::kLayerNorm) {
-    if (smem_bias) kernel = ClusterRowsNorm<T, K, kPacks, true, 2>;
-  }
-  const size_t smem = size_t(kPacks) * span.threads * 16 * (smem_bias ? 2 : smem_scale ? 1 : 0);
-  return LaunchClusterGrid(kernel, span.ctas, span.threads, smem, p.outer, -1, stream, p);
-}
 }  // namespace
 
 template <typename T, Kind K>
@@ -158,13 +131,6 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if constexpr (sizeof(T) == 4) {
     if (p.n > 16384) {
       const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<K>(p.n));
-      if (e != cudaErrorNotSupported) return e;
-    }
-  }
-  if constexpr (sizeof(T) == 4) {
-    const int packs = ClusterPacksKnob();
-    if (packs == 4) {
-      const cudaError_t e = LaunchClusterRowsNarrow<T, K>(p, stream);
       if (e != cudaErrorNotSupported) return e;
     }
   }
@@ -178,8 +144,8 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
       SmemScaleOn<T, K>() && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
   auto kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true> : ClusterRowsNorm<T, K, kClusterPacks, false>;
   if (smem_scale) {
-    kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, 1>
-                      : ClusterRowsNorm<T, K, kClusterPacks, false, 1>;
+    kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true>
+                      : ClusterRowsNorm<T, K, kClusterPacks, false, true>;
   }
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.

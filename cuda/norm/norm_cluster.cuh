@@ -97,24 +97,20 @@ __device__ __forceinline__ Welford SquaresState(float count, float sum_sq) {
   return w;
 }
 
-// kSmemParams (one parameter row for every row): 1 keeps the scale, 2 the scale and the bias (float32 LayerNorm
-// only), in dynamic shared memory: each thread copies its kPacks packs of each once into its own slots (kPacks x
-// blockDim.x x 16 bytes per parameter); a persistent CTA always owns the same columns, so every later row reads
-// them from there instead of from L2 (which otherwise moves as many parameter bytes as x and y together,
-// bench/lab/s14_h200.md call 5). Each thread reads back only the slots it wrote: no barrier.
-// kPacks = 8 allows two CTAs of 512 per SM (<= 64 registers), kPacks = 4 three (<= 40 registers; the cluster twice
-// as wide, and half the shared memory per CTA, so both parameter rows fit beside three CTAs).
-template <typename T, Kind K, int kPacks, bool kExchange, int kSmemParams = 0>
-__global__ void __launch_bounds__(512, kPacks >= 8 ? 2 : 3)
+// kSmemScale: the scale is one row (no per-group parameters) and each thread copies its kPacks scale packs once
+// into its own slots of dynamic shared memory (kPacks x blockDim.x x 16 bytes): a persistent CTA always owns the
+// same columns, so every later row reads them from there instead of from L2 (which otherwise moves as many
+// parameter bytes as x and y together, bench/lab/s14_h200.md call 5). Each thread reads back only the slots it
+// wrote: no barrier.
+template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false>
+__global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
-  static_assert(kSmemParams < 2 || (sizeof(T) == 4 && K == Kind::kLayerNorm), "the bias slots: float32 LayerNorm");
-  constexpr bool kSmemScale = kSmemParams >= 1, kSmemBias = kSmemParams >= 2;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kP = 16 / sizeof(T);  // elements per pack
   __shared__ float scratch[3 * 32];
   __shared__ float4 slots[2];
   __shared__ ClusterExchange<float4> ex;
-  extern __shared__ uint4 scale_slots[];  // kSmemScale: [kPacks][blockDim.x], then kSmemBias: the bias's
+  extern __shared__ uint4 scale_slots[];  // kSmemScale: [kPacks][blockDim.x]
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   const int64_t rows = p.outer, n = p.n;
@@ -122,15 +118,10 @@ __global__ void __launch_bounds__(512, kPacks >= 8 ? 2 : 3)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
   uint4* const my_scale = scale_slots + t;  // this thread's slot k at my_scale[k * lanes]
-  uint4* const my_bias = my_scale + kPacks * lanes;
   if constexpr (kSmemScale) {
 #pragma unroll
-    for (int k = 0; k < kPacks; ++k) {
-      if (col_of(k) >= ncols) continue;
-      my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
-      if constexpr (kSmemBias)
-        my_bias[k * lanes] = p.bias != nullptr ? *reinterpret_cast<const uint4*>(p.bias + col_of(k)) : make_uint4(0, 0, 0, 0);
-    }
+    for (int k = 0; k < kPacks; ++k)
+      if (col_of(k) < ncols) my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
   }
   if constexpr (kExchange) ex.Init();
   auto row_state = [&](const Welford& w, int parity, uint32_t use) {
@@ -194,13 +185,8 @@ __global__ void __launch_bounds__(512, kPacks >= 8 ? 2 : 3)
           const uint4 gw = my_scale[k * lanes];
           Pack<T, kP> g, b;
           memcpy(&g, &gw, 16);
-          if constexpr (kSmemBias) {
-            const uint4 bw = my_bias[k * lanes];  // zeros without a bias
-            memcpy(&b, &bw, 16);
-          } else if (K == Kind::kLayerNorm && bias != nullptr) {
-            b = LoadPack<T, kP>(bias + col);
-          }
-          StorePack<T, kP>(yr + col, NormalizeWith<K, T, kP>(v[k], mean, rstd, g, b, true, kSmemBias || bias != nullptr));
+          if (K == Kind::kLayerNorm && bias != nullptr) b = LoadPack<T, kP>(bias + col);
+          StorePack<T, kP>(yr + col, NormalizeWith<K, T, kP>(v[k], mean, rstd, g, b, true, bias != nullptr));
         } else {
           StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
         }
