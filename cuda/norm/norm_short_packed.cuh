@@ -88,28 +88,55 @@ __device__ __forceinline__ uint32_t PackWord(const float* v) {
 }
 
 __device__ __forceinline__ uint4 LoadWords(const void* p) { return *reinterpret_cast<const uint4*>(p); }
+
+// A row of 1.0 (or 0.0) in every element, the width of the tier's longest row (4 KB): an absent scale (bias) reads
+// from here, so the parameter loads take no branch and no register is set to a default first (8-12 instructions of
+// a 16-bit kernel's ~175 at 32 columns).
+constexpr int kParamRowWords = 1024;
+template <uint32_t kWord>
+struct ParamRow {
+  uint32_t w[kParamRowWords];
+  constexpr ParamRow() : w() {
+    for (int i = 0; i < kParamRowWords; ++i) w[i] = kWord;
+  }
+};
+static __device__ const ParamRow<0x3f800000u> kOnesFloat;
+static __device__ const ParamRow<0x3f803f80u> kOnesBf16;
+static __device__ const ParamRow<0x3c003c00u> kOnesHalf;
+static __device__ const ParamRow<0u> kZeros;
+template <typename T>
+__device__ __forceinline__ const T* OnesRow() {
+  if constexpr (sizeof(T) == 4) return reinterpret_cast<const T*>(kOnesFloat.w);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return reinterpret_cast<const T*>(kOnesBf16.w);
+  else return reinterpret_cast<const T*>(kOnesHalf.w);
+}
 __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
   return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;
 }
 
-template <typename T, Kind K, int W, int C>
-__global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
+template <typename T, Kind K, int W, int C, int kThreads = kPackedThreads>
+__global__ void __launch_bounds__(kThreads) ShortRowsPacked(Params<T> p) {
   static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
   constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
   constexpr int A = E < 4 ? E : 4;                                                // independent accumulators per lane
   constexpr int kWords = C * 4, V = kPerWord<T>;
-  const int lane = threadIdx.x % W;
+  static_assert(N * static_cast<int>(sizeof(T)) <= 4 * kParamRowWords, "OnesRow / kZeros cover the row");
+  // Thread indices unsigned: their divisions by powers of two are shifts (signed ones take 3-4 instructions each).
+  const unsigned tid = threadIdx.x;
+  const int lane = static_cast<int>(tid % W);
   const int rows = static_cast<int>(p.outer);
-  const int step = static_cast<int>(gridDim.x) * (kPackedThreads / W);
+  const int step = static_cast<int>(gridDim.x * (kThreads / W));
   const float inv_n = 1.f / static_cast<float>(N);
 
-  // Parameters, held for the whole loop (one row for every row: the launcher checks).
+  // Parameters, held for the whole loop (one row for every row: the launcher checks); absent ones read 1 and 0.
+  const T* const scale = p.scale != nullptr ? p.scale : OnesRow<T>();
+  const T* const bias = K == Kind::kLayerNorm && p.bias != nullptr ? p.bias : reinterpret_cast<const T*>(kZeros.w);
   uint32_t gw[kWords], bw[kWords];
 #pragma unroll
   for (int c = 0; c < C; ++c) {
     const int col = (c * W + lane) * P;
-    const uint4 g = p.scale != nullptr ? LoadWords(p.scale + col) : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
-    const uint4 b = K == Kind::kLayerNorm && p.bias != nullptr ? LoadWords(p.bias + col) : make_uint4(0, 0, 0, 0);
+    const uint4 g = LoadWords(scale + col);
+    const uint4 b = K == Kind::kLayerNorm ? LoadWords(bias + col) : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       gw[c * 4 + k] = Word(g, k);
@@ -117,9 +144,9 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
     }
   }
   // The loop bound is uniform per warp (full-mask shuffles): rows past the end run on zeros, never stored.
-  const int thread = static_cast<int>(blockIdx.x) * kPackedThreads + static_cast<int>(threadIdx.x);
-  for (int warp_row = thread / 32 * (32 / W); warp_row < rows; warp_row += step) {
-    const int row = warp_row + (static_cast<int>(threadIdx.x) % 32) / W;
+  const unsigned thread = blockIdx.x * kThreads + tid;
+  for (int warp_row = static_cast<int>(thread / 32 * (32 / W)); warp_row < rows; warp_row += step) {
+    const int row = warp_row + static_cast<int>(tid % 32 / W);
     const bool live = row < rows;
     // Keep the held pairs packed: without this the compiler may hoist their unpacking out of the loop
     // (float32 copies: E more registers each; at C = 4, 524 SASS instructions against 456).
@@ -183,7 +210,7 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
         }
         *reinterpret_cast<uint4*>(p.y + row * N + (c * W + lane) * P) = make_uint4(o[0], o[1], o[2], o[3]);
       }
-      if (lane == 0 && p.mean != nullptr) {
+      if (K == Kind::kLayerNorm && lane == 0 && p.mean != nullptr) {  // RMSNorm returns no statistics
         p.mean[row] = mean;
         p.rstd[row] = rstd;
       }

@@ -1,0 +1,67 @@
+"""Session 25 (H200): the packed short-row tier (norm_short_packed.cuh) after its instruction diet (unsigned thread
+indices, absent parameters read from rows of ones / zeros instead of branches and defaults, no statistics code in
+RMSNorm), with CTAs of 256 / 128 / 64 threads (JK_NORM_PACKED_THREADS) and other packs per lane (JK_NORM_TIER="packed
+C", read per launch with JK_NORM_TIER_DYNAMIC=1). 49152 rows of 32-128 columns (the benchmark's short, L2-resident
+cases), against jnp in the same process; CUPTI, the benchmark's timer (median of 5 calls), each case twice.
+
+  python bench/lab/s25_norm_short.py
+"""
+import os
+
+os.environ["JK_NORM_TIER_DYNAMIC"] = "1"
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import jax_kernels as jk  # noqa: E402
+from jax_kernels import reference as ref  # noqa: E402
+from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
+
+rng = np.random.default_rng(0)
+TIMER = Timer(describe_device(), iterations=5)
+
+
+def med_us(f, *args):
+    ms, _, out = TIMER.time(f, args, out_bytes=args[0].size * args[0].dtype.itemsize)
+    del out
+    return ms * 1e3
+
+
+def variants(cols, dtype):
+    out = [("default", {}), ("threads 128", {"JK_NORM_PACKED_THREADS": "128"}),
+           ("threads 64", {"JK_NORM_PACKED_THREADS": "64"})]
+    packs = cols * jnp.dtype(dtype).itemsize // 16
+    for c in (2, 4):
+        if c < packs or c == packs:
+            for t in ("256", "128"):
+                out.append((f"C {c} threads {t}", {"JK_NORM_TIER": f"packed {c}", "JK_NORM_PACKED_THREADS": t}))
+    return out
+
+
+ROWS = 49152
+print(f"device: {jax.devices()[0].device_kind}")
+print("| op | dtype | cols | variant | us | jnp us | x jnp | max err vs jnp |")
+print("|---|---|---:|---|---:|---:|---:|---:|")
+for cols in (32, 64, 128):
+    for dt in (jnp.float32, jnp.bfloat16, jnp.float16):
+        x = jax.device_put(jnp.asarray(rng.standard_normal((ROWS, cols), np.float32) + 1.0, dt))
+        s = jax.device_put(jnp.asarray(rng.standard_normal((cols,), np.float32), dt))
+        b = jax.device_put(jnp.asarray(rng.standard_normal((cols,), np.float32), dt))
+        for op in ("layer_norm", "rms_norm"):
+            if op == "layer_norm":
+                f, g = jax.jit(lambda v: jk.layer_norm(v, s, b)), jax.jit(lambda v: ref.layer_norm(v, s, b))
+            else:
+                f, g = jax.jit(lambda v: jk.rms_norm(v, s)), jax.jit(lambda v: ref.rms_norm(v, s))
+            want = np.asarray(g(x), np.float32)
+            for rep in range(2):
+                t_jnp = med_us(g, x)
+                for name, env in variants(cols, dt):
+                    for k in ("JK_NORM_PACKED_THREADS", "JK_NORM_TIER"):
+                        os.environ.pop(k, None)
+                    os.environ.update(env)
+                    err = float(np.max(np.abs(np.asarray(f(x), np.float32) - want))) if rep == 0 else float("nan")
+                    t = med_us(f, x)
+                    print(f"| {op} | {jnp.dtype(dt).name} | {cols} | {name} | {t:.2f} | {t_jnp:.2f} | "
+                          f"{t_jnp / t:.3f} | {err:.1e} |", flush=True)
+                for k in ("JK_NORM_PACKED_THREADS", "JK_NORM_TIER"):
+                    os.environ.pop(k, None)
