@@ -402,27 +402,6 @@ def test_many_rows_one_parameter_row(rng, dtype, n):
     assert_close(yr[idx], np_rms_norm(xs, sf), dtype, scale=2.0)
 
 
-@pytest.mark.parametrize("threads", ["64", "128"] if ON_GPU else [])
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [16, 32, 64])
-def test_packed_short_rows_cta_sizes(monkeypatch, rng, threads, dtype, n):
-    """The packed short-row tier with CTAs of 64 / 128 threads on rows of 64-128 bytes (JK_NORM_PACKED_THREADS, a lab
-    knob read at every launch); rows past the grid's reach, with and without parameters. (JK_NORM_TIER='packed 4',
-    one lane per 64-byte row, is read once per process: bench/lab/s25_norm_short.py runs it.)"""
-    monkeypatch.setenv("JK_NORM_PACKED_THREADS", threads)
-    rows = 300001
-    x = jnp.asarray((rng.standard_normal((rows, n)) * 2.0 + 0.5).astype(np.float32), dtype=dtype)
-    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
-    idx = np.unique(np.r_[0, 1, rows // 2, rows - 2, rows - 1, rng.integers(0, rows, 200)])
-    xs = np.asarray(x[idx].astype(jnp.float32), np.float64)
-    y, mean, _ = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)
-    assert_close(y[idx], np_layer_norm(xs, sf, bf)[0], dtype, scale=2.0)
-    assert_close(mean[idx], xs.mean(-1), jnp.float32, scale=4.0)
-    assert_close(jax.jit(jk.layer_norm)(x)[idx], np_layer_norm(xs, None, None)[0], dtype, scale=2.0)
-    assert_close(jax.jit(jk.rms_norm)(x, s)[idx], np_rms_norm(xs, sf), dtype, scale=2.0)
-    assert_close(jax.jit(jk.rms_norm)(x)[idx], np_rms_norm(xs, None), dtype, scale=2.0)
-
-
 # ---- statistics only / apply given statistics -------------------------------------------------------
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("shape,axis", [((5, 300), -1), ((3, 4097), -1), ((4, 33, 6), 1), ((7, 3), 0)])

@@ -21,4 +21,4 @@ l=$(left)
 echo "=== $lab ($l s left)"
 # shellcheck disable=SC2086  # LAB_ARGS is split on purpose
 XLA_FLAGS=--xla_gpu_enable_command_buffer= timeout -k 5 $(( l - 10 )) python3 "$REPO/bench/lab/$lab" ${LAB_ARGS:-} \
-  2>&1 | tee "$OUT/lab.log" | grep -E "^\||device|FAILED|Error" | head -90
+  2>&1 | tee "$OUT/lab.log" | grep -E "^\||device|FAILED|Error" | awk 'NR <= 90'  # awk reads on: no SIGPIPE

@@ -28,14 +28,8 @@ def med_us(f, *args):
 
 
 def variants(cols, dtype):
-    out = [("default", {}), ("threads 128", {"JK_NORM_PACKED_THREADS": "128"}),
-           ("threads 64", {"JK_NORM_PACKED_THREADS": "64"})]
-    packs = cols * jnp.dtype(dtype).itemsize // 16
-    for c in (2, 4):
-        if c < packs or c == packs:
-            for t in ("256", "128"):
-                out.append((f"C {c} threads {t}", {"JK_NORM_TIER": f"packed {c}", "JK_NORM_PACKED_THREADS": t}))
-    return out
+    """Call 2 also timed CTAs of 128 / 64 threads (JK_NORM_PACKED_THREADS, since removed) and 2 / 4 packs per lane."""
+    return [("default", {})]
 
 
 ROWS = 49152

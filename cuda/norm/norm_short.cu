@@ -1,7 +1,6 @@
 // Launches of the short-row tier (norm_short.cuh): template arguments from the row length and the
 // configuration, a persistent grid of the resident capacity.
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 
 #include "common/launch.h"
@@ -68,20 +67,6 @@ cudaError_t WithIndex(const Params<T>& p, cudaStream_t stream, const ShortConfig
   return WithRows<T, K, C, W, false>(p, stream, cfg);
 }
 
-// One thread per W-lane slot of every row, or a grid-stride loop beyond 16 CTAs of 256 per SM.
-template <typename T, Kind K, int W, int C, int kThreads>
-cudaError_t LaunchPackedGrid(const Params<T>& p, cudaStream_t stream) {
-  const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, kThreads), int64_t{NumSMs()} * 16 * kPackedThreads / kThreads);
-  ShortRowsPacked<T, K, W, C, kThreads><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(p);
-  return LastLaunchError();
-}
-
-// Lab: CTAs of 64 or 128 threads instead of 256 on rows of 64-128 bytes (JK_NORM_PACKED_THREADS, read per launch).
-int PackedThreadsKnob() {
-  const char* e = std::getenv("JK_NORM_PACKED_THREADS");
-  return e != nullptr ? std::atoi(e) : kPackedThreads;
-}
-
 // C packs per lane over rows of Packs packs: W = Packs / C lanes per row, where that is exact and a power of
 // two up to a warp (else cudaErrorNotSupported, nothing instantiated). One thread per W-lane slot of every
 // row, or a grid-stride loop beyond 16 CTAs per SM.
@@ -92,14 +77,9 @@ cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
   if constexpr (!kFits) {
     return cudaErrorNotSupported;
   } else {
-    if constexpr (Packs <= 8) {  // rows of 64-128 bytes: the lab's CTA sizes
-      switch (PackedThreadsKnob()) {
-        case 64: return LaunchPackedGrid<T, K, W, C, 64>(p, stream);
-        case 128: return LaunchPackedGrid<T, K, W, C, 128>(p, stream);
-        default: break;
-      }
-    }
-    return LaunchPackedGrid<T, K, W, C, kPackedThreads>(p, stream);
+    const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, kPackedThreads), int64_t{NumSMs()} * 16);
+    ShortRowsPacked<T, K, W, C><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
+    return LastLaunchError();
   }
 }
 

@@ -114,8 +114,8 @@ __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
   return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;
 }
 
-template <typename T, Kind K, int W, int C, int kThreads = kPackedThreads>
-__global__ void __launch_bounds__(kThreads) ShortRowsPacked(Params<T> p) {
+template <typename T, Kind K, int W, int C>
+__global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
   constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
   constexpr int A = E < 4 ? E : 4;                                                // independent accumulators per lane
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(kThreads) ShortRowsPacked(Params<T> p) {
   const unsigned tid = threadIdx.x;
   const int lane = static_cast<int>(tid % W);
   const int rows = static_cast<int>(p.outer);
-  const int step = static_cast<int>(gridDim.x * (kThreads / W));
+  const int step = static_cast<int>(gridDim.x * (kPackedThreads / W));
   const float inv_n = 1.f / static_cast<float>(N);
 
   // Parameters, held for the whole loop (one row for every row: the launcher checks); absent ones read 1 and 0.
@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(kThreads) ShortRowsPacked(Params<T> p) {
     }
   }
   // The loop bound is uniform per warp (full-mask shuffles): rows past the end run on zeros, never stored.
-  const unsigned thread = blockIdx.x * kThreads + tid;
+  const unsigned thread = blockIdx.x * kPackedThreads + tid;
   for (int warp_row = static_cast<int>(thread / 32 * (32 / W)); warp_row < rows; warp_row += step) {
     const int row = warp_row + static_cast<int>(tid % 32 / W);
     const bool live = row < rows;
