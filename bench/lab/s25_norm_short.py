@@ -4,7 +4,7 @@ RMSNorm), with CTAs of 256 / 128 / 64 threads (JK_NORM_PACKED_THREADS) and other
 C", read per launch with JK_NORM_TIER_DYNAMIC=1). 49152 rows of 32-128 columns (the benchmark's short, L2-resident
 cases), against jnp in the same process; CUPTI, the benchmark's timer (median of 5 calls), each case twice.
 
-  python bench/lab/s25_norm_short.py
+  [S25_COLS="32 128"] python bench/lab/s25_norm_short.py
 """
 import os
 
@@ -36,7 +36,7 @@ ROWS = 49152
 print(f"device: {jax.devices()[0].device_kind}")
 print("| op | dtype | cols | variant | us | jnp us | x jnp | max err vs jnp |")
 print("|---|---|---:|---|---:|---:|---:|---:|")
-for cols in (32, 64, 128):
+for cols in [int(c) for c in os.environ.get("S25_COLS", "32 64 128").split()]:
     for dt in (jnp.float32, jnp.bfloat16, jnp.float16):
         x = jax.device_put(jnp.asarray(rng.standard_normal((ROWS, cols), np.float32) + 1.0, dt))
         s = jax.device_put(jnp.asarray(rng.standard_normal((cols,), np.float32), dt))

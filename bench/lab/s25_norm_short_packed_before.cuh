@@ -1,0 +1,194 @@
+// Short rows (LayerNorm / RMSNorm, 64 bytes - 4 KB: bf16/f16 n = 32 ... 2048, float32 n = 16 ... 1024; every
+// row exactly W * C 16-byte packs): W lanes per row with C packs each, everything the compiler can know made a
+// template argument. Written for 16-bit rows of at most 512 bytes (below); float32 rows take it since session
+// 15 (bench/lab/s15_h200.md: 32 columns 3.33 -> 3.07 us LayerNorm, 3.07 -> 2.88 RMSNorm, against the
+// persistent short-row tier), and LayerNorm rows of 1-4 KB since session 18 (16-bit 512 and 1024 columns,
+// float32 256-1024: 4-16% faster than the group and packed-row kernels, which were issue-bound; also rows of
+// 384-3072 bytes with 3 or 6 packs per lane, such as 16-bit 192-1536 and float32 192-768 columns; the
+// launcher's PackedDefaultPacksPerLane has the figures).
+// Device code only; the launcher is norm_short.cu (LaunchShortRowsPacked).
+//
+// Why (bench/lab/norm_short_h200.md): at 49152 rows of 32-128 columns, L2-resident, the 16-bit row kernels
+// are bound by instructions per element, not by waves or loads in flight: GroupPerRowRegisters' LayerNorm
+// ran ~1.8x RMSNorm's SASS per row (64-bit index arithmetic, per-element bf16 conversions, runtime
+// scale/bias/padding predicates), and the persistent short-row tier tied. Here:
+//   - the row length is a template constant (no column predicates, no padding lanes) and offsets are 32-bit
+//     (the launcher checks outer * n < 2^30);
+//   - C packs per lane (two or four 16-byte loads) halve or quarter the lanes per row and so the shuffle
+//     rounds of each reduction (softmax's finding on the same rows, bench/lab/softmax_short_lab_h200.txt);
+//     at C * 8 == n one thread owns a row and there are no shuffles at all;
+//   - bf16 -> float is a shift or a mask of the 32-bit word (a bf16 is the top half of a float32), float ->
+//     16-bit one cvt per two values (__floats2bfloat162_rn / __floats2half2_rn);
+//   - the row is converted once and kept as float32 across both passes;
+//   - scale and bias (one parameter row for all rows: the launcher sends grouped parameters elsewhere) are
+//     loaded once per thread and held packed (one register per pair, unpacked per use: 2 instructions per
+//     pair, against twice the registers as float32); absent ones are 1 and 0, so the output pass has no
+//     branches.
+// Measured on an H200 (bench/lab/norm_packed_h200.md, 49152 rows, L2-resident): 1.2-1.6x the group kernel
+// at 32-256 columns; against jnp 0.90-0.97x for LayerNorm at 32-128 columns (1.20-1.27x at 256), 0.92x
+// for RMSNorm at 32 and 1.01-1.12x at 64-256. 4 packs per lane (one thread per row at 32 columns) lost at
+// 32 columns (3.7-4.0 us against 2.3: 49152 threads are too few to cover the load latency).
+// Statistics as in every tier: LayerNorm takes two exact passes over the register-resident row, of the data
+// shifted by the row's first element (RowShift in norm_kernels.cuh explains why).
+#pragma once
+#include <cstring>
+#include <type_traits>
+
+#include "norm/norm_kernels.cuh"
+
+namespace jk::norm {
+
+constexpr int kPackedThreads = 256;
+
+// BitsToFloat and Unpack2 (a word's two 16-bit values as float32): common/device.cuh.
+
+// Round-to-nearest-even of two floats into one word (one cvt.rn.{bf16x2,f16x2}.f32 on sm_80+).
+template <typename T>
+__device__ __forceinline__ uint32_t Pack2(float lo, float hi) {
+  uint32_t u;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    memcpy(&u, &h, 4);
+  } else {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    memcpy(&u, &h, 4);
+  }
+  return u;
+}
+
+// 1.0 in every element of a word: the scale of a LayerNorm/RMSNorm without one.
+template <typename T>
+constexpr uint32_t kOnePair = std::is_same_v<T, float>           ? 0x3f800000u
+                              : std::is_same_v<T, __nv_bfloat16> ? 0x3f803f80u
+                                                                 : 0x3c003c00u;
+
+// Elements of T per 32-bit word, and a word's elements as float32 / float32 values as a word: the
+// kernel below is written once over words (float32: one element, a bit copy; 16-bit: a pair).
+template <typename T>
+constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
+template <typename T>
+__device__ __forceinline__ void UnpackWord(uint32_t u, float* v) {
+  if constexpr (sizeof(T) == 4) {
+    v[0] = BitsToFloat(u);
+  } else {
+    const float2 f = Unpack2<T>(u);
+    v[0] = f.x;
+    v[1] = f.y;
+  }
+}
+template <typename T>
+__device__ __forceinline__ uint32_t PackWord(const float* v) {
+  if constexpr (sizeof(T) == 4) {
+    uint32_t u;
+    memcpy(&u, v, 4);
+    return u;
+  } else {
+    return Pack2<T>(v[0], v[1]);
+  }
+}
+
+__device__ __forceinline__ uint4 LoadWords(const void* p) { return *reinterpret_cast<const uint4*>(p); }
+__device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
+  return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;
+}
+
+template <typename T, Kind K, int W, int C>
+__global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
+  static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
+  constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
+  constexpr int A = E < 4 ? E : 4;                                                // independent accumulators per lane
+  constexpr int kWords = C * 4, V = kPerWord<T>;
+  const int lane = threadIdx.x % W;
+  const int rows = static_cast<int>(p.outer);
+  const int step = static_cast<int>(gridDim.x) * (kPackedThreads / W);
+  const float inv_n = 1.f / static_cast<float>(N);
+
+  // Parameters, held for the whole loop (one row for every row: the launcher checks).
+  uint32_t gw[kWords], bw[kWords];
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int col = (c * W + lane) * P;
+    const uint4 g = p.scale != nullptr ? LoadWords(p.scale + col) : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
+    const uint4 b = K == Kind::kLayerNorm && p.bias != nullptr ? LoadWords(p.bias + col) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      gw[c * 4 + k] = Word(g, k);
+      bw[c * 4 + k] = Word(b, k);
+    }
+  }
+  // The loop bound is uniform per warp (full-mask shuffles): rows past the end run on zeros, never stored.
+  const int thread = static_cast<int>(blockIdx.x) * kPackedThreads + static_cast<int>(threadIdx.x);
+  for (int warp_row = thread / 32 * (32 / W); warp_row < rows; warp_row += step) {
+    const int row = warp_row + (static_cast<int>(threadIdx.x) % 32) / W;
+    const bool live = row < rows;
+    // Keep the held pairs packed: without this the compiler may hoist their unpacking out of the loop
+    // (float32 copies: E more registers each; at C = 4, 524 SASS instructions against 456).
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) asm volatile("" : "+r"(gw[w]), "+r"(bw[w]));
+    uint4 u[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) u[c] = live ? LoadWords(p.x + row * N + (c * W + lane) * P) : make_uint4(0, 0, 0, 0);
+    float f[E];
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) UnpackWord<T>(Word(u[w / 4], w % 4), f + V * w);
+    float acc[A];
+#pragma unroll
+    for (int a = 0; a < A; ++a) acc[a] = 0.f;
+    float mean = 0.f, rstd;
+    if constexpr (K == Kind::kLayerNorm) {
+      // x[row, 0]: element 0 of lane 0.
+      const float shift = W == 1 ? f[0] : __shfl_sync(0xffffffffu, f[0], 0, W);
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        f[e] -= shift;  // exact near the shift
+        acc[e % A] += f[e];
+      }
+      float sum = acc[0];
+#pragma unroll
+      for (int a = 1; a < A; ++a) sum += acc[a];
+      const float shifted_mean = WarpAllReduce<W>(sum, SumOp()) * inv_n;
+      mean = shift + shifted_mean;
+#pragma unroll
+      for (int a = 0; a < A; ++a) acc[a] = 0.f;
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        f[e] -= shifted_mean;  // x - mean, f held across the passes
+        acc[e % A] = fmaf(f[e], f[e], acc[e % A]);
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < E; ++e) acc[e % A] = fmaf(f[e], f[e], acc[e % A]);
+    }
+    float sq = acc[0];
+#pragma unroll
+    for (int a = 1; a < A; ++a) sq += acc[a];
+    rstd = RstdFrom(WarpAllReduce<W>(sq, SumOp()) * inv_n, p.epsilon);
+
+    if (live) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        uint32_t o[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int w = c * 4 + k;
+          float g[V], b[V], v[V];
+          UnpackWord<T>(gw[w], g);
+          UnpackWord<T>(bw[w], b);
+#pragma unroll
+          for (int i = 0; i < V; ++i) {
+            const float xn = f[V * w + i] * rstd;
+            v[i] = K == Kind::kLayerNorm ? fmaf(xn, g[i], b[i]) : xn * g[i];
+          }
+          o[k] = PackWord<T>(v);
+        }
+        *reinterpret_cast<uint4*>(p.y + row * N + (c * W + lane) * P) = make_uint4(o[0], o[1], o[2], o[3]);
+      }
+      if (lane == 0 && p.mean != nullptr) {
+        p.mean[row] = mean;
+        p.rstd[row] = rstd;
+      }
+    }
+  }
+}
+
+}  // namespace jk::norm
