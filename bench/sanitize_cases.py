@@ -78,6 +78,12 @@ def norms_and_softmax():
     for n in [1, 3, 32, 33, 128, 1025, 2048, 4097, 8192, 16384, 16385, 65537]:
         for dt in DTYPES:
             row_ops(300 if n in (8192, 16384) else 3 if n > 4096 else 37, n, dt)  # 300: the bulk tier's ring wraps
+    # The packed short-row tier without parameters: 16-bit rows read the device rows of ones / zeros.
+    for n in [32, 128, 256, 1024]:
+        for dt in DTYPES:
+            x, xf = put((37, n), dt)
+            check(f"layer_norm {n} {dt.__name__} no params", jk.layer_norm(x), np_layer_norm(xf, 1.0, 0.0, -1), TOL[dt] * 4)
+            check(f"rms_norm {n} {dt.__name__} no scale", jk.rms_norm(x), np_rms_norm(xf, 1.0, -1), TOL[dt] * 4)
     # A non-last axis with 16-byte packs of inner columns.
     for dt in DTYPES:
         x, xf = put((4, 512, 64), dt)
