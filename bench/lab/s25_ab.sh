@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 25, call 4 (H200): the packed short-row tier before and after its instruction diet, in one call on one
-# machine: build (after), lab; swap in the header before the diet (s25_norm_short_packed_before.cuh, from 1f693a0),
-# incremental build, lab; the header after again, build, lab. The lab is s25_norm_short.py at 32 and 128 columns.
+# Session 25, call 4 (H200), run at 4e997d3: the packed short-row tier before and after its instruction diet, in one
+# call on one machine: build (after), lab; the header before the diet (s25_norm_short_diet.patch reversed: 1f693a0's
+# header), incremental build, lab; the header after again, build, lab. The lab is s25_norm_short.py at 32 and 128
+# columns.
 # Logs: $OUT/lab_after1.log, lab_before.log, lab_after2.log.
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 560
@@ -15,5 +16,5 @@ lab() {
 }
 build() { OUT=$OUT bash "$REPO/bench/gpu_check.sh" build | grep -E "build ok|error" ; cd /tmp; }
 lab after1
-cp "$REPO/bench/lab/s25_norm_short_packed_before.cuh" "$H"; build; lab before
+patch -s -R "$H" "$REPO/bench/lab/s25_norm_short_diet.patch" || exit 1; build; lab before
 cp /tmp/after.cuh "$H"; build; lab after2
