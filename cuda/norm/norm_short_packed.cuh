@@ -89,9 +89,9 @@ __device__ __forceinline__ uint32_t PackWord(const float* v) {
 
 __device__ __forceinline__ uint4 LoadWords(const void* p) { return *reinterpret_cast<const uint4*>(p); }
 
-// A row of 1.0 (or 0.0) in every element, the width of the tier's longest row (4 KB): an absent scale (bias) reads
-// from here, so the parameter loads take no branch and no register is set to a default first (8-12 instructions of
-// a 16-bit kernel's ~175 at 32 columns).
+// A row of 1.0 (or 0.0) in every element, the width of the tier's longest row (4 KB): a 16-bit row's absent scale
+// (bias) reads from here, so the parameter loads take no branch and no register is set to a default first (8-12
+// instructions of a 16-bit kernel's ~175 at 32 columns). float32 rows do not use them (see the kernel).
 constexpr int kParamRowWords = 1024;
 template <uint32_t kWord>
 struct ParamRow {
@@ -100,15 +100,14 @@ struct ParamRow {
     for (int i = 0; i < kParamRowWords; ++i) w[i] = kWord;
   }
 };
-static __device__ const ParamRow<0x3f800000u> kOnesFloat;
 static __device__ const ParamRow<0x3f803f80u> kOnesBf16;
 static __device__ const ParamRow<0x3c003c00u> kOnesHalf;
 static __device__ const ParamRow<0u> kZeros;
 template <typename T>
 __device__ __forceinline__ const T* OnesRow() {
-  if constexpr (sizeof(T) == 4) return reinterpret_cast<const T*>(kOnesFloat.w);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return reinterpret_cast<const T*>(kOnesBf16.w);
-  else return reinterpret_cast<const T*>(kOnesHalf.w);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return reinterpret_cast<const T*>(kOnesBf16.w);
+  else if constexpr (std::is_same_v<T, __half>) return reinterpret_cast<const T*>(kOnesHalf.w);
+  else return nullptr;  // float32: unused
 }
 __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
   return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;
