@@ -111,9 +111,10 @@ def _workspace_elems(avals_in, out) -> int:
         return 0
     batch_dims = tuple(out.shape[:-2])
     batch = int(np.prod(batch_dims, dtype=np.int64))
-    shared = lambda x: x is None or is_absent(x) or all(d == 1 for d in x.shape[:-2])
+    absent = lambda x: x is None or is_absent(x)
+    shared = lambda x: absent(x) or all(d == 1 for d in x.shape[:-2])
     folds = (shared(b) and shared(bias) and tuple(a.shape[:-2]) == batch_dims and
-             (residual is None or is_absent(residual) or tuple(residual.shape) == tuple(out.shape)))
+             (absent(residual) or tuple(residual.shape) == tuple(out.shape)))
     rows = m * batch if folds else m
     elems = _SPLIT_MAX_RANKS * batch * m * n
     return elems if rows <= 16 and 0 < elems * 4 <= _WORKSPACE_MAX_BYTES else 0

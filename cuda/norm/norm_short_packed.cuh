@@ -133,17 +133,15 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   // with the row pointers ptxas spilled 8 bytes in the 128-column LayerNorm, which lost 3-5% (the same call).
   constexpr bool kParamRows = sizeof(T) == 2;
   const T* const scale = kParamRows && p.scale == nullptr ? OnesRow<T>() : p.scale;
-  const T* const bias = kParamRows && (K != Kind::kLayerNorm || p.bias == nullptr) ? reinterpret_cast<const T*>(kZeros.w)
-                                                                                   : p.bias;
+  const T* const bias = kParamRows && p.bias == nullptr ? reinterpret_cast<const T*>(kZeros.w) : p.bias;
   uint32_t gw[kWords], bw[kWords];
 #pragma unroll
   for (int c = 0; c < C; ++c) {
     const int col = (c * W + lane) * P;
-    const uint4 ones = make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
-    const uint4 g = kParamRows || scale != nullptr ? LoadWords(scale + col) : ones;
-    const uint4 b = K != Kind::kLayerNorm    ? make_uint4(0, 0, 0, 0)
-                    : kParamRows || bias != nullptr ? LoadWords(bias + col)
-                                                    : make_uint4(0, 0, 0, 0);
+    const uint4 g = kParamRows || scale != nullptr ? LoadWords(scale + col)
+                                                   : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
+    const uint4 b = K == Kind::kLayerNorm && (kParamRows || bias != nullptr) ? LoadWords(bias + col)
+                                                                             : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       gw[c * 4 + k] = Word(g, k);
