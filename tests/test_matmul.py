@@ -971,8 +971,13 @@ def test_cuda_lowering_decode_workspace(case):
         "float32": ((8, 64), (64, 32), jnp.float32, 0),
         "odd_n": ((8, 64), (64, 30), jnp.bfloat16, 0)}[case]
     a, b = jnp.ones(a_shape, dt), jnp.ones(b_shape, dt)
-    text = jax.jit(jk.matmul).trace(a, b).lower(lowering_platforms=("cuda",)).as_text()
-    call = [line for line in text.splitlines() if "stablehlo.custom_call @jk_matmul" in line]
+    _assert_workspace(jax.jit(jk.matmul).trace(a, b), "jk_matmul", ws)
+
+
+def _assert_workspace(traced, target, ws):
+    """The one `target` custom call of the CUDA lowering has a float32 workspace result of ws elements (0: none)."""
+    text = traced.lower(lowering_platforms=("cuda",)).as_text()
+    call = [line for line in text.splitlines() if f"stablehlo.custom_call @{target}" in line]
     assert len(call) == 1
     results = call[0].split("->")[-1]
     assert results.count("tensor<") == (2 if ws else 1), call[0]
@@ -987,10 +992,4 @@ def test_cuda_lowering_linear_workspace_fold(res_shape):
     x, w, bias = jnp.ones((5, 4, 64), jnp.bfloat16), jnp.ones((64, 32), jnp.bfloat16), jnp.ones((32,), jnp.bfloat16)
     res = None if res_shape is None else jnp.ones(res_shape, jnp.bfloat16)
     f = jax.jit(lambda x, w, b: jk.linear(x, w, b, activation="gelu", residual=res))
-    text = f.trace(x, w, bias).lower(lowering_platforms=("cuda",)).as_text()
-    call = [line for line in text.splitlines() if "stablehlo.custom_call @jk_linear" in line]
-    assert len(call) == 1
-    want = 16 * 5 * 4 * 32 if res_shape == (1, 32) else 0
-    results = call[0].split("->")[-1]
-    assert results.count("tensor<") == (2 if want else 1), call[0]
-    assert (f"tensor<{want}xf32>" in results) == bool(want), call[0]
+    _assert_workspace(f.trace(x, w, bias), "jk_linear", 16 * 5 * 4 * 32 if res_shape == (1, 32) else 0)
