@@ -241,6 +241,37 @@ __device__ __forceinline__ void ClusterBarrier() {
   ClusterArrive();
   ClusterWait();
 }
+// ClusterArrive's lighter forms (PTX 8.6 fences restricted to shared memory; before CUDA 12.8 both are
+// ClusterArrive). ClusterArrive's release is a MEMBAR.ALL.GPU: the thread first waits until every earlier memory
+// operation of its own, global stores included, is performed GPU-wide.
+//   - ClusterArriveAfterSharedWrites releases only the CTA's own shared-memory writes (fence.release restricted
+//     to shared::cta, cluster scope: MEMBAR.ALL.CTA), which is all a CTA publishes when its peers read its shared
+//     memory after their wait.
+//   - ClusterArriveAfterPeerReads orders the thread's reads of its peers' shared memory before the arrival (fence
+//     .acquire restricted to shared::cluster: a wait for the loads' results, no membar), for the closing barrier
+//     after which a peer may rewrite or release (exit) the memory read.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define JK_HAS_SHARED_FENCES 1
+#endif
+__device__ __forceinline__ void ClusterArriveAfterSharedWrites() {
+#ifdef JK_HAS_SHARED_FENCES
+  asm volatile(
+      "fence.release.sync_restrict::shared::cta.cluster;\n"
+      "barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#else
+  ClusterArrive();
+#endif
+}
+__device__ __forceinline__ void ClusterArriveAfterPeerReads() {
+#ifdef JK_HAS_SHARED_FENCES
+  asm volatile(
+      "fence.acquire.sync_restrict::shared::cluster.cluster;\n"
+      "barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#else
+  ClusterArrive();
+#endif
+}
 
 }  // namespace jk
 

@@ -547,9 +547,12 @@ cudaError_t LaunchMatmul(cudaStream_t stream, const MatmulProblem& p) {
         else mm::SimtRegisterBlockedKernel<64, 64, 4, 4, 16, 2, 3><<<Grid(p, 64, 64), block, 0, stream>>>(p);
       } else if (const SimtSplit split = regs ? ChooseSimtSplit(p, tiles(32, 64), tiles(64, 64)) : SimtSplit{};
                  split.split > 1 || split.groups > 1) {
-        if (split.groups == 2)  // two k groups a CTA (kSimtGroupsForPairs), with or without a cluster
-          return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 1, 2>, 64, 64,
-                                 split.split, 2 * mm::kSimtThreads);
+        if (split.groups == 2)  // two k groups a CTA (kSimtGroupsForPairs), with or without a cluster; clusters
+                                // of at most 2 (the default's) issue 2 loads a round in the reduction, not 8
+          return LaunchSimtSplit(stream, p,
+                                 split.split <= 2 ? mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 1, 2, 2>
+                                                  : mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 1, 2>,
+                                 64, 64, split.split, 2 * mm::kSimtThreads);
         if (split.wide)
           return LaunchSimtSplit(stream, p, mm::SimtRegisterBlockedSplitKernel<64, 64, 4, 4, 16, 2>, 64, 64,
                                  split.split);

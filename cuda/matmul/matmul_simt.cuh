@@ -126,7 +126,7 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // on every store, paid on the critical path between the math and the barrier; the XOR of bits 3-4 spreads
 // them over 32 banks and keeps the math's TM/2-wide vector reads contiguous (TM/2 <= 8).
 template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, bool kSplitK, bool kSwizzle = false,
-          int kGroups = 1>
+          int kGroups = 1, int kMaxRanks = 8>
 __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, int cluster) {
   constexpr int VM = TM / 2, VN = TN / 2;
   static_assert(BM == 16 * TM && BN == 16 * TN, "16x16 threads cover the tile");
@@ -310,31 +310,42 @@ __device__ __forceinline__ void SimtRegisterBlockedBody(const MatmulProblem& p, 
           __syncthreads();
           if (grp == 1) to_red(true);
         }
-        if (cluster > 1) ClusterBarrier();  // every rank's partial tile is complete
-        else __syncthreads();
+        if (cluster > 1) {  // every rank's partial tile is complete; red[] is all a CTA publishes
+          ClusterArriveAfterSharedWrites();
+          ClusterWait();
+        } else {
+          __syncthreads();
+        }
         // Rank r sums and stores rows [r BM / cluster, (r + 1) BM / cluster) of the tile (cluster is a power
-        // of two <= 8 dividing BM): 4 columns a load, every load of a thread issued before their sums. One
-        // scalar load per element and rank, in a loop with a run-time trip count, had left one
-        // distributed-shared-memory latency per element on the critical path (8 a thread at 64x64 in pairs).
+        // of two <= 8 dividing BM): 4 columns a load. A round's loads (one per rank) are predicated, not
+        // branched on the run-time rank count, so they issue back to back: with a `break` per rank each load
+        // sat behind a branch after the previous one's sums, one distributed-shared-memory latency per rank.
         // A thread done reading arrives on the closing barrier before its stores and waits after them, so the
         // barrier's latency overlaps them; red[] stays alive until every rank has read it.
+        // Both barriers' arrivals are the lean ones (ClusterArriveAfterSharedWrites / AfterPeerReads: no
+        // MEMBAR.ALL.GPU), with the predicated loads: H200 (bench/lab/s26_h200.md call 1, us before / after, jnp):
+        // 512x512x256 9.0 / 8.8 (6.9), 512^3 13.5 / 13.1 (13.1), 512x512x1024 22.4-22.6 / 21.7 (18.2),
+        // 256x1024x512 13.5 / 13.2 (12.9), 384^3 10.9 / 10.8 (10.0); ties at 384x256x256 and 256x512x1024.
+        // Then clusters of 2 with 2 loads a round, not 8 (kMaxRanks), and plain outputs in one 16-byte store
+        // (Epilogue::StoreVec): 512x512x256 8.8 -> 8.2, 384^3 10.8 -> 10.4, 256x1024x512 13.2 -> 13.0 (call 3).
         static_assert(BM * BN % (4 * kThreads) == 0 && BM % 8 == 0, "whole float4 rounds, rank shares of rows");
         constexpr int kRounds = BM * BN / (4 * kThreads);  // float4 per thread without a split
         const int share = BM * BN / cluster;
         float4 sum[kRounds];
 #pragma unroll
         for (int i = 0; i < kRounds; ++i) {
-          sum[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-          if (4 * (static_cast<int>(threadIdx.x) + i * kThreads) >= share) continue;
-          const int e = rank * share + 4 * (static_cast<int>(threadIdx.x) + i * kThreads);
+          const bool live = 4 * (static_cast<int>(threadIdx.x) + i * kThreads) < share;
+          const int e = live ? rank * share + 4 * (static_cast<int>(threadIdx.x) + i * kThreads) : 0;
+          float4 v[kMaxRanks];
 #pragma unroll
-          for (int r = 0; r < 8; ++r) {
-            if (r >= cluster) break;
-            const float4 v = LoadClusterShared4(&red[e], static_cast<uint32_t>(r));
-            sum[i].x += v.x, sum[i].y += v.y, sum[i].z += v.z, sum[i].w += v.w;
-          }
+          for (int r = 0; r < kMaxRanks; ++r)
+            v[r] = LoadClusterShared4If(&red[e], static_cast<uint32_t>(r < cluster ? r : 0), live && r < cluster);
+          sum[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+          for (int r = 0; r < kMaxRanks; ++r)
+            if (r < cluster) sum[i].x += v[r].x, sum[i].y += v[r].y, sum[i].z += v[r].z, sum[i].w += v[r].w;
         }
-        if (cluster > 1) ClusterArrive();
+        if (cluster > 1) ClusterArriveAfterPeerReads();
 #pragma unroll
         for (int i = 0; i < kRounds; ++i) {
           if (4 * (static_cast<int>(threadIdx.x) + i * kThreads) >= share) break;
@@ -360,10 +371,12 @@ template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kStages, b
 __global__ void __launch_bounds__(kSimtThreads, kMinBlocks) SimtRegisterBlockedKernel(MatmulProblem p) {
   SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, kStages, false, kSwizzle>(p, 1);
 }
-template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kGroups = 1>
+// kMaxRanks: the largest cluster the launch may have (the reduction issues that many predicated loads a round).
+template <int BM, int BN, int TM, int TN, int BK, int kMinBlocks, int kGroups = 1, int kMaxRanks = 8>
 __global__ void __launch_bounds__(kSimtThreads * kGroups, kMinBlocks)
     SimtRegisterBlockedSplitKernel(MatmulProblem p, int cluster) {
-  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, 0, true, false, kGroups>(p, cluster);
+  if (cluster > kMaxRanks) __trap();  // the launcher never asks (LaunchSimtSplit's callers)
+  SimtRegisterBlockedBody<BM, BN, TM, TN, BK, kMinBlocks, 0, true, false, kGroups, kMaxRanks>(p, cluster);
 }
 
 // ---- SkinnyM: M <= kSkinnyMaxM, N % 8 == 0, 16-byte aligned b -----------------------------------------

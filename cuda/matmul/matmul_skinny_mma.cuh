@@ -74,8 +74,8 @@ __device__ __forceinline__ void SkinnyMmaStep(float (&acc)[4][4], const uint4 (&
   }
 }
 
-// Cluster rank r's copy of the shared-memory float at `p`, and of the 16-byte-aligned float4 there (sm_90; the
-// launchers use clusters only there).
+// Cluster rank r's copy of the shared-memory float at `p`, and (LoadClusterShared4If) of the 16-byte-aligned float4
+// there (sm_90; the launchers use clusters only there).
 __device__ __forceinline__ float LoadClusterShared(const float* p, uint32_t rank) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   float v;
@@ -85,14 +85,19 @@ __device__ __forceinline__ float LoadClusterShared(const float* p, uint32_t rank
   return *p;
 #endif
 }
-__device__ __forceinline__ float4 LoadClusterShared4(const float* p, uint32_t rank) {
+// The float4 where `pred`, else zeros (predicated: no branch, so a thread's loads of several ranks issue back to back).
+__device__ __forceinline__ float4 LoadClusterShared4If(const float* p, uint32_t rank, bool pred) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(ClusterSmemAddress(SmemAddress(p), rank)) : "memory");
+  asm volatile(
+      "{\n .reg .pred q;\n setp.ne.b32 q, %5, 0;\n mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n mov.b32 %3, 0;\n"
+      " @q ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(ClusterSmemAddress(SmemAddress(p), rank)), "r"(static_cast<int>(pred))
+      : "memory");
   return v;
 #else
-  return *reinterpret_cast<const float4*>(p);
+  return pred ? *reinterpret_cast<const float4*>(p) : make_float4(0.f, 0.f, 0.f, 0.f);
 #endif
 }
 
