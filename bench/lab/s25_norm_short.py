@@ -28,7 +28,15 @@ def med_us(f, *args):
 
 
 def variants(cols, dtype):
-    """Call 2 also timed CTAs of 128 / 64 threads (JK_NORM_PACKED_THREADS, since removed) and 2 / 4 packs per lane."""
+    """Call 2 also timed CTAs of 128 / 64 threads (JK_NORM_PACKED_THREADS, since removed) and 2 / 4 packs per lane.
+    S25_MB=1 (session 26, call 6; the build needs bench/lab/s26_norm_minblocks.patch): 16-bit LayerNorm's 2-pack
+    kernel capped at 40 registers (6 CTAs an SM: one wave of 768 CTAs at 128 columns) against the default."""
+    if os.environ.get("S25_MB") == "1" and jnp.dtype(dtype).itemsize == 2:
+        mb = {"JK_NORM_PACKED_MINBLOCKS": "6"}
+        if cols == 128:
+            return [("default", {}), ("packed 2", {"JK_NORM_TIER": "packed 2"}),
+                    ("packed 2 mb6", {"JK_NORM_TIER": "packed 2", **mb})]
+        return [("default", {}), ("mb6", mb)]
     return [("default", {})]
 
 
@@ -49,12 +57,12 @@ for cols in [int(c) for c in os.environ.get("S25_COLS", "32 64 128").split()]:
             for rep in range(2):
                 t_jnp = med_us(g, *args)
                 for name, env in variants(cols, dt):
-                    for k in ("JK_NORM_PACKED_THREADS", "JK_NORM_TIER"):
+                    for k in ("JK_NORM_PACKED_THREADS", "JK_NORM_TIER", "JK_NORM_PACKED_MINBLOCKS"):
                         os.environ.pop(k, None)
                     os.environ.update(env)
                     err = float(np.max(np.abs(np.asarray(f(*args), np.float32) - want))) if rep == 0 else float("nan")
                     t = med_us(f, *args)
                     print(f"| {op} | {jnp.dtype(dt).name} | {cols} | {name} | {t:.2f} | {t_jnp:.2f} | "
                           f"{t_jnp / t:.3f} | {err:.1e} |", flush=True)
-                for k in ("JK_NORM_PACKED_THREADS", "JK_NORM_TIER"):
+                for k in ("JK_NORM_PACKED_THREADS", "JK_NORM_TIER", "JK_NORM_PACKED_MINBLOCKS"):
                     os.environ.pop(k, None)
