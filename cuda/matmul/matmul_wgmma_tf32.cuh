@@ -1,5 +1,6 @@
 // Hopper TF32 matmul (sm_90a): float32 at precision DEFAULT/HIGH on wgmma, fed by TMA through the same kind
-// of warp-specialised pipeline as the 16-bit tier (matmul_wgmma.cuh, whose helpers this reuses).
+// of warp-specialised pipeline as the 16-bit tier (matmul_wgmma.cuh, whose helpers this reuses: its PTX wrappers
+// are in matmul_wgmma_ptx.cuh).
 //
 // TF32 wgmma reads both shared-memory operands K-major only (no transpose bit for 32-bit types), and b
 // (K, N) row-major is N-major. So the kernel computes C^T = b^T a^T: a's tile (BM rows x 32 k, K-major as
