@@ -11,25 +11,25 @@
 //                          registers, the shift broadcast by a shuffle (norm_short.cuh)
 //   kGroupPerRowRegisters  the other float32 n <= 2048 and bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
 //                          cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
-//                          the row in registers, warp-shuffle reductions
+//                          the row in registers, warp-shuffle reductions (norm_group.cuh)
 //   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
 //                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
 //                          each pass (norm_packed_block.cuh); 95-98% of the copy ceiling from 2048 columns
 //   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (float32 LayerNorm n = 8192; 16-bit n in [8192,
 //                          16384] only with JK_NORM_TIER=legacy): persistent CTAs that stage their next rows in shared memory with
 //                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
-//                          row's reductions
+//                          row's reductions (norm_block.cuh)
 //   kBlockPerRowRegisters  the rest up to n < 16384 (float32 RMSNorm: n <= 16384): a CTA per row, the row
 //                          in registers, block reductions; float32 LayerNorm rows of 1025-2047, 2049-4095 and
 //                          8193-16383 columns capped at 64 registers (BlockPerRowRegistersTwoPerSm, 8 packs a
-//                          thread), so two or more CTAs share an SM
+//                          thread), so two or more CTAs share an SM (norm_block.cuh)
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
-//                          then a normalising pass that re-reads the row (from L2)
+//                          then a normalising pass that re-reads the row (from L2; norm_two_reads.cuh)
 //   kStridedTileRegisters  a non-last axis (inner > 1) in 16-byte packs of inner columns, the column tile
 //                          held in registers (or a cluster's), x read once (norm_strided.cuh; configuration
 //                          by n: tile::DefaultConfig)
 //   kStridedTwoReads       the other non-last axes (misaligned, inner not a whole number of packs, past
-//                          8 x 4096 rows) and the statistics-only entry point
+//                          8 x 4096 rows) and the statistics-only entry point (norm_two_reads.cuh)
 // BlockPerRowRegisters can also spread a row over a thread-block cluster (DSMEM reductions); every
 // measured cluster configuration (2-8 CTAs, 2048-65536 columns) was slower than one CTA per row or the
 // two-read kernel, so only the JK_NORM_TIER lab hook launches clusters.
@@ -42,7 +42,9 @@
 #include <type_traits>
 
 #include "common/launch.h"
+#include "norm/norm_block.cuh"
 #include "norm/norm_cluster.h"
+#include "norm/norm_group.cuh"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
 #include "norm/norm_long.h"
@@ -50,6 +52,7 @@
 #include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
 #include "norm/norm_strided.cuh"
+#include "norm/norm_two_reads.cuh"
 
 namespace jk {
 namespace {

@@ -21,6 +21,7 @@
 
 #include "common/launch.h"
 #include "norm/norm_kernels.cuh"
+#include "norm/norm_two_reads.cuh"  // PacksWelford
 
 namespace jk::norm {
 
