@@ -163,7 +163,7 @@ WGMMA_SHAPES = [  # (M, K, N)
 # cluster of 2 (JK_MATMUL_WGMMA_SPLITK=2), and 128x64 / 128x256 tiles forced (JK_MATMUL_WGMMA=64 / 256; 64 also
 # in multicast pairs and with split-K). Elsewhere than on an sm_90 GPU they all run the same code, so only the default runs there.
 WGMMA_VARIANTS = ["default"] + (["row8", "pingpong", "splitk", "w64", "w64_mc1", "w64_mcb", "w64_splitk", "w256",
-                                  "w256_mca", "w256_mcb"] if ON_GPU else [])
+                                  "w256_mca", "w256_mcb", "swap"] if ON_GPU else [])
 WGMMA_WIDTHS = {"w64": "64", "w64_mc1": "64", "w64_mcb": "64", "w64_splitk": "64", "w256": "256", "w256_mca": "256",
                 "w256_mcb": "256"}
 
@@ -177,6 +177,11 @@ def set_wgmma_variant(monkeypatch, variant):
         monkeypatch.setenv("JK_MATMUL_WGMMA_MCB", "1" if variant in ("w64_mcb", "w256_mcb") else "0")
         monkeypatch.setenv("JK_MATMUL_WGMMA", WGMMA_WIDTHS[variant])
         variant = "splitk" if variant.endswith("_splitk") else ""
+    # The swapped-role kernel (144 x 64 tiles in clusters of 4, JK_MATMUL_WGMMA_SWAP=1) for every plain matmul; the
+    # other forced variants turn it off (by default it takes one-wave problems with K >= 512 and K or N % 16 == 8,
+    # such as (130, 1032, 776) above, where the default variant runs it).
+    if variant != "default":
+        monkeypatch.setenv("JK_MATMUL_WGMMA_SWAP", "1" if variant == "swap" else "0")
     if variant == "row8":
         monkeypatch.setenv("JK_MATMUL_WGMMA_EPI", "row8")
     if variant == "pingpong":
@@ -195,6 +200,20 @@ def test_matmul_wgmma_tiles(rng, wgmma, monkeypatch, dtype, mkn, variant):
     b, b64 = randn(rng, (k, n), dtype)
     out = jax.jit(jk.matmul)(a, b)
     assert_matmul_close(out, a64 @ b64, dtype, k, None)
+
+
+# The swapped-role kernel on its own geometry: 1000^3 is 7 x 4 cluster tiles of 144 x 256 (28 clusters of 4, 112 CTAs;
+# the last cluster's rows and columns cut), 1000x1008x1000 K sector-aligned, 145 rows two M-tiles (the second has 1
+# row), 2 x 300 x 520 a batch with a cluster's last 3 CTAs wholly past N; f16 too.
+@pytest.mark.skipif(not ON_GPU, reason="the swapped-role kernel is GPU only; the CPU runs the same reference")
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("shapes", [((1000, 1000), (1000, 1000)), ((1000, 1008), (1008, 1000)),
+                                    ((145, 72), (72, 1000)), ((2, 300, 520), (2, 520, 8))], ids=str)
+def test_matmul_wgmma_swap(rng, wgmma, monkeypatch, dtype, shapes):
+    monkeypatch.setenv("JK_MATMUL_WGMMA_SWAP", "1")
+    a, a64 = randn(rng, shapes[0], dtype)
+    b, b64 = randn(rng, shapes[1], dtype)
+    assert_matmul_close(jk.matmul(a, b), np.matmul(a64, b64), dtype, shapes[0][-1], None)
 
 
 # 768^3: 36 tiles of 128x128 and K >= 768, which by default runs the Hopper tier with split-K over a

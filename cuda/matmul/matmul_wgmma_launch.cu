@@ -6,6 +6,7 @@
 
 #include "common/launch.h"
 #include "matmul/matmul_wgmma.cuh"
+#include "matmul/matmul_wgmma_swap.cuh"
 #include "matmul/matmul_tma_host.h"
 #include "matmul/matmul_wgmma_launch.h"
 
@@ -264,6 +265,56 @@ bool UseMulticastB(const MatmulProblem& p, int bn) {
   return p.n % 16 != 0 && (bn == 256 || FusedLarge(p));
 }
 
+// The swapped-role kernel (matmul_wgmma_swap.cuh: 144 x 64 tiles in clusters of 4 sharing a's rows) where its
+// cluster tiles all fit on the GPU at once (LaunchWgmmaSwap checks), for plain matmuls with a's or b's rows
+// mid-sector (K or N % 16 != 0) and K >= 512. H200 (bench/lab/s27_h200.md call 1, CUPTI, us default / swap, jnp):
+// bf16 1000^3 9.5 / 8.1 (6.9), f16 9.4 / 8.1 (6.9), 1000x1008x1000 9.0 / 7.7 (6.3), 512x1000x1000 8.7 / 7.6 (12.8),
+// 1000x1000x4000 26.1 / 17.6 (17.0). Lost: in two rounds of clusters (1024x1024x1000, 32 clusters: 9.0 / 11.8;
+// 1024^3 6.7 / 11.3), on sector-aligned rows (768^3 5.6 / 6.2), at K = 256 (1000x1000x256 4.7 / 4.9), and on
+// problems of many tiles (2000^3 25.0 / 33.2, 4096^3 172 / 234: its m64n72 wgmmas run below the wide tiles' rate).
+// JK_MATMUL_WGMMA_SWAP=1|0 (read at every launch) forces it on for every plain matmul the tier takes, or off.
+enum class SwapUse { kOff, kIfOneWave, kForced };
+SwapUse UseSwap(const MatmulProblem& p) {
+  if (!UseTmaStore(p)) return SwapUse::kOff;
+  const char* env = std::getenv("JK_MATMUL_WGMMA_SWAP");
+  if (env != nullptr) return std::strcmp(env, "1") == 0 ? SwapUse::kForced : SwapUse::kOff;
+  constexpr int64_t kMinK = 512;
+  return p.k >= kMinK && (p.k % 16 != 0 || p.n % 16 != 0) ? SwapUse::kIfOneWave : SwapUse::kOff;
+}
+
+template <typename T>
+cudaError_t LaunchWgmmaSwap(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count, SwapUse use) {
+  constexpr int kStages = 7;
+  using C = WgmmaSwapTile<kStages>;
+  CUtensorMap map_a, map_b, map_out;
+  if (!EncodeMatrices(&map_a, p.dtype, p.a, p.m, p.k, a_count, kSwapShareRows, kWgmmaBK) ||
+      !EncodeMatrices(&map_b, p.dtype, p.b, p.k, p.n, b_count, kWgmmaBK, kSwapCols) ||
+      !EncodeMatrices(&map_out, p.dtype, p.out, p.m, p.n, p.batch_count, kSwapHalf, kSwapCols))
+    return cudaErrorNotSupported;
+  auto kernel = WgmmaSwapKernel<T, kStages>;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+  if (e != cudaSuccess) return e;
+  const int64_t tiles = CeilDiv(p.m, kSwapRows) * CeilDiv(p.n, kSwapCluster * kSwapCols) * p.batch_count;
+  cudaLaunchConfig_t cfg{};
+  cfg.blockDim = dim3(kWgmmaThreads);
+  cfg.dynamicSmemBytes = C::kSmemBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = kSwapCluster;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, NumSMs())));
+  // Persistent clusters: as many as fit on the GPU at once (each needs 4 free SMs of one GPC).
+  const int resident = ResidentClusters<kSwapCols, kStages>(kernel, cfg);
+  if (resident < 1 || (use == SwapUse::kIfOneWave && tiles > resident)) return cudaErrorNotSupported;
+  cfg.gridDim = dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, resident)));
+  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, p);
+  return e != cudaSuccess ? e : LastLaunchError();
+}
+
 template <typename T, int BN, int STAGES>
 cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t a_count, int64_t b_count) {
   using C = WgmmaTile<BN, STAGES>;
@@ -386,6 +437,9 @@ cudaError_t LaunchWgmmaTma(cudaStream_t stream, const MatmulProblem& p) {
   }
   auto launch = [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (const SwapUse use = UseSwap(p); use != SwapUse::kOff) {
+      if (cudaError_t e = LaunchWgmmaSwap<T>(stream, p, a_count, b_count, use); e != cudaErrorNotSupported) return e;
+    }
     if (bn == 64) {
       // 128x64 tiles serve the TMA-store epilogues only: elsewhere 128x128.
       if (cudaError_t e = LaunchWgmmaTile<T, 64, 8>(stream, p, a_count, b_count); e != cudaErrorNotSupported) return e;

@@ -173,6 +173,39 @@ __device__ __forceinline__ void WgmmaM64N64K16(float (&d)[64], uint64_t desc_a, 
 }
 #undef JK_WGMMA_M64N64K16
 
+// Swapped operand roles (matmul_wgmma_swap.cuh): D (64 x 72, float32, 36 registers a thread) += A (64 x 16, M-major:
+// the transpose bit set, b's 64-column panel) * B (16 x 72, K-major: 72 rows of a). The transpose bits are those of
+// the two wrappers above, exchanged.
+#define JK_WGMMA_M64N72K16_TA(TYPES)                                                                        \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"                                                \
+               "wgmma.mma_async.sync.aligned.m64n72k16.f32." TYPES " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35}, %36, %37, p, 1, 1, 1, 0;\n}\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
+                 "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), \
+                 "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), \
+                 "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), \
+                 "+f"(d[33]), "+f"(d[34]), "+f"(d[35]) \
+               : "l"(desc_a), "l"(desc_b), "r"(1))
+template <typename T>
+__device__ __forceinline__ void WgmmaM64N72K16TransA(float (&d)[36], uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    JK_WGMMA_M64N72K16_TA("bf16.bf16");
+  } else {
+    JK_WGMMA_M64N72K16_TA("f16.f16");
+  }
+}
+#undef JK_WGMMA_M64N72K16_TA
+
+// Transposing stores of 8x8 16-bit matrices from mma fragments (each thread one 32-bit register a matrix: row
+// lane / 4, columns 2 (lane % 4) + {0, 1}) to shared memory: row j of the stored matrix is column j of the fragment,
+// 16 bytes at the address that lane 8 i + j gives for matrix i.
+__device__ __forceinline__ void StoreMatrixX4Trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3) : "memory");
+}
+__device__ __forceinline__ void StoreMatrixX2Trans(uint32_t addr, uint32_t r0, uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r0), "r"(r1) : "memory");
+}
+
 
 #endif  // sm_90a
 
