@@ -195,12 +195,24 @@ def matmuls():
                 finally:
                     os.environ.pop("JK_MATMUL_DECODE", None)
         # Multicast pairs (session 20), by default: 128x256 tiles sharing b (N % 16 == 8), 128x64 tiles sharing a
-        # (K % 16 == 8).
+        # (K % 16 == 8: since session 27 1000x1000x1000 takes the swapped-role kernel instead, below).
         if dt != jnp.float32:
             for m, k, n in [(1024, 512, 2056), (1000, 1000, 1000)]:
                 a, af = put((m, k), dt)
                 b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
                 check(f"matmul pairs {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
+        # The swapped-role kernel (session 27: clusters of 4 sharing a's rows by multicast), by default at 1000^3
+        # above; forced (JK_MATMUL_WGMMA_SWAP=1) over more clusters than fit at once (1024x1000x1024: 32 clusters of
+        # 4, a persistent second round) and on a cut tile (145 rows: a second M-tile of one row).
+        if dt != jnp.float32:
+            os.environ["JK_MATMUL_WGMMA_SWAP"] = "1"
+            try:
+                for m, k, n in [(1024, 1000, 1024), (145, 72, 1000)]:
+                    a, af = put((m, k), dt)
+                    b, bf = put((k, n), dt, 1.0 / np.sqrt(k))
+                    check(f"matmul swap {m}x{k}x{n} {dt.__name__}", jk.matmul(a, b), af @ bf, TOL[dt] * 4)
+            finally:
+                os.environ.pop("JK_MATMUL_WGMMA_SWAP", None)
         # the second: wgmma's epilogue; the third: its ping-pong schedule (>= 2 x SMs tiles of 128x128), then
         # (session 20) the cooperative 128x256 pairs sharing b (4096 x 2048; since session 21 the 128x256 tiles alone
         # there, N % 16 == 0, with the unrolled epilogues) and the ping-pong pairs (N = 2056)
