@@ -328,11 +328,13 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 // follow, W = row bytes / 16 / C. Measured on an H200, 49152 rows:
 //   bf16/f16, 32-256 columns (bench/lab/norm_packed_h200.md, CUPTI, one process with jnp): RMSNorm fastest
 //     with C = 2; LayerNorm with 4 at 64 and 128 (5.84-5.92 us against 6.34-6.35 with 2), with 2 at 32 and
-//     256. Every setting of the best beat the group kernel. Since session 25's instruction diet the 2-pack
-//     kernel wins at 128 (bench/lab/s26_h200.md call 6, both forms twice in one process, us: bf16 6.37 / 6.43 with
-//     4 packs, 80 registers, 3 CTAs an SM, 1.9 waves; 6.08 / 5.95 with 2, 48 registers, 5 CTAs, 1.2 waves; f16
-//     6.59 / 6.46 against 5.98 / 5.89; jnp 5.4-5.6). Capping the 2-pack kernel at 40 registers (one wave) spilled
-//     36 bytes and lost (8.2-8.5).
+//     256. Every setting of the best beat the group kernel. LayerNorm at 128 keeps 4 packs (80 registers, 3 CTAs
+//     an SM, 1.9 waves) over 2 (48 registers, 5 CTAs, 1.2 waves): bench/lab/s27_h200.md call 5, the committed code,
+//     4 rounds in one process, us: bf16 5.65-5.68 against 6.26-6.40, f16 5.78-5.86 against 6.24-6.38 (jnp
+//     5.49-5.63), and the benchmarks agree (4 packs 5.86-6.10 in session 26's run, 2 packs 6.34-6.38 in session
+//     27's). Session 26's call 6 had measured the reverse (6.37 / 6.43 against 6.08 / 5.95, on a build with its
+//     register-cap lab patch, which leaves the 4-pack kernel alone) and made 2 the default; why it differed is not
+//     understood. Capping the 2-pack kernel at 40 registers (one wave) spilled 36 bytes and lost (8.2-8.5).
 //   float32, 16-128 columns (bench/lab/s15_h200.md calls 1 and 3, against the persistent short-row tier, us
 //     (jnp)): LayerNorm 16: 2.34 -> 2.05 (1.98), 32: 3.31 -> 3.04 (2.88), 64: 5.76 -> 5.57 (5.47), 128: 13.97
 //     -> 13.46 (13.86); RMSNorm 16: 2.21 -> 2.00 (2.02), 32: 3.07 -> 2.85 (3.04), 64: 5.55 -> 5.70 (5.06), so
@@ -366,7 +368,7 @@ int PackedDefaultPacksPerLane(int64_t n) {
     switch (n) {
       case 32: case 256: return 2;
       case 64: return kLayer ? 4 : 2;
-      case 128: return 2;  // LayerNorm too since session 26 (above)
+      case 128: return kLayer ? 4 : 2;
       case 192: case 384: return 3;
       case 512: return 4;
       case 768: return kLayer ? 3 : 6;
