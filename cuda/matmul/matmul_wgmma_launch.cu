@@ -295,23 +295,14 @@ cudaError_t LaunchWgmmaSwap(cudaStream_t stream, const MatmulProblem& p, int64_t
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = CeilDiv(p.m, kSwapRows) * CeilDiv(p.n, kSwapCluster * kSwapCols) * p.batch_count;
-  cudaLaunchConfig_t cfg{};
-  cfg.blockDim = dim3(kWgmmaThreads);
-  cfg.dynamicSmemBytes = C::kSmemBytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = kSwapCluster;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, NumSMs())));
+  ClusterLaunch launch(dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, NumSMs()))),
+                       dim3(kWgmmaThreads), stream, kSwapCluster);
+  launch.cfg.dynamicSmemBytes = C::kSmemBytes;
   // Persistent clusters: as many as fit on the GPU at once (each needs 4 free SMs of one GPC).
-  const int resident = ResidentClusters<kSwapCols, kStages>(kernel, cfg);
+  const int resident = ResidentClusters<kSwapCols, kStages>(kernel, launch.cfg);
   if (resident < 1 || (use == SwapUse::kIfOneWave && tiles > resident)) return cudaErrorNotSupported;
-  cfg.gridDim = dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, resident)));
-  e = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_out, p);
+  launch.cfg.gridDim = dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, resident)));
+  e = cudaLaunchKernelEx(&launch.cfg, kernel, map_a, map_b, map_out, p);
   return e != cudaSuccess ? e : LastLaunchError();
 }
 
@@ -371,18 +362,9 @@ cudaError_t LaunchWgmmaTile(cudaStream_t stream, const MatmulProblem& p, int64_t
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
   const int64_t tiles = TileCount(p, BN);
-  cudaLaunchConfig_t cfg{};
-  cfg.blockDim = dim3(kWgmmaThreads);
+  ClusterLaunch launch(dim3(static_cast<unsigned>(2 * tiles)), dim3(kWgmmaThreads), stream, 2);
+  cudaLaunchConfig_t& cfg = launch.cfg;
   cfg.dynamicSmemBytes = C::kSmemBytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 2;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>(2 * tiles));
   int split = SplitKOverride();
   if (split == 0) split = BN != 64 && SplitKPaysOff(p) && tiles <= ResidentClusters<BN, STAGES>(kernel, cfg) ? 2 : 1;
   if (pingpong) split = 1;
