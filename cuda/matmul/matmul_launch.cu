@@ -16,7 +16,10 @@
 //   bf16/f16 on sm_90, K % 8, N % 8, aligned,   WgmmaTma (TMA + wgmma; JK_MATMUL_WGMMA=0 opts out,
 //     batch strides of whole matrices,            =1 forces it for any size; 128x256, 128x128 or 128x64
 //     K >= 64 and >= 16 tiles of 128x128,         tiles, matmul_wgmma_launch.cu; split-K over a cluster
-//     or K >= 768 and 32-63 tiles                 of 2 where 128x64 tiles do not apply: on 132 SMs, never)
+//     or K >= 768 and 32-63 tiles                 of 2 where 128x64 tiles do not apply: on 132 SMs, never;
+//                                                 plain matmuls of one wave of clusters, K >= 512, rows
+//                                                 mid-sector: WgmmaSwap, C^T = b^T a^T on 144x64 tiles in
+//                                                 clusters of 4, matmul_wgmma_swap.cuh; JK_MATMUL_WGMMA_SWAP)
 //   bf16/f16, K % 8 == 0, N % 8 == 0, aligned   MmaTensorCore (16-byte cp.async rows)
 //   bf16/f16, M > 8, rows not 16-byte aligned    MmaStaged (MmaTensorCore reading the misaligned operand
 //     (odd N, K % 8 != 0, sliced base)             through registers; JK_MATMUL_UNALIGNED=simt opts out,
