@@ -267,9 +267,9 @@ bool UseMulticastB(const MatmulProblem& p, int bn) {
 
 // The swapped-role kernel (matmul_wgmma_swap.cuh: 144 x 64 tiles in clusters of 4 sharing a's rows) where its
 // cluster tiles all fit on the GPU at once (LaunchWgmmaSwap checks), for plain matmuls with a's or b's rows
-// mid-sector (K or N % 16 != 0) and K >= 512. H200 (bench/lab/s27_h200.md call 1, CUPTI, us default / swap, jnp):
-// bf16 1000^3 9.5 / 8.1 (6.9), f16 9.4 / 8.1 (6.9), 1000x1008x1000 9.0 / 7.7 (6.3), 512x1000x1000 8.7 / 7.6 (12.8),
-// 1000x1000x4000 26.1 / 17.6 (17.0). Lost: in two rounds of clusters (1024x1024x1000, 32 clusters: 9.0 / 11.8;
+// mid-sector (K or N % 16 != 0) and K >= 512. H200 (bench/lab/s27_h200.md calls 1-2, CUPTI, us default / swap, jnp;
+// m x n x k): bf16 1000^3 9.5 / 8.1 (6.9), f16 9.4 / 8.1 (6.9), 1000x1008x1000 9.0 / 7.7 (6.3), 512x1000x1000 8.7 /
+// 7.6 (12.8), 1000x1000x512 6.1 / 5.8 (4.4), 1000x1000x4000 26.1 / 17.6 (17.0), 1000x1000x8000 49.2 / 31.1 (27.2). Lost: in two rounds of clusters (1024x1024x1000, 32 clusters: 9.0 / 11.8;
 // 1024^3 6.7 / 11.3), on sector-aligned rows (768^3 5.6 / 6.2), at K = 256 (1000x1000x256 4.7 / 4.9), and on
 // problems of many tiles (2000^3 25.0 / 33.2, 4096^3 172 / 234: its m64n72 wgmmas run below the wide tiles' rate).
 // JK_MATMUL_WGMMA_SWAP=1|0 (read at every launch) forces it on for every plain matmul the tier takes, or off.
