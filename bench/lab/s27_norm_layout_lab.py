@@ -6,8 +6,11 @@ lane group loaded before any is reduced ("short R F M L": R rows, prefetch F, M 
 its 32-bit-index variant, which session 18 never measured at these rows; lean with R = 4 runs R = 2). This times it
 against the packed default and jnp at the benchmark's short rows; JK_NORM_TIER read per launch
 (JK_NORM_TIER_DYNAMIC=1), parameters as jit arguments, the benchmark's timer (10 iterations), 2 rounds.
+With S27_ROWS=1 it also times the packed tier with R rows a lane group ("packed C R"), which needs
+bench/lab/s27_norm_rows.patch applied (session 27, compiled on the CPU machine only: float32 32 columns at C = 1,
+R = 4 is 8 lanes a row and 4 rows a thread, XLA's layout, 55 registers; R = 1 kernels keep their instruction counts).
 
-  python bench/lab/s27_norm_layout_lab.py
+  [S27_ROWS=1] python bench/lab/s27_norm_layout_lab.py
 """
 import os
 
@@ -24,6 +27,8 @@ rng = np.random.default_rng(0)
 TIMER = Timer(describe_device(), iterations=10)
 VARIANTS = [("default", None), ("short 1 0 0 1", "short 1 0 0 1"), ("short 2 0 0 1", "short 2 0 0 1"),
             ("short 2 1 0 1", "short 2 1 0 1"), ("short 4 0 0 0", "short 4 0 0 0"), ("short 2 1 0 0", "short 2 1 0 0")]
+if os.environ.get("S27_ROWS") == "1":
+    VARIANTS += [("packed 1 4", "packed 1 4"), ("packed 1 2", "packed 1 2"), ("packed 2 2", "packed 2 2")]
 
 
 def med_us(f, *args):
