@@ -294,7 +294,7 @@ cudaError_t LaunchWgmmaSwap(cudaStream_t stream, const MatmulProblem& p, int64_t
   auto kernel = WgmmaSwapKernel<T, kStages>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   if (e != cudaSuccess) return e;
-  const int64_t tiles = CeilDiv(p.m, kSwapRows) * CeilDiv(p.n, kSwapCluster * kSwapCols) * p.batch_count;
+  const int64_t tiles = WgmmaSwapCounts(p).tiles;
   ClusterLaunch launch(dim3(static_cast<unsigned>(kSwapCluster * std::min<int64_t>(tiles, NumSMs()))),
                        dim3(kWgmmaThreads), stream, kSwapCluster);
   launch.cfg.dynamicSmemBytes = C::kSmemBytes;

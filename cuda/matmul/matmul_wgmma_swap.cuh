@@ -53,6 +53,14 @@ __device__ __forceinline__ WgmmaTileCoord WgmmaSwapTileOf(int64_t t, int64_t mti
   return {z, (pid % mtiles) * kSwapRows, (pid / mtiles) * (kSwapCluster * kSwapCols) + rank * kSwapCols};
 }
 
+// The cluster tiles (kSwapRows x kSwapCluster * kSwapCols) along M and N, in all, and the k-tiles: the kernel's loops
+// and the launcher's grid.
+__host__ __device__ inline WgmmaCounts WgmmaSwapCounts(const MatmulProblem& p) {
+  const int64_t mtiles = (p.m + kSwapRows - 1) / kSwapRows;
+  const int64_t groups = (p.n + kSwapCluster * kSwapCols - 1) / (kSwapCluster * kSwapCols);
+  return WgmmaCounts{mtiles, groups, mtiles * groups * p.batch_count, static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
+}
+
 // tma_a: box of 48 rows x 64 k; tma_b: 64 k-rows x 64 columns; tma_out: 72 rows x 64 columns. Launched as
 // clusters of kSwapCluster along x, persistent over the cluster tiles.
 template <typename T, int STAGES>
@@ -79,17 +87,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   ClusterBarrier();  // the peers multicast into this CTA's ring and arrive on its barriers
 
   // Counts computed by each role after its register reallocation (see WgmmaTmaKernel).
-  const auto counts = [&p] {
-    const int64_t mtiles = (p.m + kSwapRows - 1) / kSwapRows;
-    const int64_t groups = (p.n + kSwapCluster * kSwapCols - 1) / (kSwapCluster * kSwapCols);
-    return WgmmaCounts{mtiles, groups, mtiles * groups * p.batch_count, static_cast<int>((p.k + kWgmmaBK - 1) / kWgmmaBK)};
-  };
   const int64_t first = blockIdx.x / kSwapCluster, stride = gridDim.x / kSwapCluster;
 
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid != 0) return;
-    const auto [mtiles, groups, tiles, ktiles] = counts();
+    const auto [mtiles, groups, tiles, ktiles] = WgmmaSwapCounts(p);
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_a)) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_b)) : "memory");
     int stage = 0;
@@ -117,7 +120,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int w = wg - 1;
-  const auto [mtiles, groups, tiles, ktiles] = counts();
+  const auto [mtiles, groups, tiles, ktiles] = WgmmaSwapCounts(p);
   if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma_out)) : "memory");
   // A stage goes back to all four producers' CTAs once this warp's wgmmas that read it are complete.
   const auto release = [&](int s) {
