@@ -57,7 +57,8 @@ def _params(rng, n, dtype, with_scale, with_bias):
 
 # Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), the bf16/f16
 # packed short-row tier (32 ... 512, 384 and 768, LayerNorm 1024 and 1536; float32 16, 32, 128, 192, LayerNorm
-# 64 ... 1024, 384 and 768; JK_NORM_TIER='packed C' forces it where it is not the default), lane groups
+# 64 ... 1024, 384 and 768; JK_NORM_TIER='packed C [R]' forces it where it is not the default; 45 rows of 32 and 128
+# leave the last warp's second row group partly or wholly past the end where R = 2 rows a lane group), lane groups
 # (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
 # 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
 # RMSNorm lane groups, 4096 ... 12288, 16384 = 2 * 8192 for bf16/f16), two reads (16392, 40000, 65536,
@@ -71,7 +72,8 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # Session 19: float32 LayerNorm's register tier capped at 64 registers (1536, 2040, 2052, 2560, 3072, 8200, 12288,
 # 16376), with 2048 and 4096 ... 8192 (5120, 6144) on its old tiers; RMSNorm float32 on two reads below 28672
 # (16392, 24576) and the hybrid tier's narrower span (49152: clusters of 4 x 192 threads).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (3, 33), (37, 64), (5, 100), (7, 128), (5, 192), (3, 256),
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (45, 32), (3, 33), (37, 64), (5, 100), (7, 128), (45, 128),
+             (5, 192), (3, 256),
              (5, 384), (3, 512), (3, 513), (3, 520), (5, 768), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032),
              (3, 1536), (3, 2040), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 2560), (3, 3072), (3, 4096),
              (2, 4097), (3, 4104), (2, 5120), (2, 6144), (2, 8184), (2, 8192), (2, 8200), (2, 12288), (2, 16376),

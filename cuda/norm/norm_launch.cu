@@ -4,7 +4,7 @@
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 64, 128, 192, 256,
 //                          384, 512, 768} (and LayerNorm 1024, 1536), float32 n in {16, 32, 128, 192} (and
 //                          LayerNorm 64, 256, 384, 512, 768, 1024): W lanes x C packs per row, both compile-time
-//                          (PackedDefaultPacksPerLane), 32-bit offsets, the row converted once, parameters held
+//                          (PackedDefault), 32-bit offsets, the row converted once, parameters held
 //                          packed (norm_short_packed.cuh)
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
 //                          rows per group per step plus the next step's rows in flight, scale/bias held in
@@ -140,8 +140,10 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
              (b == 0 || c <= 2) && cl >= 0) {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
-  } else if (std::string_view(name) == "packed" && (c == 2 || c == 3 || c == 4 || c == 6 || c == 8)) {
-    f = {Forced::kPacked, c, 0, 1};
+  } else if (std::string_view(name) == "packed" && (c == 2 || c == 3 || c == 4 || c == 6 || c == 8 ||
+                                                   (c == 1 && b > 1)) &&
+             (b <= 1 || ((b == 2 || b == 4 || b == 8) && (c == 1 || c == 2 || c == 4) && c * b <= 8))) {
+    f = {Forced::kPacked, c, b, 1};  // b: rows a lane group (R), 1 if absent
   } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
     f = {Forced::kPackedBlock, c, 0, 1};
   } else if (std::string_view(name) == "pwarp" && (c == 16 || c == 32) && b % 32 == 0 && b >= 0 && b <= 512) {
@@ -324,8 +326,8 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
   return LastLaunchError();
 }
 
-// The packed short-row tier's packs per lane C in the default dispatch (0: not taken); the lanes per row
-// follow, W = row bytes / 16 / C. Measured on an H200, 49152 rows:
+// The packed short-row tier's packs per lane C and rows per lane group R in the default dispatch (C = 0: not taken);
+// the lanes per row follow, W = row bytes / 16 / C. Measured on an H200, 49152 rows:
 //   bf16/f16, 32-256 columns (bench/lab/norm_packed_h200.md, CUPTI, one process with jnp): RMSNorm fastest
 //     with C = 2; LayerNorm with 4 at 64 and 128 (5.84-5.92 us against 6.34-6.35 with 2), with 2 at 32 and
 //     256. Every setting of the best beat the group kernel. LayerNorm at 128 keeps 4 packs (80 registers, 3 CTAs
@@ -360,31 +362,43 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //       384 20.7-21.4 -> 19.6-19.7; float32 192 LayerNorm 23.7-24.3 -> 19.6, RMSNorm 20.0-21.2 -> 19.6.
 //     384-byte rows (16-bit 192) take C = 3 (W = 8) by analogy, not from a lab comparison: the CUPTI sweep
 //     against jnp (bench/lab/s18_norm_odd_h200.txt) measured them before (0.67-0.87x on the lane groups) and
-//     after (1.06-1.26x). C = 1 (above) is no longer instantiated.
+//     after (1.06-1.26x). C = 1 with one row a group (above) is no longer instantiated.
+//   Two rows a lane group (R = 2; session 28, bench/lab/s28_h200.md: 3 rounds in one process, each starting one
+//     variant later, CUPTI, us, default -> R = 2 (jnp)): a lane's 2 rows share its held parameters and the loop's
+//     fixed cost, and their loads and reductions interleave.
+//     LayerNorm float32 32 (C = 2, W = 4): 3.10-3.12 -> 2.94-2.98 (2.91-2.96)
+//     LayerNorm float16 128 (C = 2, W = 8, against C = 4, W = 4): 5.73-5.94 -> 5.58-5.74 (5.54-5.57)
+//     RMSNorm float32 128 (C = 2, W = 16): 13.30-13.46 -> 13.20-13.34 (13.87-14.13)
+//     It lost for bfloat16 LayerNorm at 128 (5.62-5.71 -> 5.95-6.05, in session 27's lab too: not understood; the
+//     two kernels differ in the conversions, bf16 a shift or mask, f16 a cvt), for every 16-bit 32-column row
+//     (LayerNorm 2.27 -> 2.54) and for float32 LayerNorm 128 (13.39 -> 13.65). 4 rows (C = 1 or 2), C = 4 with 2
+//     rows, and 8 rows of one pack (Triton's layout for these rows: 16 lanes a row) lost everywhere (the table).
 template <typename T, Kind K>
-int PackedDefaultPacksPerLane(int64_t n) {
+norm::PackedConfig PackedDefault(int64_t n) {
   constexpr bool kLayer = K == Kind::kLayerNorm;
   if constexpr (sizeof(T) == 2) {
     switch (n) {
-      case 32: case 256: return 2;
-      case 64: return kLayer ? 4 : 2;
-      case 128: return kLayer ? 4 : 2;
-      case 192: case 384: return 3;
-      case 512: return 4;
-      case 768: return kLayer ? 3 : 6;
-      case 1024: return kLayer ? 4 : 0;
-      case 1536: return kLayer ? 6 : 0;
-      default: return 0;
+      case 32: case 256: return {2, 1};
+      case 64: return {kLayer ? 4 : 2, 1};
+      case 128: return kLayer && std::is_same_v<T, __half> ? norm::PackedConfig{2, 2} : norm::PackedConfig{kLayer ? 4 : 2, 1};
+      case 192: case 384: return {3, 1};
+      case 512: return {4, 1};
+      case 768: return {kLayer ? 3 : 6, 1};
+      case 1024: return {kLayer ? 4 : 0, 1};
+      case 1536: return {kLayer ? 6 : 0, 1};
+      default: return {0, 1};
     }
   } else {
     switch (n) {
-      case 16: case 32: case 128: return 2;
-      case 64: return kLayer ? 2 : 0;
-      case 192: return 3;
-      case 256: return kLayer ? 4 : 0;
-      case 384: case 768: return kLayer ? 6 : 0;
-      case 512: case 1024: return kLayer ? 8 : 0;
-      default: return 0;
+      case 16: return {2, 1};
+      case 32: return {2, kLayer ? 2 : 1};
+      case 128: return {2, kLayer ? 1 : 2};
+      case 64: return {kLayer ? 2 : 0, 1};
+      case 192: return {3, 1};
+      case 256: return {kLayer ? 4 : 0, 1};
+      case 384: case 768: return {kLayer ? 6 : 0, 1};
+      case 512: case 1024: return {kLayer ? 8 : 0, 1};
+      default: return {0, 1};
     }
   }
 }
@@ -434,19 +448,19 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
   if (forced.tier == Forced::kBulk && packs > 32 && BulkSmemFits<T, P>(p))
     return LaunchBulkSmem<T, K, P>(p, stream, forced.c, forced.b, forced.cluster);
   if (forced.tier == Forced::kPacked) {
-    const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {forced.c});
+    const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {forced.c, std::max(forced.b, 1)});
     if (e != cudaErrorNotSupported) return e;  // else the default dispatch
   }
   // Rows of 64 B - 4 KB with one scale/bias row: the packed short-row tier (norm_short_packed.cuh: row length
   // and packs per lane compile-time, 32-bit offsets, no per-element predicates, the row converted once;
   // bf16 LayerNorm at 128 columns: 275 SASS instructions per kernel for 16 elements per lane, the group
-  // kernel 1300 for 2 rows of 8), where PackedDefaultPacksPerLane says. H200, 49152 rows, 16-bit: LayerNorm
+  // kernel 1300 for 2 rows of 8), where PackedDefault says. H200, 49152 rows, 16-bit: LayerNorm
   // 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 -> 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp
   // 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128 cols 6.67 -> 5.44 (jnp 5.50).
   if (dflt) {
-    const int c = PackedDefaultPacksPerLane<T, K>(p.n);
-    if (c > 0) {
-      const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, {c});
+    const norm::PackedConfig cfg = PackedDefault<T, K>(p.n);
+    if (cfg.packs_per_lane > 0) {
+      const cudaError_t e = norm::LaunchShortRowsPacked<T, K>(p, stream, cfg);
       if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
     }
   }

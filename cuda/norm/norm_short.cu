@@ -70,27 +70,48 @@ cudaError_t WithIndex(const Params<T>& p, cudaStream_t stream, const ShortConfig
 // C packs per lane over rows of Packs packs: W = Packs / C lanes per row, where that is exact and a power of
 // two up to a warp (else cudaErrorNotSupported, nothing instantiated). One thread per W-lane slot of every
 // row, or a grid-stride loop beyond 16 CTAs per SM.
-template <typename T, Kind K, int Packs, int C>
+template <typename T, Kind K, int Packs, int C, int R = 1>
 cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
   constexpr int W = Packs / C;
   constexpr bool kFits = Packs % C == 0 && W >= 1 && W <= 32 && (W & (W - 1)) == 0;  // W in {1, 2, 4, ..., 32}
   if constexpr (!kFits) {
     return cudaErrorNotSupported;
   } else {
-    const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, kPackedThreads), int64_t{NumSMs()} * 16);
-    ShortRowsPacked<T, K, W, C><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
+    const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, int64_t{kPackedThreads} * R), int64_t{NumSMs()} * 16);
+    ShortRowsPacked<T, K, W, C, R><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
     return LastLaunchError();
   }
+}
+// R rows a lane group: 1 for any C; for rows of at most 32 packs (16-bit 256, float32 128 columns) also 2 (C <= 4),
+// 4 (C <= 2) and 8 (C = 1), the combinations with at most 8 packs a lane in flight. C = 1 with one row is not built
+// (it lost: the launcher's PackedDefault). Anything else: cudaErrorNotSupported.
+template <typename T, Kind K, int Packs, int C>
+cudaError_t LaunchRows(const Params<T>& p, cudaStream_t stream, int rows) {
+  if (rows <= 1) {
+    if constexpr (C == 1) return cudaErrorNotSupported;
+    else return LaunchExact<T, K, Packs, C>(p, stream);
+  }
+  if constexpr (Packs <= 32 && (C == 1 || C == 2 || C == 4)) {
+    if (rows == 2) return LaunchExact<T, K, Packs, C, 2>(p, stream);
+    if constexpr (C <= 2) {
+      if (rows == 4) return LaunchExact<T, K, Packs, C, 4>(p, stream);
+    }
+    if constexpr (C == 1) {
+      if (rows == 8) return LaunchExact<T, K, Packs, C, 8>(p, stream);
+    }
+  }
+  return cudaErrorNotSupported;
 }
 
 template <typename T, Kind K, int Packs>
 cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
   switch (cfg.packs_per_lane) {
-    case 2: return LaunchExact<T, K, Packs, 2>(p, stream);
-    case 3: return LaunchExact<T, K, Packs, 3>(p, stream);
-    case 4: return LaunchExact<T, K, Packs, 4>(p, stream);
-    case 6: return LaunchExact<T, K, Packs, 6>(p, stream);
-    case 8: return LaunchExact<T, K, Packs, 8>(p, stream);
+    case 1: return LaunchRows<T, K, Packs, 1>(p, stream, cfg.rows_per_group);
+    case 2: return LaunchRows<T, K, Packs, 2>(p, stream, cfg.rows_per_group);
+    case 3: return LaunchRows<T, K, Packs, 3>(p, stream, cfg.rows_per_group);
+    case 4: return LaunchRows<T, K, Packs, 4>(p, stream, cfg.rows_per_group);
+    case 6: return LaunchRows<T, K, Packs, 6>(p, stream, cfg.rows_per_group);
+    case 8: return LaunchRows<T, K, Packs, 8>(p, stream, cfg.rows_per_group);
     default: return cudaErrorNotSupported;
   }
 }

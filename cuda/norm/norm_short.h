@@ -29,6 +29,7 @@ cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const Short
 // cudaErrorNotSupported, before launching.
 struct PackedConfig {
   int packs_per_lane = 2;  // C in {2, 3, 4, 6, 8}; lanes per row W = packs / C, a power of two up to 32
+  int rows_per_group = 1;  // R rows a lane group per step: 1, or for rows of <= 32 packs 2 (C <= 4), 4 (C <= 2), 8 (C = 1)
 };
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg);

@@ -5,7 +5,7 @@
 // persistent short-row tier), and LayerNorm rows of 1-4 KB since session 18 (16-bit 512 and 1024 columns,
 // float32 256-1024: 4-16% faster than the group and packed-row kernels, which were issue-bound; also rows of
 // 384-3072 bytes with 3 or 6 packs per lane, such as 16-bit 192-1536 and float32 192-768 columns; the
-// launcher's PackedDefaultPacksPerLane has the figures).
+// launcher's PackedDefault has the figures; R rows a lane group since session 28).
 // Device code only; the launcher is norm_short.cu (LaunchShortRowsPacked).
 //
 // Why (bench/lab/norm_short_h200.md): at 49152 rows of 32-128 columns, L2-resident, the 16-bit row kernels
@@ -113,7 +113,10 @@ __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
   return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;
 }
 
-template <typename T, Kind K, int W, int C>
+// R rows a lane group per step (sessions 27-28; the launcher's PackedDefault has the figures): a lane's R rows share
+// its held parameters and the loop's fixed cost, and their loads and reductions interleave. A warp's load of pack c
+// covers 32 / W adjacent rows, R times.
+template <typename T, Kind K, int W, int C, int R = 1>
 __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
   constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
@@ -124,7 +127,8 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   const unsigned tid = threadIdx.x;
   const int lane = static_cast<int>(tid % W);
   const int rows = static_cast<int>(p.outer);
-  const int step = static_cast<int>(gridDim.x * (kPackedThreads / W));
+  constexpr int G = 32 / W;  // rows a warp covers per load
+  const int step = static_cast<int>(gridDim.x * (kPackedThreads / W) * R);
   const float inv_n = 1.f / static_cast<float>(N);
 
   // Parameters, held for the whole loop (one row for every row: the launcher checks); absent ones are 1 and 0.
@@ -150,53 +154,86 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   }
   // The loop bound is uniform per warp (full-mask shuffles): rows past the end run on zeros, never stored.
   const unsigned thread = blockIdx.x * kPackedThreads + tid;
-  for (int warp_row = static_cast<int>(thread / 32 * (32 / W)); warp_row < rows; warp_row += step) {
-    const int row = warp_row + static_cast<int>(tid % 32 / W);
-    const bool live = row < rows;
+  for (int warp_row = static_cast<int>(thread / 32 * (G * R)); warp_row < rows; warp_row += step) {
+    int row[R];
+    bool live[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      row[r] = warp_row + r * G + static_cast<int>(tid % 32 / W);
+      live[r] = row[r] < rows;
+    }
     // Keep the held pairs packed: without this the compiler may hoist their unpacking out of the loop
     // (float32 copies: E more registers each; at C = 4, 524 SASS instructions against 456).
 #pragma unroll
     for (int w = 0; w < kWords; ++w) asm volatile("" : "+r"(gw[w]), "+r"(bw[w]));
-    uint4 u[C];
+    uint4 u[R][C];
 #pragma unroll
-    for (int c = 0; c < C; ++c) u[c] = live ? LoadWords(p.x + row * N + (c * W + lane) * P) : make_uint4(0, 0, 0, 0);
-    float f[E];
+    for (int r = 0; r < R; ++r)
 #pragma unroll
-    for (int w = 0; w < kWords; ++w) UnpackWord<T>(Word(u[w / 4], w % 4), f + V * w);
-    float acc[A];
+      for (int c = 0; c < C; ++c)
+        u[r][c] = live[r] ? LoadWords(p.x + row[r] * N + (c * W + lane) * P) : make_uint4(0, 0, 0, 0);
+    float f[R][E];
 #pragma unroll
-    for (int a = 0; a < A; ++a) acc[a] = 0.f;
-    float mean = 0.f, rstd;
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) UnpackWord<T>(Word(u[r][w / 4], w % 4), f[r] + V * w);
+    float mean[R], sq[R], rstd[R];
     if constexpr (K == Kind::kLayerNorm) {
-      // x[row, 0]: element 0 of lane 0.
-      const float shift = W == 1 ? f[0] : __shfl_sync(0xffffffffu, f[0], 0, W);
+      float shift[R], shifted_mean[R];
 #pragma unroll
-      for (int e = 0; e < E; ++e) {
-        f[e] -= shift;  // exact near the shift
-        acc[e % A] += f[e];
+      for (int r = 0; r < R; ++r) {
+        // x[row, 0]: element 0 of lane 0.
+        shift[r] = W == 1 ? f[r][0] : __shfl_sync(0xffffffffu, f[r][0], 0, W);
+        float acc[A];
+#pragma unroll
+        for (int a = 0; a < A; ++a) acc[a] = 0.f;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          f[r][e] -= shift[r];  // exact near the shift
+          acc[e % A] += f[r][e];
+        }
+        float sum = acc[0];
+#pragma unroll
+        for (int a = 1; a < A; ++a) sum += acc[a];
+        shifted_mean[r] = sum;
       }
-      float sum = acc[0];
 #pragma unroll
-      for (int a = 1; a < A; ++a) sum += acc[a];
-      const float shifted_mean = WarpAllReduce<W>(sum, SumOp()) * inv_n;
-      mean = shift + shifted_mean;
+      for (int r = 0; r < R; ++r) shifted_mean[r] = WarpAllReduce<W>(shifted_mean[r], SumOp()) * inv_n;
 #pragma unroll
-      for (int a = 0; a < A; ++a) acc[a] = 0.f;
+      for (int r = 0; r < R; ++r) {
+        mean[r] = shift[r] + shifted_mean[r];
+        float acc[A];
 #pragma unroll
-      for (int e = 0; e < E; ++e) {
-        f[e] -= shifted_mean;  // x - mean, f held across the passes
-        acc[e % A] = fmaf(f[e], f[e], acc[e % A]);
+        for (int a = 0; a < A; ++a) acc[a] = 0.f;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          f[r][e] -= shifted_mean[r];  // x - mean, f held across the passes
+          acc[e % A] = fmaf(f[r][e], f[r][e], acc[e % A]);
+        }
+        sq[r] = acc[0];
+#pragma unroll
+        for (int a = 1; a < A; ++a) sq[r] += acc[a];
       }
     } else {
 #pragma unroll
-      for (int e = 0; e < E; ++e) acc[e % A] = fmaf(f[e], f[e], acc[e % A]);
-    }
-    float sq = acc[0];
+      for (int r = 0; r < R; ++r) {
+        mean[r] = 0.f;
+        float acc[A];
 #pragma unroll
-    for (int a = 1; a < A; ++a) sq += acc[a];
-    rstd = RstdFrom(WarpAllReduce<W>(sq, SumOp()) * inv_n, p.epsilon);
+        for (int a = 0; a < A; ++a) acc[a] = 0.f;
+#pragma unroll
+        for (int e = 0; e < E; ++e) acc[e % A] = fmaf(f[r][e], f[r][e], acc[e % A]);
+        sq[r] = acc[0];
+#pragma unroll
+        for (int a = 1; a < A; ++a) sq[r] += acc[a];
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) rstd[r] = RstdFrom(WarpAllReduce<W>(sq[r], SumOp()) * inv_n, p.epsilon);
 
-    if (live) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (!live[r]) continue;
 #pragma unroll
       for (int c = 0; c < C; ++c) {
         uint32_t o[4];
@@ -208,16 +245,16 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
           UnpackWord<T>(bw[w], b);
 #pragma unroll
           for (int i = 0; i < V; ++i) {
-            const float xn = f[V * w + i] * rstd;
+            const float xn = f[r][V * w + i] * rstd[r];
             v[i] = K == Kind::kLayerNorm ? fmaf(xn, g[i], b[i]) : xn * g[i];
           }
           o[k] = PackWord<T>(v);
         }
-        *reinterpret_cast<uint4*>(p.y + row * N + (c * W + lane) * P) = make_uint4(o[0], o[1], o[2], o[3]);
+        *reinterpret_cast<uint4*>(p.y + row[r] * N + (c * W + lane) * P) = make_uint4(o[0], o[1], o[2], o[3]);
       }
       if (K == Kind::kLayerNorm && lane == 0 && p.mean != nullptr) {  // RMSNorm returns no statistics
-        p.mean[row] = mean;
-        p.rstd[row] = rstd;
+        p.mean[row[r]] = mean[r];
+        p.rstd[row[r]] = rstd[r];
       }
     }
   }
