@@ -84,6 +84,11 @@ def norms_and_softmax():
             x, xf = put((37, n), dt)
             check(f"layer_norm {n} {dt.__name__} no params", jk.layer_norm(x), np_layer_norm(xf, 1.0, 0.0, -1), TOL[dt] * 4)
             check(f"rms_norm {n} {dt.__name__} no scale", jk.rms_norm(x), np_rms_norm(xf, 1.0, -1), TOL[dt] * 4)
+            # The statistics outputs (float32 32 and float16 128 take R = 2 rows a lane group: 37 rows leave the
+            # last warp's second group partly past the end).
+            _, mean, rstd = jk.layer_norm(x, return_stats=True)
+            check(f"layer_norm {n} {dt.__name__} mean", mean, xf.mean(-1), TOL[dt])
+            check(f"layer_norm {n} {dt.__name__} rstd", rstd, 1.0 / np.sqrt(xf.var(-1) + 1e-5), TOL[dt] * 4)
     # A non-last axis with 16-byte packs of inner columns.
     for dt in DTYPES:
         x, xf = put((4, 512, 64), dt)
