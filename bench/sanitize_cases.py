@@ -129,7 +129,13 @@ def transposes():
     for dt in [jnp.float32, jnp.bfloat16, jnp.int8]:
         for shape, perm in [((1, 1), (1, 0)), ((33, 65), (1, 0)), ((1025, 4097), (1, 0)),
                             ((3, 67, 129), (0, 2, 1)), ((5, 7, 9, 11), (2, 0, 3, 1)),
-                            ((2, 64, 12, 64), (0, 2, 1, 3)), ((17, 3, 1029), (2, 1, 0))]:
+                            ((2, 64, 12, 64), (0, 2, 1, 3)), ((17, 3, 1029), (2, 1, 0)),
+                            # Session 28: the tiers added since the part was written. The single-wave small tiles
+                            # (2048x512), the grouped 5-D permutation (split A), and the short-side tier
+                            # (kTiledNarrow: NHWC -> NCHW, its reverse with a ragged tile, no batch axis).
+                            ((2048, 512), (1, 0)), ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),
+                            ((8, 128, 128, 3), (0, 3, 1, 2)), ((4, 3, 104, 250), (0, 2, 3, 1)),
+                            ((70001, 7), (1, 0))]:
             if dt == jnp.int8:
                 host = RNG.integers(-100, 100, shape).astype(np.int8)
             else:
