@@ -380,7 +380,9 @@ norm::PackedConfig PackedDefault(int64_t n) {
     switch (n) {
       case 32: case 256: return {2, 1};
       case 64: return {kLayer ? 4 : 2, 1};
-      case 128: return kLayer && std::is_same_v<T, __half> ? norm::PackedConfig{2, 2} : norm::PackedConfig{kLayer ? 4 : 2, 1};
+      case 128:
+        if (!kLayer) return {2, 1};
+        return std::is_same_v<T, __half> ? norm::PackedConfig{2, 2} : norm::PackedConfig{4, 1};
       case 192: case 384: return {3, 1};
       case 512: return {4, 1};
       case 768: return {kLayer ? 3 : 6, 1};

@@ -77,7 +77,8 @@ cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
   if constexpr (!kFits) {
     return cudaErrorNotSupported;
   } else {
-    const int64_t blocks = std::min<int64_t>(CeilDiv(p.outer * W, int64_t{kPackedThreads} * R), int64_t{NumSMs()} * 16);
+    const int64_t blocks =
+        std::min<int64_t>(CeilDiv(p.outer * W, int64_t{kPackedThreads} * R), int64_t{NumSMs()} * 16);
     ShortRowsPacked<T, K, W, C, R><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
     return LastLaunchError();
   }

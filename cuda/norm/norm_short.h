@@ -28,8 +28,8 @@ cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const Short
 // for every row, outer * n < 2^30 (32-bit offsets, with room for the grid's last step). Anything else:
 // cudaErrorNotSupported, before launching.
 struct PackedConfig {
-  int packs_per_lane = 2;  // C in {2, 3, 4, 6, 8}; lanes per row W = packs / C, a power of two up to 32
-  int rows_per_group = 1;  // R rows a lane group per step: 1, or for rows of <= 32 packs 2 (C <= 4), 4 (C <= 2), 8 (C = 1)
+  int packs_per_lane = 2;  // C in {1 (with R > 1), 2, 3, 4, 6, 8}; lanes per row W = packs / C, a power of two <= 32
+  int rows_per_group = 1;  // R rows a lane group: 1, or (rows of <= 32 packs) 2 (C <= 4), 4 (C <= 2), 8 (C = 1)
 };
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg);

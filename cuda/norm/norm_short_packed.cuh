@@ -113,6 +113,21 @@ __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
   return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;
 }
 
+// Reduces E terms over A independent chains (A additions in flight): chain e % A takes acc = step(e, acc) for
+// element e, from 0; then the chains are summed in order.
+template <int A, int E, typename Step>
+__device__ __forceinline__ float ChainReduce(Step step) {
+  float acc[A];
+#pragma unroll
+  for (int a = 0; a < A; ++a) acc[a] = 0.f;
+#pragma unroll
+  for (int e = 0; e < E; ++e) acc[e % A] = step(e, acc[e % A]);
+  float sum = acc[0];
+#pragma unroll
+  for (int a = 1; a < A; ++a) sum += acc[a];
+  return sum;
+}
+
 // R rows a lane group per step (sessions 27-28; the launcher's PackedDefault has the figures): a lane's R rows share
 // its held parameters and the loop's fixed cost, and their loads and reductions interleave. A warp's load of pack c
 // covers 32 / W adjacent rows, R times.
@@ -182,50 +197,27 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
       float shift[R], shifted_mean[R];
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        // x[row, 0]: element 0 of lane 0.
-        shift[r] = W == 1 ? f[r][0] : __shfl_sync(0xffffffffu, f[r][0], 0, W);
-        float acc[A];
-#pragma unroll
-        for (int a = 0; a < A; ++a) acc[a] = 0.f;
-#pragma unroll
-        for (int e = 0; e < E; ++e) {
+        shift[r] = W == 1 ? f[r][0] : __shfl_sync(0xffffffffu, f[r][0], 0, W);  // x[row, 0]: lane 0's element 0
+        shifted_mean[r] = ChainReduce<A, E>([&](int e, float acc) {
           f[r][e] -= shift[r];  // exact near the shift
-          acc[e % A] += f[r][e];
-        }
-        float sum = acc[0];
-#pragma unroll
-        for (int a = 1; a < A; ++a) sum += acc[a];
-        shifted_mean[r] = sum;
+          return acc + f[r][e];
+        });
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) shifted_mean[r] = WarpAllReduce<W>(shifted_mean[r], SumOp()) * inv_n;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         mean[r] = shift[r] + shifted_mean[r];
-        float acc[A];
-#pragma unroll
-        for (int a = 0; a < A; ++a) acc[a] = 0.f;
-#pragma unroll
-        for (int e = 0; e < E; ++e) {
+        sq[r] = ChainReduce<A, E>([&](int e, float acc) {
           f[r][e] -= shifted_mean[r];  // x - mean, f held across the passes
-          acc[e % A] = fmaf(f[r][e], f[r][e], acc[e % A]);
-        }
-        sq[r] = acc[0];
-#pragma unroll
-        for (int a = 1; a < A; ++a) sq[r] += acc[a];
+          return fmaf(f[r][e], f[r][e], acc);
+        });
       }
     } else {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         mean[r] = 0.f;
-        float acc[A];
-#pragma unroll
-        for (int a = 0; a < A; ++a) acc[a] = 0.f;
-#pragma unroll
-        for (int e = 0; e < E; ++e) acc[e % A] = fmaf(f[r][e], f[r][e], acc[e % A]);
-        sq[r] = acc[0];
-#pragma unroll
-        for (int a = 1; a < A; ++a) sq[r] += acc[a];
+        sq[r] = ChainReduce<A, E>([&](int e, float acc) { return fmaf(f[r][e], f[r][e], acc); });
       }
     }
 #pragma unroll
