@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in session 27 for the next session (H200, one call, not run): the short norm rows' load layout.
+# Prepared in session 27 for the next session: the short norm rows' load layout. Ran as session 28's call 1
+# (bench/lab/s28_h200.md); s27_norm_rows.patch has been part of the code since (extended), so it no longer applies.
 # Build as committed, s27_norm_layout_lab.py (the persistent short-row tier's whole-row loads, 32-bit and 64-bit
 # indices, against the packed default and jnp); then s27_norm_rows.patch applied (R rows a lane group in the packed
 # tier), an incremental build, the same lab with S27_ROWS=1 (adds "packed 1 4", "packed 1 2", "packed 2 2") and the

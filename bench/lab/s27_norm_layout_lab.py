@@ -1,4 +1,4 @@
-"""Prepared in session 27 for the next (not run: no device time left). Session 27's call 8 found our packed short-row
+"""Prepared in session 27, run in session 28 (call 1, bench/lab/s28_h200.md). Session 27's call 8 found our packed short-row
 tier slower the more 128-byte lines one warp load touches (float32 32 columns: 8 lines x 64 B 3.1 us, 16 x 32 B 4.3,
 32 x 16 B 9.0), while XLA's Triton fusion reads whole rows with each load (8 lanes a row, 4 rows a thread; 2.9 us).
 The persistent short-row tier (norm_short.cuh) already has that layout: one pack a lane, W = the row's packs, R rows a
