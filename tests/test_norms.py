@@ -154,6 +154,38 @@ def test_large_mean_small_variance(rng):
     assert_close(y, np_layer_norm(xf.astype(np.float64), axis=1)[0], rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("n", [32, 128, 256, 1024])
+def test_large_mean_16bit_rows(rng, dtype, n):
+    """16-bit rows near 1000 that differ by a few ulps (bf16 steps of 4, f16 of 0.5: |mean| / std 100-1000) on the
+    packed short-row widths: the mean keeps float32 accuracy and y its 16-bit one, whatever form the statistics take
+    (the row shift, or a shift-free form that must fall back on such rows)."""
+    step = 4.0 if dtype == jnp.bfloat16 else 0.5  # one ulp at 1000
+    xf = (1000.0 + step * rng.integers(-3, 4, (37, n))).astype(np.float32)
+    x = jnp.asarray(xf, dtype)
+    assert np.array_equal(np.asarray(x, np.float32), xf)  # exactly representable
+    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
+    y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)
+    ey, em, er = np_layer_norm(xf.astype(np.float64), sf, bf)
+    assert_close(np.ravel(mean), np.ravel(em), rtol=2e-7, atol=0)  # within ~1 float32 ulp
+    assert_close(rstd, er, rtol=1e-4, atol=0)
+    assert_close(y, ey, dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("n", [192, 384, 768, 1536])
+def test_large_mean_float16_one_step(rng, n):
+    """float16 rows of 1000 with one element one ulp above (|mean| / std 2.5e4-7e4) at the packed widths that are not
+    powers of two: a mean rounded to float32 (1000 + 0.5 / n is not exact) shifts every output by up to 0.004, which
+    these tolerances (0.001 + 0.001 |y|) catch. The CPU handlers and the CUDA short-row tier (which takes these widths)
+    subtract the shift and the shifted mean apart, keeping the outputs to their float16 rounding."""
+    xf = np.full((37, n), 1000.0, np.float32)
+    xf[np.arange(37), rng.integers(0, n, 37)] = 1000.5
+    y, mean, _ = jax.jit(lambda x: jk.layer_norm(x, return_stats=True))(jnp.asarray(xf, jnp.float16))
+    ey, em, _ = np_layer_norm(xf.astype(np.float64))
+    assert_close(np.ravel(mean), np.ravel(em), rtol=2e-7, atol=0)
+    assert_close(y, ey, rtol=1e-3, atol=1e-3)
+
+
 def test_float16_large_values(rng):
     """float16 x whose squares overflow float16: float32 statistics keep the result finite and right."""
     x, xf = randn(rng, (4, 512), jnp.float16, scale=3000.0)

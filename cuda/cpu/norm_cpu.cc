@@ -31,16 +31,18 @@ float SumLanes(const float* v, int64_t n, float shift) {
   return s;
 }
 
-float SumSquaresLanes(const float* v, int64_t n, float center) {
+// sum(((v - shift) - center)^2): LayerNorm's deviations from shift + center, its mean kept as those two floats (the
+// float32 sum shift + center would round the mean by up to half an ulp of |mean|, which the outputs would carry).
+float SumSquaresLanes(const float* v, int64_t n, float shift, float center) {
   float acc[kLanes] = {0.f};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
     for (int k = 0; k < kLanes; ++k) {
-      const float d = v[j + k] - center;
+      const float d = (v[j + k] - shift) - center;
       acc[k] += d * d;
     }
   float s = 0.f;
-  for (; j < n; ++j) s += (v[j] - center) * (v[j] - center);
+  for (; j < n; ++j) s += ((v[j] - shift) - center) * ((v[j] - shift) - center);
   for (int k = 0; k < kLanes; ++k) s += acc[k];
   return s;
 }
@@ -67,16 +69,17 @@ struct Pointers {
   float* rstd;  // stats-only LayerNorm: M2
 };
 
-// Writes y for one slab (n rows of `inner` floats in xf) given per-inner statistics.
+// Writes y for one slab (n rows of `inner` floats in xf) given per-inner statistics: LayerNorm's mean as
+// shift + center (see SumSquaresLanes).
 template <typename T, Kind K>
-void NormalizeSlab(const float* xf, const float* mean, const float* rstd, const T* scale, const T* bias,
-                   int64_t n, int64_t inner, T* y, float* tmp) {
+void NormalizeSlab(const float* xf, const float* shift, const float* center, const float* rstd, const T* scale,
+                   const T* bias, int64_t n, int64_t inner, T* y, float* tmp) {
   for (int64_t j = 0; j < n; ++j) {
     const float g = scale ? ToFloat(scale[j]) : 1.f;
     const float b = (K == Kind::kLayerNorm && bias) ? ToFloat(bias[j]) : 0.f;
     const float* row = xf + j * inner;
     for (int64_t i = 0; i < inner; ++i) {
-      const float c = K == Kind::kLayerNorm ? row[i] - mean[i] : row[i];
+      const float c = K == Kind::kLayerNorm ? (row[i] - shift[i]) - center[i] : row[i];
       tmp[i] = c * rstd[i] * g + b;
     }
     for (int64_t i = 0; i < inner; ++i) y[j * inner + i] = FromFloat<T>(tmp[i]);
@@ -90,8 +93,11 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
   T* y = static_cast<T*>(ptr.y);
   const T* scale = static_cast<const T*>(ptr.scale);
   const T* bias = static_cast<const T*>(ptr.bias);
-  std::vector<float> xf(static_cast<size_t>(slab)), mean(static_cast<size_t>(inner)),
-      rstd(static_cast<size_t>(inner)), acc(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner));
+  // LayerNorm's mean is shift + center: shift the slab's first row (x[0] along the axis), center the mean of
+  // x - shift; given statistics (kApply) have shift 0.
+  std::vector<float> xf(static_cast<size_t>(slab)), shift(static_cast<size_t>(inner)),
+      center(static_cast<size_t>(inner)), rstd(static_cast<size_t>(inner)), acc(static_cast<size_t>(inner)),
+      tmp(static_cast<size_t>(inner));
   const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
   for (int64_t o = 0; o < s.outer; ++o) {
     ToFloatRow(x + o * slab, slab, xf.data());
@@ -99,39 +105,41 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
     float* stat_rstd = ptr.rstd ? ptr.rstd + o * inner : nullptr;
     if constexpr (M == Mode::kApply) {
       for (int64_t i = 0; i < inner; ++i) {
-        mean[i] = K == Kind::kLayerNorm ? stat_mean[i] : 0.f;
+        shift[i] = 0.f;
+        center[i] = K == Kind::kLayerNorm ? stat_mean[i] : 0.f;
         rstd[i] = stat_rstd[i];
       }
     } else if (inner == 1) {
       if (K == Kind::kLayerNorm) {
-        const float shift = n > 0 ? xf[0] : 0.f;
-        mean[0] = shift + SumLanes(xf.data(), n, shift) * inv_n;
-        acc[0] = SumSquaresLanes(xf.data(), n, mean[0]);  // M2
+        shift[0] = n > 0 ? xf[0] : 0.f;
+        center[0] = SumLanes(xf.data(), n, shift[0]) * inv_n;
+        acc[0] = SumSquaresLanes(xf.data(), n, shift[0], center[0]);  // M2
       } else {
-        mean[0] = 0.f;
-        acc[0] = SumSquaresLanes(xf.data(), n, 0.f);  // sum of squares
+        shift[0] = center[0] = 0.f;
+        acc[0] = SumSquaresLanes(xf.data(), n, 0.f, 0.f);  // sum of squares
       }
     } else {
       std::fill(acc.begin(), acc.end(), 0.f);
+      for (int64_t i = 0; i < inner; ++i) shift[i] = K == Kind::kLayerNorm && n > 0 ? xf[i] : 0.f;
       if (K == Kind::kLayerNorm) {
         // Shifted by row j = 0 (see SumLanes), which exists whenever the loop runs.
         for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i] - xf[i];
-        for (int64_t i = 0; i < inner; ++i) mean[i] = (n > 0 ? xf[i] : 0.f) + acc[i] * inv_n;
+          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i] - shift[i];
+        for (int64_t i = 0; i < inner; ++i) center[i] = acc[i] * inv_n;
         std::fill(acc.begin(), acc.end(), 0.f);
       } else {
-        std::fill(mean.begin(), mean.end(), 0.f);
+        std::fill(center.begin(), center.end(), 0.f);
       }
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < inner; ++i) {
-          const float d = xf[j * inner + i] - mean[i];
+          const float d = (xf[j * inner + i] - shift[i]) - center[i];
           acc[i] += d * d;
         }
     }
     if constexpr (M == Mode::kStatsOnly) {
       for (int64_t i = 0; i < inner; ++i) {
         if (K == Kind::kLayerNorm) {
-          stat_mean[i] = n == 0 ? NAN : mean[i];
+          stat_mean[i] = n == 0 ? NAN : shift[i] + center[i];
           stat_rstd[i] = n == 0 ? NAN : acc[i];
         } else {
           stat_mean[i] = acc[i] * inv_n;
@@ -142,15 +150,15 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
     if constexpr (M == Mode::kNormalize) {
       for (int64_t i = 0; i < inner; ++i) {
         rstd[i] = 1.f / std::sqrt(acc[i] * inv_n + epsilon);
-        if (n == 0) mean[i] = rstd[i] = NAN;  // the mean of nothing, as jnp.mean gives
+        if (n == 0) center[i] = rstd[i] = NAN;  // the mean of nothing, as jnp.mean gives
       }
       if (stat_mean != nullptr)
         for (int64_t i = 0; i < inner; ++i) {
-          stat_mean[i] = mean[i];
+          stat_mean[i] = shift[i] + center[i];
           stat_rstd[i] = rstd[i];
         }
     }
-    NormalizeSlab<T, K>(xf.data(), mean.data(), rstd.data(), GroupRow(scale, o, s.scale_groups, s),
+    NormalizeSlab<T, K>(xf.data(), shift.data(), center.data(), rstd.data(), GroupRow(scale, o, s.scale_groups, s),
                         GroupRow(bias, o, s.bias_groups, s), n, inner, y + o * slab, tmp.data());
   }
 }
