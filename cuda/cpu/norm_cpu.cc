@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
+#include "cpu/cpu_convert.h"
 #include "cpu/cpu_types.h"
 
 namespace jk::cpu {
@@ -47,11 +49,6 @@ float SumSquaresLanes(const float* v, int64_t n, float shift, float center) {
   return s;
 }
 
-template <typename T>
-void ToFloatRow(const T* x, int64_t count, float* out) {
-  for (int64_t i = 0; i < count; ++i) out[i] = ToFloat(x[i]);
-}
-
 // Affine parameter row of outer index o (null when absent).
 template <typename T>
 const T* GroupRow(const T* p, int64_t o, int64_t groups, const NormShape& s) {
@@ -82,9 +79,40 @@ void NormalizeSlab(const float* xf, const float* shift, const float* center, con
       const float c = K == Kind::kLayerNorm ? (row[i] - shift[i]) - center[i] : row[i];
       tmp[i] = c * rstd[i] * g + b;
     }
-    for (int64_t i = 0; i < inner; ++i) y[j * inner + i] = FromFloat<T>(tmp[i]);
+    FromFloatN(tmp, inner, y + j * inner);
   }
 }
+
+// The last axis (inner == 1): one row of n, the parameters as float32 rows (ones / zeros where absent), so the loop
+// runs over contiguous floats and vectorises; out is y itself for float32, else a float32 row converted after.
+template <Kind K>
+void NormalizeRow(const float* xf, float shift, float center, float rstd, const float* gf, const float* bf,
+                  int64_t n, float* out) {
+  for (int64_t j = 0; j < n; ++j) {
+    const float c = K == Kind::kLayerNorm ? (xf[j] - shift) - center : xf[j];
+    out[j] = c * rstd * gf[j] + bf[j];
+  }
+}
+
+// A parameter row as float32 (fill where absent), converted again only when the row changes (grouped parameters).
+template <typename T>
+class ParamRow {
+ public:
+  ParamRow(int64_t n, float fill) : v_(static_cast<size_t>(n), fill), fill_(fill) {}
+  const float* Get(const T* row) {
+    if (row != last_) {
+      if (row != nullptr) ToFloatN(row, static_cast<int64_t>(v_.size()), v_.data());
+      else std::fill(v_.begin(), v_.end(), fill_);
+      last_ = row;
+    }
+    return v_.data();
+  }
+
+ private:
+  std::vector<float> v_;
+  float fill_;
+  const T* last_ = nullptr;
+};
 
 template <typename T, Kind K, Mode M>
 void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
@@ -97,10 +125,11 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
   // x - shift; given statistics (kApply) have shift 0.
   std::vector<float> xf(static_cast<size_t>(slab)), shift(static_cast<size_t>(inner)),
       center(static_cast<size_t>(inner)), rstd(static_cast<size_t>(inner)), acc(static_cast<size_t>(inner)),
-      tmp(static_cast<size_t>(inner));
+      tmp(static_cast<size_t>(inner == 1 ? n : inner));
   const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
+  ParamRow<T> gf(inner == 1 ? n : 0, 1.f), bf(inner == 1 ? n : 0, 0.f);
   for (int64_t o = 0; o < s.outer; ++o) {
-    ToFloatRow(x + o * slab, slab, xf.data());
+    ToFloatN(x + o * slab, slab, xf.data());
     float* stat_mean = ptr.mean ? ptr.mean + o * inner : nullptr;
     float* stat_rstd = ptr.rstd ? ptr.rstd + o * inner : nullptr;
     if constexpr (M == Mode::kApply) {
@@ -158,8 +187,17 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
           stat_rstd[i] = rstd[i];
         }
     }
-    NormalizeSlab<T, K>(xf.data(), shift.data(), center.data(), rstd.data(), GroupRow(scale, o, s.scale_groups, s),
-                        GroupRow(bias, o, s.bias_groups, s), n, inner, y + o * slab, tmp.data());
+    const T* scale_row = GroupRow(scale, o, s.scale_groups, s);
+    const T* bias_row = K == Kind::kLayerNorm ? GroupRow(bias, o, s.bias_groups, s) : nullptr;
+    if (inner == 1) {
+      T* yo = y + o * slab;
+      float* out = std::is_same_v<T, float> ? reinterpret_cast<float*>(yo) : tmp.data();
+      NormalizeRow<K>(xf.data(), shift[0], center[0], rstd[0], gf.Get(scale_row), bf.Get(bias_row), n, out);
+      if constexpr (!std::is_same_v<T, float>) FromFloatN(out, n, yo);
+    } else {
+      NormalizeSlab<T, K>(xf.data(), shift.data(), center.data(), rstd.data(), scale_row, bias_row, n, inner,
+                          y + o * slab, tmp.data());
+    }
   }
 }
 
