@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/cpu_convert.h"
 #include "cpu/cpu_types.h"
 
 namespace jk::cpu {
@@ -40,11 +41,6 @@ float Activate(Activation act, float v) {
     case Activation::kSilu: return TimesSigmoid(v, v);
   }
   return v;
-}
-
-template <typename T>
-void ToFloatRows(const T* src, int64_t count, float* dst) {
-  for (int64_t i = 0; i < count; ++i) dst[i] = ToFloat(src[i]);
 }
 
 // c (rows x n, ldc = n) = a (rows x k, lda = k) @ b (k x n), all float32; rows <= kRowBlock.
@@ -81,13 +77,13 @@ void MatmulTyped(const MatmulProblem& p) {
     const BatchOffsets o = OffsetsOf(p, z);
     if (b + o.b != last_b) {  // broadcast b: convert once, not once per batch index
       last_b = b + o.b;
-      ToFloatRows(last_b, k * n, bf.data());
+      ToFloatN(last_b, k * n, bf.data());
     }
-    if (bias) ToFloatRows(bias + o.bias, n, biasf.data());
+    if (bias) ToFloatN(bias + o.bias, n, biasf.data());
     T* outz = out + z * m * n;
     for (int64_t i0 = 0; i0 < m; i0 += kRowBlock) {
       const int64_t rows = std::min(kRowBlock, m - i0);
-      ToFloatRows(a + o.a + i0 * k, rows * k, af.data());
+      ToFloatN(a + o.a + i0 * k, rows * k, af.data());
       GemmBlock(af.data(), rows, bf.data(), n, k, cf.data());
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t row = i0 + r;
