@@ -146,8 +146,8 @@ void SoftmaxRows(const T* x, T* y, int64_t outer, int64_t n, bool log) {
     if (Degenerate(m, sum)) {
       for (j = 0; j < n; ++j) out[j] = kNaN;
     } else if (log) {
-      const float ls_ = std::log(sum);
-      for (j = 0; j < n; ++j) out[j] = (v[j] - m) - ls_;
+      const float log_sum = std::log(sum);
+      for (j = 0; j < n; ++j) out[j] = (v[j] - m) - log_sum;
     } else {
       const float a = 1.f / sum;
       for (j = 0; j < n; ++j) out[j] = e[j] * a;
