@@ -525,3 +525,14 @@ def test_large_float32_3gib_batched_swap():
     y = jk.transpose(x, (0, 2, 1))
     for k, r in [(0, 0), (1, 777), (2, n - 1)]:
         np.testing.assert_array_equal(np.asarray(y[k, r, :]), np.asarray(x[k, :, r]))
+
+
+# Rows a multiple of 1 KB apart (the CPU handler's buffered 16 x 16 tiles: such rows share L1 sets) and odd strides,
+# ragged tile edges on either side, a batched swap.
+STRIDE_CASES = [((257, 1024), (1, 0)), ((1000, 512), (1, 0)), ((3, 256, 1024), (0, 2, 1)), ((1024, 257), (1, 0))]
+
+
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_power_of_two_row_strides(rng, dtype):
+    with jax.enable_x64(dtype == jnp.float64):
+        check_cases_jitted(rng, dtype, STRIDE_CASES)
