@@ -51,13 +51,14 @@ T FromFloat(float v);
 template <>
 inline float FromFloat<float>(float v) { return v; }
 
+// Branch-free (a select), so loops over it vectorise (FromFloatN, cpu_convert.h): NaNs keep a payload bit, the
+// rest round to nearest even.
 template <>
 inline BF16 FromFloat<BF16>(float v) {
   uint32_t u;
   std::memcpy(&u, &v, 4);
-  if (std::isnan(v)) return BF16{static_cast<uint16_t>((u >> 16) | 0x40u)};  // keep it a NaN
-  u += 0x7fffu + ((u >> 16) & 1u);                                           // nearest even
-  return BF16{static_cast<uint16_t>(u >> 16)};
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, nan = (u >> 16) | 0x40u;
+  return BF16{static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded)};
 }
 
 template <>
