@@ -1,4 +1,5 @@
-"""Prepared in session 28 for the next (needs bench/lab/s28_norm_guard.patch applied; s29_next_norm.sh does it):
+"""Prepared in session 28, run in session 29 (bench/lab/s29_h200.md call 1; the guard was not taken). Needs
+bench/lab/s28_norm_guard.patch applied (s29_next_norm.sh does it):
 16-bit LayerNorm on the packed short-row tier with guarded shift-free statistics (JK_NORM_GUARD=1, read at every
 launch) against the default (the row shift) and jnp, at 49152 x 32 / 128 / 256 columns.
 

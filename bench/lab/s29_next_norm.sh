@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 28 for the next session (H200, one call, not run): 16-bit LayerNorm's guarded shift-free
+# Prepared in session 28; run in session 29 (call 1 of bench/lab/s29_h200.md: the guard was not taken): 16-bit LayerNorm's guarded shift-free
 # statistics on the packed short-row tier. Applies bench/lab/s28_norm_guard.patch (compiled on the CPU machine only:
 # JK_NORM_GUARD=1 selects the kGuard kernels, 16-bit LayerNorm rows of <= 32 packs), builds, runs the norm row and
 # large-mean tests under JK_NORM_GUARD=1, then bench/lab/s29_guard_lab.py; reverts the patch at the end (the
