@@ -420,7 +420,7 @@ def test_many_rows_and_parameter_groups(rng, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [32, 128, 192, 256, 384, 512, 768, 1024, 1536])
+@pytest.mark.parametrize("n", [32, 64, 128, 192, 256, 384, 512, 768, 1024, 1536])
 def test_many_rows_one_parameter_row(rng, dtype, n):
     """Rows with one scale/bias row (the packed short-row tier's case: 64 bytes - 4 KB a row): on the GPU
     enough rows that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane

@@ -330,7 +330,7 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 // the lanes per row follow, W = row bytes / 16 / C. Measured on an H200, 49152 rows:
 //   bf16/f16, 32-256 columns (bench/lab/norm_packed_h200.md, CUPTI, one process with jnp): RMSNorm fastest
 //     with C = 2; LayerNorm with 4 at 64 and 128 (5.84-5.92 us against 6.34-6.35 with 2), with 2 at 32 and
-//     256. Every setting of the best beat the group kernel. LayerNorm at 128 keeps 4 packs (80 registers, 3 CTAs
+//     256 (at 64, two rows of C = 2 since session 29, below). Every setting of the best beat the group kernel. LayerNorm at 128 keeps 4 packs (80 registers, 3 CTAs
 //     an SM, 1.9 waves) over 2 (48 registers, 5 CTAs, 1.2 waves): bench/lab/s27_h200.md call 5, the committed code,
 //     4 rounds in one process, us: bf16 5.65-5.68 against 6.26-6.40, f16 5.78-5.86 against 6.24-6.38 (jnp
 //     5.49-5.63), and the benchmarks agree (4 packs 5.86-6.10 in session 26's run, 2 packs 6.34-6.38 in session
@@ -340,7 +340,8 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //   float32, 16-128 columns (bench/lab/s15_h200.md calls 1 and 3, against the persistent short-row tier, us
 //     (jnp)): LayerNorm 16: 2.34 -> 2.05 (1.98), 32: 3.31 -> 3.04 (2.88), 64: 5.76 -> 5.57 (5.47), 128: 13.97
 //     -> 13.46 (13.86); RMSNorm 16: 2.21 -> 2.00 (2.02), 32: 3.07 -> 2.85 (3.04), 64: 5.55 -> 5.70 (5.06), so
-//     RMSNorm at 64 keeps the persistent tier; 128: 13.76 -> 13.42 (14.08). C = 1 lost at 32 columns (3.55-3.66),
+//     RMSNorm at 64 kept the persistent tier until session 29's two rows a lane group (below); 128: 13.76 -> 13.42
+//     (14.08). C = 1 lost at 32 columns (3.55-3.66),
 //     4 at every length (a quarter of the threads: 4.30-4.35 at 32).
 //   Longer rows (session 18, bench/lab/s18_norm_lab_h200.txt: cudaEvent time after an L2 flush, median of
 //     15, every variant twice in one process), us:
@@ -373,13 +374,19 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //     two kernels differ in the conversions, bf16 a shift or mask, f16 a cvt), for every 16-bit 32-column row
 //     (LayerNorm 2.27 -> 2.54) and for float32 LayerNorm 128 (13.39 -> 13.65). 4 rows (C = 1 or 2), C = 4 with 2
 //     rows, and 8 rows of one pack (Triton's layout for these rows: 16 lanes a row) lost everywhere (the table).
+//   64 columns (session 29, bench/lab/s29_h200.md call 6, the same method; not a sweep point, and the rows under
+//     jnp then), default -> R = 2 (jnp), us:
+//     LayerNorm bfloat16 (C = 4 -> C = 2, W = 4): 3.97-4.00 -> 3.49-3.55 (3.81-3.86)
+//     LayerNorm float16 (the same):                3.90-4.02 -> 3.23-3.26 (3.81-3.82)
+//     LayerNorm float32 (C = 2 -> C = 1, W = 16):  5.86-5.92 -> 5.58-5.79 (5.41-5.62)
+//     RMSNorm float32 (the persistent tier -> C = 2, W = 8): 5.57-5.66 -> 4.70-4.83 (5.10-5.20)
 template <typename T, Kind K>
 norm::PackedConfig PackedDefault(int64_t n) {
   constexpr bool kLayer = K == Kind::kLayerNorm;
   if constexpr (sizeof(T) == 2) {
     switch (n) {
       case 32: case 256: return {2, 1};
-      case 64: return {kLayer ? 4 : 2, 1};
+      case 64: return {2, kLayer ? 2 : 1};
       case 128:
         if (!kLayer) return {2, 1};
         return std::is_same_v<T, __half> ? norm::PackedConfig{2, 2} : norm::PackedConfig{4, 1};
@@ -395,7 +402,7 @@ norm::PackedConfig PackedDefault(int64_t n) {
       case 16: return {2, 1};
       case 32: return {2, kLayer ? 2 : 1};
       case 128: return {2, kLayer ? 1 : 2};
-      case 64: return {kLayer ? 2 : 0, 1};
+      case 64: return kLayer ? norm::PackedConfig{1, 2} : norm::PackedConfig{2, 2};
       case 192: return {3, 1};
       case 256: return {kLayer ? 4 : 0, 1};
       case 384: case 768: return {kLayer ? 6 : 0, 1};
