@@ -7,6 +7,15 @@
 
 #include "cpu/cpu_types.h"
 
+// JK_CPU_HOST_VECTORS before a row loop's definition: the loop is also built for AVX2 (8 float lanes; the baseline is
+// SSE2's 4) and picked at load time where the CPU has it, as XLA's CPU code uses the host's vectors. Linux x86-64 only
+// (target_clones needs ifunc). AVX2 without FMA: no multiply-add is contracted, so both builds give the same bits.
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+#define JK_CPU_HOST_VECTORS __attribute__((target_clones("avx2", "default")))
+#else
+#define JK_CPU_HOST_VECTORS
+#endif
+
 namespace jk::cpu {
 
 void ToFloatN(const float* x, int64_t n, float* out);

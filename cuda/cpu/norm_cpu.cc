@@ -22,6 +22,7 @@ constexpr int kLanes = 16;
 
 // sum(v - shift). LayerNorm shifts by the row's first element: the partial sums then grow with the
 // row's spread, not its mean, so a large mean with a small variance keeps its accuracy in float32.
+JK_CPU_HOST_VECTORS
 float SumLanes(const float* v, int64_t n, float shift) {
   float acc[kLanes] = {0.f};
   int64_t j = 0;
@@ -35,6 +36,7 @@ float SumLanes(const float* v, int64_t n, float shift) {
 
 // sum(((v - shift) - center)^2): LayerNorm's deviations from shift + center, its mean kept as those two floats (the
 // float32 sum shift + center would round the mean by up to half an ulp of |mean|, which the outputs would carry).
+JK_CPU_HOST_VECTORS
 float SumSquaresLanes(const float* v, int64_t n, float shift, float center) {
   float acc[kLanes] = {0.f};
   int64_t j = 0;
@@ -85,13 +87,11 @@ void NormalizeSlab(const float* xf, const float* shift, const float* center, con
 
 // The last axis (inner == 1): one row of n, the parameters as float32 rows (ones / zeros where absent), so the loop
 // runs over contiguous floats and vectorises; out is y itself for float32, else a float32 row converted after.
-template <Kind K>
+// RMSNorm passes shift = center = 0 ((x - 0) - 0 is x, -0 included).
+JK_CPU_HOST_VECTORS
 void NormalizeRow(const float* xf, float shift, float center, float rstd, const float* gf, const float* bf,
                   int64_t n, float* out) {
-  for (int64_t j = 0; j < n; ++j) {
-    const float c = K == Kind::kLayerNorm ? (xf[j] - shift) - center : xf[j];
-    out[j] = c * rstd * gf[j] + bf[j];
-  }
+  for (int64_t j = 0; j < n; ++j) out[j] = ((xf[j] - shift) - center) * rstd * gf[j] + bf[j];
 }
 
 // A parameter row as float32 (fill where absent), converted again only when the row changes (grouped parameters).
@@ -192,7 +192,7 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
     if (inner == 1) {
       T* yo = y + o * slab;
       float* out = std::is_same_v<T, float> ? reinterpret_cast<float*>(yo) : tmp.data();
-      NormalizeRow<K>(xf.data(), shift[0], center[0], rstd[0], gf.Get(scale_row), bf.Get(bias_row), n, out);
+      NormalizeRow(xf.data(), shift[0], center[0], rstd[0], gf.Get(scale_row), bf.Get(bias_row), n, out);
       if constexpr (!std::is_same_v<T, float>) FromFloatN(out, n, yo);
     } else {
       NormalizeSlab<T, K>(xf.data(), shift.data(), center.data(), rstd.data(), scale_row, bias_row, n, inner,

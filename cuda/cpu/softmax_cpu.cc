@@ -108,11 +108,9 @@ inline float ExpNonPositive(float t) {
   return e < -126 ? 0.f : y;
 }
 
-// e[j] = e^(v[j] - m) over a row: the loop the CPU softmax spends its time in, also built for AVX2 (8 lanes, picked at
-// load time where the CPU has it; Linux x86-64: target_clones needs ifunc) as XLA's CPU code uses the host's vectors.
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))  // ifunc
-__attribute__((target_clones("avx2", "default")))
-#endif
+// e[j] = e^(v[j] - m) over a row: the loop the CPU softmax spends its time in, also built for AVX2
+// (JK_CPU_HOST_VECTORS, cpu_convert.h).
+JK_CPU_HOST_VECTORS
 void ExpRow(const float* v, float m, int64_t n, float* e) {
   for (int64_t j = 0; j < n; ++j) e[j] = ExpNonPositive(v[j] - m);
 }
