@@ -39,6 +39,7 @@ void ToFloatN(const float* x, int64_t n, float* out) {
   if (n > 0 && x != out) std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));
 }
 
+JK_CPU_HOST_VECTORS
 void ToFloatN(const BF16* x, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = ToFloat(x[i]);  // a shift: vectorised
 }
@@ -52,6 +53,7 @@ void ToFloatN(const F16* x, int64_t n, float* out) {
 
 void FromFloatN(const float* v, int64_t n, float* out) { ToFloatN(v, n, out); }
 
+JK_CPU_HOST_VECTORS
 void FromFloatN(const float* v, int64_t n, BF16* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = FromFloat<BF16>(v[i]);  // branch-free: vectorised
 }

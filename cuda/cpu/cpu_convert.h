@@ -7,11 +7,14 @@
 
 #include "cpu/cpu_types.h"
 
-// JK_CPU_HOST_VECTORS before a row loop's definition: the loop is also built for AVX2 (8 float lanes; the baseline is
-// SSE2's 4) and picked at load time where the CPU has it, as XLA's CPU code uses the host's vectors. Linux x86-64 only
-// (target_clones needs ifunc). AVX2 without FMA: no multiply-add is contracted, so both builds give the same bits.
+// JK_CPU_HOST_VECTORS before a row loop's definition: the loop is also built for AVX-512 and AVX2 (16 / 8 float lanes;
+// the baseline is SSE2's 4) and the widest the CPU has is picked at load time, as XLA's CPU code uses the host's
+// vectors. Linux x86-64 only (target_clones needs ifunc). Neither target enables FMA (GCC: -mavx512f does not imply
+// -mfma), so no multiply-add is contracted and every build gives the same bits. Informal, on this 2-core AVX-512
+// machine, 2048 rows of 1024 columns, ms: float32 softmax 1.76 -> 0.81-0.85 (XLA's CPU code 0.41), bf16 softmax 2.28
+// -> 1.00 (0.79); float32 LayerNorm 0.76-0.90 -> 0.51-0.56 (0.39), bf16 1.37-1.42 -> 0.70 (0.58).
 #if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
-#define JK_CPU_HOST_VECTORS __attribute__((target_clones("avx2", "default")))
+#define JK_CPU_HOST_VECTORS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define JK_CPU_HOST_VECTORS
 #endif

@@ -115,40 +115,57 @@ void ExpRow(const float* v, float m, int64_t n, float* e) {
   for (int64_t j = 0; j < n; ++j) e[j] = ExpNonPositive(v[j] - m);
 }
 
-// The last axis without a mask (softmax / log_softmax, not the stats / apply entries): a float32 row, its max and
-// exponentials in loops the compiler vectorises, the sum in 8 double lanes (a sequential float32 sum over 1e5 terms
-// drifts by ~1e-4 relative); the same results as SlabStats / SlabApply up to the exponential's last ulp.
+// A row's max over 32 lanes (4 AVX2 / 8 SSE registers, so the max's latency does not chain every step); NaNs left
+// out, as SlabStats.
+JK_CPU_HOST_VECTORS
+float MaxRow(const float* v, int64_t n) {
+  constexpr int kLanes = 32;
+  float lm[kLanes];
+  for (int k = 0; k < kLanes; ++k) lm[k] = -kInf;
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) lm[k] = v[j + k] > lm[k] ? v[j + k] : lm[k];
+  float m = -kInf;
+  for (; j < n; ++j) m = v[j] > m ? v[j] : m;
+  for (int k = 0; k < kLanes; ++k) m = lm[k] > m ? lm[k] : m;
+  return m;
+}
+
+// A row's sum in 16 double lanes (a sequential float32 sum over 1e5 terms drifts by ~1e-4 relative); lane k takes
+// the elements j = k mod 16 in order, so every build gives the same bits.
+JK_CPU_HOST_VECTORS
+double SumRowDouble(const float* e, int64_t n) {
+  constexpr int kLanes = 16;
+  double ls[kLanes] = {0.0};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) ls[k] += e[j + k];
+  double sd = 0.0;
+  for (; j < n; ++j) sd += e[j];
+  for (int k = 0; k < kLanes; ++k) sd += ls[k];
+  return sd;
+}
+
+// The last axis without a mask (softmax / log_softmax, not the stats / apply entries): a float32 row, its max,
+// exponentials and double sum in loops the compiler vectorises (also for AVX2); the same results as SlabStats /
+// SlabApply up to the exponential's last ulp.
 template <typename T>
 void SoftmaxRows(const T* x, T* y, int64_t outer, int64_t n, bool log) {
-  constexpr int kLanes = 8;
   std::vector<float> v(static_cast<size_t>(n)), e(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
     ToFloatN(x + o * n, n, v.data());
-    float lm[kLanes];
-    for (int k = 0; k < kLanes; ++k) lm[k] = -kInf;
-    int64_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-      for (int k = 0; k < kLanes; ++k) lm[k] = v[j + k] > lm[k] ? v[j + k] : lm[k];  // NaNs left out, as SlabStats
-    float m = -kInf;
-    for (; j < n; ++j) m = v[j] > m ? v[j] : m;
-    for (int k = 0; k < kLanes; ++k) m = lm[k] > m ? lm[k] : m;
+    const float m = MaxRow(v.data(), n);
     ExpRow(v.data(), m, n, e.data());
-    double ls[kLanes] = {0.0};
-    for (j = 0; j + kLanes <= n; j += kLanes)
-      for (int k = 0; k < kLanes; ++k) ls[k] += e[j + k];
-    double sd = 0.0;
-    for (; j < n; ++j) sd += e[j];
-    for (int k = 0; k < kLanes; ++k) sd += ls[k];
-    const float sum = static_cast<float>(sd);
+    const float sum = static_cast<float>(SumRowDouble(e.data(), n));
     float* out = std::is_same_v<T, float> ? reinterpret_cast<float*>(y + o * n) : e.data();
     if (Degenerate(m, sum)) {
-      for (j = 0; j < n; ++j) out[j] = kNaN;
+      for (int64_t j = 0; j < n; ++j) out[j] = kNaN;
     } else if (log) {
       const float log_sum = std::log(sum);
-      for (j = 0; j < n; ++j) out[j] = (v[j] - m) - log_sum;
+      for (int64_t j = 0; j < n; ++j) out[j] = (v[j] - m) - log_sum;
     } else {
       const float a = 1.f / sum;
-      for (j = 0; j < n; ++j) out[j] = e[j] * a;
+      for (int64_t j = 0; j < n; ++j) out[j] = e[j] * a;
     }
     if constexpr (!std::is_same_v<T, float>) FromFloatN(out, n, y + o * n);
   }
