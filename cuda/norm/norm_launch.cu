@@ -330,8 +330,9 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 // the lanes per row follow, W = row bytes / 16 / C. Measured on an H200, 49152 rows:
 //   bf16/f16, 32-256 columns (bench/lab/norm_packed_h200.md, CUPTI, one process with jnp): RMSNorm fastest
 //     with C = 2; LayerNorm with 4 at 64 and 128 (5.84-5.92 us against 6.34-6.35 with 2), with 2 at 32 and
-//     256 (at 64, two rows of C = 2 since session 29, below). Every setting of the best beat the group kernel. LayerNorm at 128 keeps 4 packs (80 registers, 3 CTAs
-//     an SM, 1.9 waves) over 2 (48 registers, 5 CTAs, 1.2 waves): bench/lab/s27_h200.md call 5, the committed code,
+//     256 (at 64, two rows of C = 2 since session 29, below). Every setting of the best beat the group kernel.
+//     LayerNorm at 128 keeps 4 packs (80 registers, 3 CTAs an SM, 1.9 waves) over 2 (48 registers, 5 CTAs, 1.2
+//     waves): bench/lab/s27_h200.md call 5, the committed code,
 //     4 rounds in one process, us: bf16 5.65-5.68 against 6.26-6.40, f16 5.78-5.86 against 6.24-6.38 (jnp
 //     5.49-5.63), and the benchmarks agree (4 packs 5.86-6.10 in session 26's run, 2 packs 6.34-6.38 in session
 //     27's). Session 26's call 6 had measured the reverse (6.37 / 6.43 against 6.08 / 5.95, on a build with its
@@ -341,8 +342,8 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //     (jnp)): LayerNorm 16: 2.34 -> 2.05 (1.98), 32: 3.31 -> 3.04 (2.88), 64: 5.76 -> 5.57 (5.47), 128: 13.97
 //     -> 13.46 (13.86); RMSNorm 16: 2.21 -> 2.00 (2.02), 32: 3.07 -> 2.85 (3.04), 64: 5.55 -> 5.70 (5.06), so
 //     RMSNorm at 64 kept the persistent tier until session 29's two rows a lane group (below); 128: 13.76 -> 13.42
-//     (14.08). C = 1 lost at 32 columns (3.55-3.66),
-//     4 at every length (a quarter of the threads: 4.30-4.35 at 32).
+//     (14.08). C = 1 lost at 32 columns (3.55-3.66), 4 at every length (a quarter of the threads: 4.30-4.35 at
+//     32).
 //   Longer rows (session 18, bench/lab/s18_norm_lab_h200.txt: cudaEvent time after an L2 flush, median of
 //     15, every variant twice in one process), us:
 //     LayerNorm 16-bit 512: group kernel 29.8-30.9 -> C = 4 (W = 16, two rows per warp) 25.8 (C = 2: 26.1);
