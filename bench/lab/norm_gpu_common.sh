@@ -1,8 +1,8 @@
 # Sourced by the norm labs' one-call GPU scripts (norm_half_gpu.sh, norm_short_gpu.sh, norm_packed_gpu.sh):
 # the start (build, the time budget) and the steps they share. Not run on its own.
-#   norm_gpu_start DEFAULT_S      REPO, OUT, left() (seconds left of JK_TOTAL_S, default DEFAULT_S); builds
-#                                 (bench/gpu_check.sh build; exits on failure) and cds to /tmp (the installed
-#                                 package, not the source tree)
+#   lab_clock DEFAULT_S           REPO, OUT, left() (seconds left of JK_TOTAL_S, default DEFAULT_S), no build
+#   norm_gpu_start DEFAULT_S      lab_clock, then builds (bench/gpu_check.sh build; exits on failure) and cds to
+#                                 /tmp (the installed package, not the source tree)
 #   norm_short_lab T_MARGIN B_MARGIN ARGS...   bench/lab/norm_short_lab.py ARGS under a timeout of left - T_MARGIN
 #                                 and --budget left - B_MARGIN; log $OUT/lab.log, errors and the report printed
 #   norm_tier_tests K HI T DIV TIER...   the tests of tests/test_norms.py matching -k K with JK_NORM_TIER=TIER,
@@ -13,12 +13,16 @@
 #   ncu_base_metrics, ncu_stall_metrics REASON...   Nsight Compute metric lists (see below)
 set -uo pipefail
 
-norm_gpu_start() {
+lab_clock() {
   REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   OUT=${OUT:-$REPO/gpu_out}
   mkdir -p "$OUT"
   T0=$(date +%s)
   TOTAL=${JK_TOTAL_S:-$1}
+}
+
+norm_gpu_start() {
+  lab_clock "$1"
   export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
   OUT=$OUT bash "$REPO/bench/gpu_check.sh" build || exit 1
   cd /tmp

@@ -6,13 +6,8 @@
 # tests/test_reliability.py on B; then s29_norm_ab_lab.py as A B, B A, A B, ... while time is left.
 # Logs: $OUT/build_{A,B}.log, tests_norms.log, tests_reliability.log, lab.log (lines: TAG op dtype cols ours jnp).
 #   JK_TOTAL_S=570 bash bench/lab/s29_ab.sh
-set -uo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$REPO/gpu_out}
-mkdir -p "$OUT"
-T0=$(date +%s)
-TOTAL=${JK_TOTAL_S:-570}
-left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
+. "$(dirname "$0")/norm_gpu_common.sh"  # set -uo pipefail, left()
+lab_clock 570  # REPO, OUT, the time budget; the two builds below are this script's own
 export JK_CUDA=ON JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 [ -d "$REPO/.ffi_headers/xla" ] && export XLA_FFI_INCLUDE_DIR="$REPO/.ffi_headers"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
