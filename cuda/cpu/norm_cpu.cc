@@ -123,13 +123,20 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
   const T* bias = static_cast<const T*>(ptr.bias);
   // LayerNorm's mean is shift + center: shift the slab's first row (x[0] along the axis), center the mean of
   // x - shift; given statistics (kApply) have shift 0.
-  std::vector<float> xf(static_cast<size_t>(slab)), shift(static_cast<size_t>(inner)),
-      center(static_cast<size_t>(inner)), rstd(static_cast<size_t>(inner)), acc(static_cast<size_t>(inner)),
-      tmp(static_cast<size_t>(inner == 1 ? n : inner));
+  // Float32 slabs are read in place; the other dtypes are converted into xbuf first.
+  std::vector<float> xbuf(std::is_same_v<T, float> ? 0 : static_cast<size_t>(slab)),
+      shift(static_cast<size_t>(inner)), center(static_cast<size_t>(inner)), rstd(static_cast<size_t>(inner)),
+      acc(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner == 1 ? n : inner));
   const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
   ParamRow<T> gf(inner == 1 ? n : 0, 1.f), bf(inner == 1 ? n : 0, 0.f);
   for (int64_t o = 0; o < s.outer; ++o) {
-    ToFloatN(x + o * slab, slab, xf.data());
+    const float* xf;
+    if constexpr (std::is_same_v<T, float>) {
+      xf = x + o * slab;
+    } else {
+      ToFloatN(x + o * slab, slab, xbuf.data());
+      xf = xbuf.data();
+    }
     float* stat_mean = ptr.mean ? ptr.mean + o * inner : nullptr;
     float* stat_rstd = ptr.rstd ? ptr.rstd + o * inner : nullptr;
     if constexpr (M == Mode::kApply) {
@@ -141,11 +148,11 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
     } else if (inner == 1) {
       if (K == Kind::kLayerNorm) {
         shift[0] = n > 0 ? xf[0] : 0.f;
-        center[0] = SumLanes(xf.data(), n, shift[0]) * inv_n;
-        acc[0] = SumSquaresLanes(xf.data(), n, shift[0], center[0]);  // M2
+        center[0] = SumLanes(xf, n, shift[0]) * inv_n;
+        acc[0] = SumSquaresLanes(xf, n, shift[0], center[0]);  // M2
       } else {
         shift[0] = center[0] = 0.f;
-        acc[0] = SumSquaresLanes(xf.data(), n, 0.f, 0.f);  // sum of squares
+        acc[0] = SumSquaresLanes(xf, n, 0.f, 0.f);  // sum of squares
       }
     } else {
       std::fill(acc.begin(), acc.end(), 0.f);
@@ -192,10 +199,10 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
     if (inner == 1) {
       T* yo = y + o * slab;
       float* out = std::is_same_v<T, float> ? reinterpret_cast<float*>(yo) : tmp.data();
-      NormalizeRow(xf.data(), shift[0], center[0], rstd[0], gf.Get(scale_row), bf.Get(bias_row), n, out);
+      NormalizeRow(xf, shift[0], center[0], rstd[0], gf.Get(scale_row), bf.Get(bias_row), n, out);
       if constexpr (!std::is_same_v<T, float>) FromFloatN(out, n, yo);
     } else {
-      NormalizeSlab<T, K>(xf.data(), shift.data(), center.data(), rstd.data(), scale_row, bias_row, n, inner,
+      NormalizeSlab<T, K>(xf, shift.data(), center.data(), rstd.data(), scale_row, bias_row, n, inner,
                           y + o * slab, tmp.data());
     }
   }

@@ -152,11 +152,18 @@ double SumRowDouble(const float* e, int64_t n) {
 // vectorise and ran 2x slower, session 29.)
 template <typename T>
 void SoftmaxRows(const T* x, T* y, int64_t outer, int64_t n, bool log) {
-  std::vector<float> v(static_cast<size_t>(n)), e(static_cast<size_t>(n));
+  // Float32 rows are read in place; the other dtypes are converted into vbuf first.
+  std::vector<float> vbuf(std::is_same_v<T, float> ? 0 : static_cast<size_t>(n)), e(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
-    ToFloatN(x + o * n, n, v.data());
-    const float m = MaxRow(v.data(), n);
-    ExpRow(v.data(), m, n, e.data());
+    const float* v;
+    if constexpr (std::is_same_v<T, float>) {
+      v = x + o * n;
+    } else {
+      ToFloatN(x + o * n, n, vbuf.data());
+      v = vbuf.data();
+    }
+    const float m = MaxRow(v, n);
+    ExpRow(v, m, n, e.data());
     const float sum = static_cast<float>(SumRowDouble(e.data(), n));
     float* out = std::is_same_v<T, float> ? reinterpret_cast<float*>(y + o * n) : e.data();
     if (Degenerate(m, sum)) {
