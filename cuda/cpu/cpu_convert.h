@@ -4,6 +4,7 @@
 // per-element float16 conversions branch on the exponent and cost ~10x a float32 row's whole normalisation.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/cpu_types.h"
 
@@ -29,5 +30,16 @@ void ToFloatN(const F16* x, int64_t n, float* out);
 void FromFloatN(const float* v, int64_t n, float* out);
 void FromFloatN(const float* v, int64_t n, BF16* out);
 void FromFloatN(const float* v, int64_t n, F16* out);
+
+// x[0, n) as float32: a float32 array read in place, any other converted into buf (n floats; unused for float32).
+template <typename T>
+const float* AsFloatN(const T* x, int64_t n, float* buf) {
+  if constexpr (std::is_same_v<T, float>) {
+    return x;
+  } else {
+    ToFloatN(x, n, buf);
+    return buf;
+  }
+}
 
 }  // namespace jk::cpu

@@ -123,20 +123,14 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
   const T* bias = static_cast<const T*>(ptr.bias);
   // LayerNorm's mean is shift + center: shift the slab's first row (x[0] along the axis), center the mean of
   // x - shift; given statistics (kApply) have shift 0.
-  // Float32 slabs are read in place; the other dtypes are converted into xbuf first.
+  // xbuf: the slab as float32 for the 16-bit dtypes (AsFloatN reads float32 in place).
   std::vector<float> xbuf(std::is_same_v<T, float> ? 0 : static_cast<size_t>(slab)),
       shift(static_cast<size_t>(inner)), center(static_cast<size_t>(inner)), rstd(static_cast<size_t>(inner)),
       acc(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner == 1 ? n : inner));
   const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
   ParamRow<T> gf(inner == 1 ? n : 0, 1.f), bf(inner == 1 ? n : 0, 0.f);
   for (int64_t o = 0; o < s.outer; ++o) {
-    const float* xf;
-    if constexpr (std::is_same_v<T, float>) {
-      xf = x + o * slab;
-    } else {
-      ToFloatN(x + o * slab, slab, xbuf.data());
-      xf = xbuf.data();
-    }
+    const float* xf = AsFloatN(x + o * slab, slab, xbuf.data());
     float* stat_mean = ptr.mean ? ptr.mean + o * inner : nullptr;
     float* stat_rstd = ptr.rstd ? ptr.rstd + o * inner : nullptr;
     if constexpr (M == Mode::kApply) {

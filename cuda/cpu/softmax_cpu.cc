@@ -152,16 +152,10 @@ double SumRowDouble(const float* e, int64_t n) {
 // vectorise and ran 2x slower, session 29.)
 template <typename T>
 void SoftmaxRows(const T* x, T* y, int64_t outer, int64_t n, bool log) {
-  // Float32 rows are read in place; the other dtypes are converted into vbuf first.
+  // vbuf: the row as float32 for the 16-bit dtypes (AsFloatN reads float32 in place).
   std::vector<float> vbuf(std::is_same_v<T, float> ? 0 : static_cast<size_t>(n)), e(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
-    const float* v;
-    if constexpr (std::is_same_v<T, float>) {
-      v = x + o * n;
-    } else {
-      ToFloatN(x + o * n, n, vbuf.data());
-      v = vbuf.data();
-    }
+    const float* v = AsFloatN(x + o * n, n, vbuf.data());
     const float m = MaxRow(v, n);
     ExpRow(v, m, n, e.data());
     const float sum = static_cast<float>(SumRowDouble(e.data(), n));
