@@ -63,6 +63,20 @@ def _lowering(target: str, attrs: AttrsFn, platform: str):
     return rule
 
 
+def with_workspace(ffi_rule, elems: Callable):
+    """`ffi_rule` with a float32 workspace of ``elems(ctx, **params)`` elements as an extra last result of the custom
+    call where that is non-zero (XLA allocates it, so the call stays graph-capturable), dropped after the call; the
+    handler takes it as ``RemainingRets`` (TakeWorkspace in cuda/common/ffi_helpers.h)."""
+    def rule(ctx, *operands, **params):
+        count = elems(ctx, **params)
+        if not count:
+            return ffi_rule(ctx, *operands, **params)
+        ws = ctx.avals_out[0].update(shape=(count,), dtype=jnp.dtype(jnp.float32))
+        outs = ffi_rule(ctx.replace(avals_out=[*ctx.avals_out, ws]), *operands, **params)
+        return list(outs)[:len(ctx.avals_out)]
+    return rule
+
+
 def _new_primitive(name: str, abstract_eval: Callable, multiple_results: bool) -> Primitive:
     p = Primitive(name)
     p.multiple_results = multiple_results

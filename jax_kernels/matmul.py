@@ -26,7 +26,7 @@ from jax import lax
 from jax.interpreters import mlir
 
 from . import _checks
-from ._primitive import absent, define_primitive, is_absent
+from ._primitive import absent, define_primitive, is_absent, with_workspace
 from ._sharding import MatmulPartitioning
 
 # Same codes as cuda/matmul/matmul_problem.h (enum class Activation).
@@ -120,17 +120,6 @@ def _workspace_elems(avals_in, out) -> int:
     return elems if rows <= 16 and 0 < elems * 4 <= _WORKSPACE_MAX_BYTES else 0
 
 
-def _with_workspace(ffi_rule):
-    """The FFI rule with the decode tier's workspace as a second result where it may run (dropped after the call)."""
-    def rule(ctx, *operands, **params):
-        elems = _workspace_elems(ctx.avals_in, ctx.avals_out[0])
-        if not elems:
-            return ffi_rule(ctx, *operands, **params)
-        ws = ctx.avals_out[0].update(shape=(elems,), dtype=np.dtype(np.float32))
-        return list(ffi_rule(ctx.replace(avals_out=[*ctx.avals_out, ws]), *operands, **params))[:1]
-    return rule
-
-
 def _cuda_padding(kernel, ffi_rule):
     """The FFI call as it is, or (params["pad"], M > 8, K or N off 16-byte rows) the same call on operands
     zero-padded to 16-byte rows and the output sliced back. Zero columns of a and rows of b add nothing to the sums;
@@ -157,8 +146,11 @@ def _cuda_padding(kernel, ffi_rule):
 
 def _cuda_lowering(platform, kernel, ffi_rule):
     """The lowering rule for `platform`: on CUDA, the FFI call with the decode tier's workspace where it may run
-    (_with_workspace), on operands padded to 16-byte rows where they are not (_cuda_padding); elsewhere as it is."""
-    return _cuda_padding(kernel, _with_workspace(ffi_rule)) if platform == "cuda" else ffi_rule
+    (with_workspace), on operands padded to 16-byte rows where they are not (_cuda_padding); elsewhere as it is."""
+    if platform != "cuda":
+        return ffi_rule
+    elems = lambda ctx, **_: _workspace_elems(ctx.avals_in, ctx.avals_out[0])
+    return _cuda_padding(kernel, with_workspace(ffi_rule, elems))
 
 
 def _pad_unaligned() -> bool:

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _checks
-from ._primitive import absent, define_primitive, is_absent
+from ._primitive import absent, define_primitive, is_absent, with_workspace
 from ._sharding import NormPartitioning
 
 _F32 = np.dtype(np.float32)
@@ -117,9 +117,36 @@ def _ln_batch(args, dims, *, axis, epsilon, return_stats):
     return outs, (bx, sd, sd)
 
 
+# ---- the CUDA lowering's workspace -----------------------------------------------------------------
+# Long non-last axes (inner > 1, n > _SPLIT_MIN_N) take the split-axis tier on CUDA (cuda/norm/norm_split.cuh): its
+# chunks' partial statistics live in a float32 workspace that the lowering adds as a last custom-call result (XLA
+# allocates it, so the call stays graph-capturable) and drops after the call. Two floats per column per chunk of at
+# least _SPLIT_MIN_CHUNK_ROWS rows, plus two per column for the merged statistics; the launcher checks the size
+# and takes another tier where the workspace is absent or short. Mirrors kSplitMinRows / kSplitMinChunkRows.
+_SPLIT_MIN_N = 4096
+_SPLIT_MIN_CHUNK_ROWS = 256
+
+
+def _split_workspace_elems(shape, axis) -> int:
+    n = shape[axis]
+    inner = math.prod(shape[axis + 1:])
+    if inner <= 1 or n <= _SPLIT_MIN_N:
+        return 0
+    columns = math.prod(shape) // n
+    return 2 * columns * (-(-n // _SPLIT_MIN_CHUNK_ROWS) + 1)
+
+
+def _norm_lowering(platform, kernel, ffi_rule):
+    """On CUDA, the FFI rule with the split tier's workspace as a last result where it may run; elsewhere as is."""
+    def elems(ctx, *, axis, **_):
+        x = ctx.avals_in[0]
+        return _split_workspace_elems(x.shape, axis % x.ndim) if x.ndim else 0
+    return with_workspace(ffi_rule, elems) if platform == "cuda" else ffi_rule
+
+
 _ln_p = define_primitive(
     "jk_layer_norm", abstract_eval=_ln_abstract, batch_rule=_ln_batch, multiple_results=True,
-    partitioning=NormPartitioning("layer"),
+    partitioning=NormPartitioning("layer"), wrap_lowering=_norm_lowering,
     attrs=lambda p: dict(epsilon=np.float32(p["epsilon"]), axis=np.int64(p["axis"])))
 
 
@@ -137,6 +164,7 @@ def _rms_batch(args, dims, *, axis, epsilon):
 
 _rms_p = define_primitive(
     "jk_rms_norm", abstract_eval=_rms_abstract, batch_rule=_rms_batch, partitioning=NormPartitioning("rms"),
+    wrap_lowering=_norm_lowering,
     attrs=lambda p: dict(epsilon=np.float32(p["epsilon"]), axis=np.int64(p["axis"])))
 
 

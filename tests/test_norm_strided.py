@@ -130,3 +130,58 @@ def test_long_columns_cluster(monkeypatch, rng, config):
     assert_close(y, np_layer_norm(x64, axis=1, eps=1e-5)[0], jnp.bfloat16, scale=2.0)
     y = jax.jit(lambda x: jk.rms_norm(x, axis=1))(x)
     assert_close(y, np_rms_norm(x64, axis=1, eps=1e-6), jnp.bfloat16, scale=2.0)
+
+
+# The split-axis tier (cuda/norm/norm_split.cuh, CUDA only: n > 4096 with a workspace from the lowering): chunks of
+# 256 (TX = 16 packs across), 512 (8) or 1024 (4) rows; columns of 1-32 packs, tiles crossing an outer boundary
+# (24 or 40 columns), a last chunk of 1 row (4097, 8193), more chunks than a warp's lanes (70001 rows: 274 of 256),
+# inner not a whole number of 16-bit packs (12: the scalar kernel for 16-bit, the split tier for float32).
+# JK_STRIDED_SPLIT=0: the register tile / scalar kernel, for comparison.
+SPLIT_SHAPES = [(1, 4097, 8), (2, 5000, 24), (3, 8193, 128), (1, 70001, 64), (2, 4500, 12), (2, 9000, 40),
+                (1, 4608, 256)]
+
+
+@pytest.mark.parametrize("split", ["1", "0"] if ON_GPU else ["1"])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", SPLIT_SHAPES)
+def test_split_axis(monkeypatch, rng, split, dtype, shape):
+    use(monkeypatch, None)
+    monkeypatch.setenv("JK_STRIDED_SPLIT", split)
+    x, x64 = randn(rng, shape, dtype)
+    s, s64 = randn(rng, (shape[1],), dtype, scale=0.2, loc=1.0)
+    b, b64 = randn(rng, (shape[1],), dtype, scale=0.2)
+    y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, axis=1, return_stats=True))(x, s, b)
+    ry, rmean, rrstd = np_layer_norm(x64, s64, b64, axis=1, eps=1e-5)
+    assert_close(y, ry, dtype, scale=2.0)
+    np.testing.assert_allclose(np.asarray(mean), rmean, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(rstd), rrstd, rtol=1e-4, atol=1e-5)
+    y = jax.jit(lambda x: jk.layer_norm(x, axis=1))(x)  # no parameters, no statistics
+    assert_close(y, np_layer_norm(x64, axis=1, eps=1e-5)[0], dtype, scale=2.0)
+    y = jax.jit(lambda x, s: jk.rms_norm(x, s, axis=1))(x, s)
+    assert_close(y, np_rms_norm(x64, s64, axis=1, eps=1e-6), dtype, scale=2.0)
+
+
+def test_split_axis_shifted_columns_and_vmap(rng):
+    # Columns of mean 1e4 and std 0.1 over 20000 rows: each chunk's statistics and their merge stay exact enough.
+    x, x64 = randn(rng, (2, 20000, 32), jnp.float32, scale=0.1, loc=1e4)
+    y = jax.jit(lambda x: jk.layer_norm(x, axis=1))(x)
+    assert_close(y, np_layer_norm(x64, axis=1, eps=1e-5)[0], jnp.float32, rtol=1e-2, atol=1e-2)
+    # vmap over x and per-example parameters: one call with (G, n) parameter rows on a long axis.
+    x, x64 = randn(rng, (3, 2, 6000, 16), jnp.bfloat16)
+    s, s64 = randn(rng, (3, 6000), jnp.bfloat16, scale=0.2, loc=1.0)
+    b, b64 = randn(rng, (3, 6000), jnp.bfloat16, scale=0.2)
+    y = jax.jit(jax.vmap(lambda x, s, b: jk.layer_norm(x, s, b, axis=1)))(x, s, b)
+    for k in range(3):
+        assert_close(y[k], np_layer_norm(x64[k], s64[k], b64[k], axis=1, eps=1e-5)[0], jnp.bfloat16, scale=2.0)
+
+
+def test_split_axis_lowering_adds_workspace():
+    # The CUDA lowering adds the workspace as a last result exactly where the split tier may run; CPU never does.
+    x = jax.ShapeDtypeStruct((2, 8192, 64), jnp.bfloat16)
+    for f, results in ((lambda x: jk.layer_norm(x, axis=1), 3), (lambda x: jk.rms_norm(x, axis=1), 1)):
+        for shape, want in (((2, 8192, 64), ON_GPU), ((2, 4096, 64), False), ((2, 8192), False)):
+            text = jax.jit(f).lower(jax.ShapeDtypeStruct(shape, jnp.bfloat16)).as_text()
+            call = next(line for line in text.splitlines() if "stablehlo.custom_call" in line and "@jk_" in line)
+            has_ws = "xf32>" in call.split("->")[-1] and (results + 1) == call.split("->")[-1].count("tensor<")
+            assert has_ws == want, (shape, call)
+    del x

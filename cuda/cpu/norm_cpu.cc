@@ -127,6 +127,7 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
   std::vector<float> xbuf(std::is_same_v<T, float> ? 0 : static_cast<size_t>(slab)),
       shift(static_cast<size_t>(inner)), center(static_cast<size_t>(inner)), rstd(static_cast<size_t>(inner)),
       acc(static_cast<size_t>(inner)), tmp(static_cast<size_t>(inner == 1 ? n : inner));
+  std::vector<double> wide(inner == 1 ? 0 : static_cast<size_t>(inner));
   const float inv_n = 1.f / static_cast<float>(n);  // n == 0: inf, and every statistic becomes NaN
   ParamRow<T> gf(inner == 1 ? n : 0, 1.f), bf(inner == 1 ? n : 0, 0.f);
   for (int64_t o = 0; o < s.outer; ++o) {
@@ -149,22 +150,25 @@ void Run(const Pointers& ptr, const NormShape& s, float epsilon) {
         acc[0] = SumSquaresLanes(xf, n, 0.f, 0.f);  // sum of squares
       }
     } else {
-      std::fill(acc.begin(), acc.end(), 0.f);
+      // Column sums in double: one float32 accumulator per column, added to n times in sequence, drifted by
+      // ~2e-5 relative at n = 70001 (tests/test_norm_strided.py::test_split_axis); SumLanes' lanes do not apply here.
+      std::fill(wide.begin(), wide.end(), 0.0);
       for (int64_t i = 0; i < inner; ++i) shift[i] = K == Kind::kLayerNorm && n > 0 ? xf[i] : 0.f;
       if (K == Kind::kLayerNorm) {
         // Shifted by row j = 0 (see SumLanes), which exists whenever the loop runs.
         for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < inner; ++i) acc[i] += xf[j * inner + i] - shift[i];
-        for (int64_t i = 0; i < inner; ++i) center[i] = acc[i] * inv_n;
-        std::fill(acc.begin(), acc.end(), 0.f);
+          for (int64_t i = 0; i < inner; ++i) wide[i] += xf[j * inner + i] - shift[i];
+        for (int64_t i = 0; i < inner; ++i) center[i] = static_cast<float>(wide[i] / static_cast<double>(n));
+        std::fill(wide.begin(), wide.end(), 0.0);
       } else {
         std::fill(center.begin(), center.end(), 0.f);
       }
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < inner; ++i) {
           const float d = (xf[j * inner + i] - shift[i]) - center[i];
-          acc[i] += d * d;
+          wide[i] += static_cast<double>(d) * d;
         }
+      for (int64_t i = 0; i < inner; ++i) acc[i] = static_cast<float>(wide[i]);
     }
     if constexpr (M == Mode::kStatsOnly) {
       for (int64_t i = 0; i < inner; ++i) {

@@ -180,18 +180,11 @@ ffi::Error LinearCpu(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer bias, ff
 #ifdef JK_WITH_CUDA
 // The CUDA lowering's optional second result: float32 scratch for the split-K decode tier (SplitPipe), which runs
 // only where it holds that tier's partial sums (jax_kernels/matmul.py sizes it; the launcher checks the size).
-ffi::Error TakeWorkspace(std::string_view op, const ffi::RemainingRets& extra, MatmulProblem& p) {
-  if (extra.size() == 0) return ffi::Error::Success();
-  if (extra.size() > 1)
-    return ArgError(op, "results", "the output and at most one workspace", std::to_string(1 + extra.size()) + " results");
-  auto ws = extra.get<ffi::AnyBuffer>(0);
+ffi::Error TakeMatmulWorkspace(std::string_view op, const ffi::RemainingRets& extra, MatmulProblem& p) {
+  auto ws = TakeWorkspace(op, extra, 1);
   if (ws.has_error()) return ws.error();
-  ffi::Result<ffi::AnyBuffer> w = *ws;
-  if (w->element_type() != ffi::DataType::F32 || w->dimensions().size() != 1)
-    return ArgError(op, "workspace", "a rank-1 float32 buffer",
-                    std::string(DataTypeName(w->element_type())) + " shape " + ShapeString(w->dimensions()));
-  p.workspace = w->untyped_data();
-  p.workspace_bytes = static_cast<int64_t>(w->size_bytes());
+  p.workspace = ws->data;
+  p.workspace_bytes = ws->bytes;
   return ffi::Error::Success();
 }
 
@@ -199,7 +192,7 @@ ffi::Error MatmulCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b,
                       ffi::Result<ffi::AnyBuffer> out, ffi::RemainingRets extra, int64_t precision) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kMatmul, a, b, nullptr, nullptr, *out, precision, 0, p));
-  JK_RETURN_IF_ERROR(TakeWorkspace(kMatmul, extra, p));
+  JK_RETURN_IF_ERROR(TakeMatmulWorkspace(kMatmul, extra, p));
   if (out->element_count() == 0) return ffi::Error::Success();  // a 0-block grid is a launch error
   return CudaStatus(stream, LaunchMatmul(stream, p), kMatmul);
 }
@@ -209,7 +202,7 @@ ffi::Error LinearCuda(cudaStream_t stream, ffi::AnyBuffer a, ffi::AnyBuffer b, f
                       int64_t precision, int64_t activation) {
   MatmulProblem p;
   JK_RETURN_IF_ERROR(BuildProblem(kLinear, a, b, &bias, &residual, *out, precision, activation, p));
-  JK_RETURN_IF_ERROR(TakeWorkspace(kLinear, extra, p));
+  JK_RETURN_IF_ERROR(TakeMatmulWorkspace(kLinear, extra, p));
   if (out->element_count() == 0) return ffi::Error::Success();
   return CudaStatus(stream, LaunchMatmul(stream, p), kLinear);
 }

@@ -270,26 +270,38 @@ ffi::Error FillNaN(cudaStream_t stream, float* p, int64_t count, std::string_vie
   return CudaStatus(stream, cudaMemsetAsync(p, 0xff, static_cast<size_t>(count) * sizeof(float), stream), op);
 }
 
+// The optional last result of the CUDA lowerings of jk_layer_norm / jk_rms_norm: the split-axis tier's workspace
+// (jax_kernels/norms.py adds it for long non-last axes; cuda/norm/norm_split.cuh).
+ffi::ErrorOr<NormWorkspace> NormScratch(std::string_view op, const ffi::RemainingRets& extra, int64_t outputs) {
+  auto ws = TakeWorkspace(op, extra, outputs);
+  if (ws.has_error()) return ffi::Unexpected<ffi::Error>(ws.error());
+  return NormWorkspace{ws->data, ws->bytes};
+}
+
 ffi::Error LayerNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer scale, ffi::AnyBuffer bias,
                          ffi::Result<ffi::AnyBuffer> y, ffi::Result<ffi::AnyBuffer> mean,
-                         ffi::Result<ffi::AnyBuffer> rstd, float epsilon, int64_t axis) {
+                         ffi::Result<ffi::AnyBuffer> rstd, ffi::RemainingRets extra, float epsilon, int64_t axis) {
   auto c = CheckLayerNorm(x, scale, bias, *y, *mean, *rstd, epsilon, axis);
   if (c.has_error()) return c.error();
+  auto ws = NormScratch(kLayerNorm, extra, 3);
+  if (ws.has_error()) return ws.error();
   if (c->g.shape.n == 0) {
     JK_RETURN_IF_ERROR(FillNaN(stream, c->mean, StatCount(c->g.shape), kLayerNorm));
     return FillNaN(stream, c->rstd, StatCount(c->g.shape), kLayerNorm);
   }
   const cudaError_t e = LaunchLayerNorm(stream, c->g.dtype, x.untyped_data(), c->scale, c->bias,
-                                        y->untyped_data(), c->mean, c->rstd, c->g.shape, epsilon);
+                                        y->untyped_data(), c->mean, c->rstd, c->g.shape, epsilon, *ws);
   return CudaStatus(stream, e, kLayerNorm);
 }
 
 ffi::Error RmsNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer scale, ffi::Result<ffi::AnyBuffer> y,
-                       float epsilon, int64_t axis) {
+                       ffi::RemainingRets extra, float epsilon, int64_t axis) {
   auto c = CheckRmsNorm(x, scale, *y, epsilon, axis);
   if (c.has_error()) return c.error();
+  auto ws = NormScratch(kRmsNorm, extra, 1);
+  if (ws.has_error()) return ws.error();
   const cudaError_t e = LaunchRmsNorm(stream, c->g.dtype, x.untyped_data(), c->scale, y->untyped_data(),
-                                      c->g.shape, epsilon);
+                                      c->g.shape, epsilon, *ws);
   return CudaStatus(stream, e, kRmsNorm);
 }
 
@@ -340,24 +352,30 @@ ffi::Error RmsNormApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffe
 }  // namespace
 
 // Bindings: one function per signature, applied to Bind() on CPU and to Bind().Ctx<stream>() on CUDA.
-template <typename B>
+// kWorkspace: the CUDA handlers take an optional workspace result after the outputs (NormScratch). (A Binding
+// cannot be passed through a helper: its move constructor is private; each chain is built in place.)
+template <bool kWorkspace = false, typename B>
 auto LayerNormBinding(B b) {
-  return std::move(b).template Arg<ffi::AnyBuffer>()  // x
-      .template Arg<ffi::AnyBuffer>()        // scale: (G, n) or (0,)
-      .template Arg<ffi::AnyBuffer>()        // bias: (G, n) or (0,)
-      .template Ret<ffi::AnyBuffer>()        // y
-      .template Ret<ffi::AnyBuffer>()        // mean: x.shape without axis, or (0,)
-      .template Ret<ffi::AnyBuffer>()        // rstd: likewise
-      .template Attr<float>("epsilon")
-      .template Attr<int64_t>("axis");
+  auto outputs = std::move(b).template Arg<ffi::AnyBuffer>()  // x
+                     .template Arg<ffi::AnyBuffer>()           // scale: (G, n) or (0,)
+                     .template Arg<ffi::AnyBuffer>()           // bias: (G, n) or (0,)
+                     .template Ret<ffi::AnyBuffer>()           // y
+                     .template Ret<ffi::AnyBuffer>()           // mean: x.shape without axis, or (0,)
+                     .template Ret<ffi::AnyBuffer>();          // rstd: likewise
+  if constexpr (kWorkspace)
+    return std::move(outputs).RemainingRets().template Attr<float>("epsilon").template Attr<int64_t>("axis");
+  else
+    return std::move(outputs).template Attr<float>("epsilon").template Attr<int64_t>("axis");
 }
-template <typename B>
+template <bool kWorkspace = false, typename B>
 auto RmsNormBinding(B b) {
-  return std::move(b).template Arg<ffi::AnyBuffer>()  // x
-      .template Arg<ffi::AnyBuffer>()        // scale: (G, n) or (0,)
-      .template Ret<ffi::AnyBuffer>()        // y
-      .template Attr<float>("epsilon")
-      .template Attr<int64_t>("axis");
+  auto outputs = std::move(b).template Arg<ffi::AnyBuffer>()  // x
+                     .template Arg<ffi::AnyBuffer>()           // scale: (G, n) or (0,)
+                     .template Ret<ffi::AnyBuffer>();          // y
+  if constexpr (kWorkspace)
+    return std::move(outputs).RemainingRets().template Attr<float>("epsilon").template Attr<int64_t>("axis");
+  else
+    return std::move(outputs).template Attr<float>("epsilon").template Attr<int64_t>("axis");
 }
 template <typename B>
 auto LayerNormStatsBinding(B b) {
@@ -402,9 +420,9 @@ XLA_FFI_DEFINE_HANDLER(kRmsNormApplyCpu, RmsNormApplyCpu, RmsNormApplyBinding(ff
 // XLA's stream: launch only on it. Every CUDA handler is graph-safe (the same kernels every call, no
 // allocation, no synchronisation, attribute queries only on the host), so each declares it.
 #define JK_NORM_CUDA_BIND ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()
-XLA_FFI_DEFINE_HANDLER(kLayerNormCuda, LayerNormCuda, LayerNormBinding(JK_NORM_CUDA_BIND),
+XLA_FFI_DEFINE_HANDLER(kLayerNormCuda, LayerNormCuda, LayerNormBinding<true>(JK_NORM_CUDA_BIND),
                        {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER(kRmsNormCuda, RmsNormCuda, RmsNormBinding(JK_NORM_CUDA_BIND),
+XLA_FFI_DEFINE_HANDLER(kRmsNormCuda, RmsNormCuda, RmsNormBinding<true>(JK_NORM_CUDA_BIND),
                        {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER(kLayerNormStatsCuda, LayerNormStatsCuda, LayerNormStatsBinding(JK_NORM_CUDA_BIND),
                        {ffi::Traits::kCmdBufferCompatible});

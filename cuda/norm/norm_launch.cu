@@ -52,6 +52,7 @@
 #include "norm/norm_short.h"
 #include "norm/norm_stats_apply.cuh"
 #include "norm/norm_strided.cuh"
+#include "norm/norm_split.cuh"
 #include "norm/norm_two_reads.cuh"
 
 namespace jk {
@@ -307,11 +308,29 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
   return LastLaunchError();
 }
 
+// JK_STRIDED_SPLIT=0 (lab knob) turns the split tier off; so does a forced JK_STRIDED_TILE configuration. Read once,
+// or at every launch with JK_STRIDED_TILE_DYNAMIC=1 (as that knob).
+bool SplitEnabled() {
+  auto read = [] {
+    const char* s = std::getenv("JK_STRIDED_SPLIT");
+    return s == nullptr || std::string_view(s) != "0";
+  };
+  static const bool once = read();
+  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
+  return dynamic ? read() : once;
+}
+
 template <typename T, Kind K>
-cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only) {
-  // The column tile held in registers (norm_strided.cuh) where its configuration applies
-  // (tile::DefaultConfig); else the scalar two-read kernel.
+cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only, const NormWorkspace& ws = {}) {
+  // Long axes split over CTAs where the lowering gave a workspace (norm_split.cuh); else the column tile held in
+  // registers (norm_strided.cuh) where its configuration applies (tile::DefaultConfig); else the scalar two-read
+  // kernel.
   if (!stats_only) {
+    tile::Config forced;
+    if (!tile::ForcedConfig(forced) && SplitEnabled()) {
+      const cudaError_t e = norm::LaunchStridedSplit<T, K>(p, stream, static_cast<float2*>(ws.data), ws.bytes);
+      if (e != cudaErrorNotSupported) return e;
+    }
     const cudaError_t e = norm::LaunchStridedTile<T, K>(p, stream, RunsSm90Code());
     if (e != cudaErrorNotSupported) return e;
   }
@@ -436,9 +455,9 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
 
 // Chooses the tier for a full normalisation.
 template <typename T, Kind K>
-cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream) {
+cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const NormWorkspace& ws) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
-  if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false);
+  if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false, ws);
   const Forced forced = TheForcedTier();
   // The default dispatch, or the one before the packed row tier (JK_NORM_TIER=legacy).
   const bool dflt = forced.tier == Forced::kNone || forced.tier == Forced::kLegacy;
@@ -613,11 +632,12 @@ enum class Mode { kNormalize, kStatsOnly, kApply };
 
 template <Kind K, Mode M>
 cudaError_t Dispatch(cudaStream_t stream, DType dtype, const void* x, const void* scale, const void* bias,
-                     void* y, float* mean, float* rstd, const NormShape& shape, float epsilon) {
+                     void* y, float* mean, float* rstd, const NormShape& shape, float epsilon,
+                     const NormWorkspace& ws = {}) {
   return DispatchFloat<float, __nv_bfloat16, __half>(dtype, cudaErrorInvalidValue, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const Params<T> p = MakeParams<T>(x, scale, bias, y, mean, rstd, shape, epsilon);
-    if constexpr (M == Mode::kNormalize) return LaunchNormalize<T, K>(p, stream);
+    if constexpr (M == Mode::kNormalize) return LaunchNormalize<T, K>(p, stream, ws);
     else if constexpr (M == Mode::kStatsOnly) return LaunchStatsOnly<T, K>(p, stream);
     else return LaunchApply<T, K>(p, stream);
   });
@@ -627,15 +647,15 @@ cudaError_t Dispatch(cudaStream_t stream, DType dtype, const void* x, const void
 
 cudaError_t LaunchLayerNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale,
                             const void* bias, void* y, float* mean, float* rstd, const NormShape& shape,
-                            float epsilon) {
+                            float epsilon, const NormWorkspace& ws) {
   return Dispatch<Kind::kLayerNorm, Mode::kNormalize>(stream, dtype, x, scale, bias, y, mean, rstd, shape,
-                                                      epsilon);
+                                                      epsilon, ws);
 }
 
 cudaError_t LaunchRmsNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale, void* y,
-                          const NormShape& shape, float epsilon) {
+                          const NormShape& shape, float epsilon, const NormWorkspace& ws) {
   return Dispatch<Kind::kRmsNorm, Mode::kNormalize>(stream, dtype, x, scale, nullptr, y, nullptr, nullptr,
-                                                    shape, epsilon);
+                                                    shape, epsilon, ws);
 }
 
 cudaError_t LaunchLayerNormStats(cudaStream_t stream, DType dtype, const void* x, float* mean, float* m2,

@@ -16,41 +16,38 @@
 
 namespace jk::norm {
 
-template <typename T, Kind K, int TX, int R, int kMaxThreads>
-__global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p, int cluster) {
-  constexpr int P = kVec16<T>;
-  __shared__ tile::Scratch<TX * P> sm;
-  const int64_t n = p.n, inner = p.inner, ipacks = inner / P;
-  const int64_t column_packs = p.outer * ipacks;
-  const int ty = threadIdx.y, slices = blockDim.y;
-  const int rank = cluster > 1 ? static_cast<int>(blockIdx.x % cluster) : 0;
-  const int64_t rows_per_cta = (n + cluster - 1) / cluster;
-  const int64_t j_begin = rank * rows_per_cta, j_end = std::min<int64_t>(n, j_begin + rows_per_cta);
-  const float inv_n = 1.f / static_cast<float>(n);
-  // One tile per CTA (per cluster), no grid-stride loop: loop-invariant 64-bit values would hold registers
-  // the tile needs (ptxas spilled); the parameters stay in the constant bank.
-  const int64_t cp = static_cast<int64_t>(blockIdx.x / cluster) * TX + threadIdx.x;
-  const bool live = cp < column_packs;
-  const int64_t o = live ? cp / ipacks : 0;
-  const int64_t base = o * n * inner + (live ? cp - o * ipacks : 0) * P;  // element (o, 0, i)
-  const T* x = p.x + base;
+// Thread (tx, ty)'s place in a column tile: its TX-pack tile is blockIdx.x / tiles_div, its rows first,
+// first + slices, ... below j_end (count of them, at most R), its column pack's (o, 0, i) element at base.
+struct TileThread {
+  bool live;
+  int count;
+  int64_t o, base, first;
+};
+
+template <int R, int P>
+__device__ __forceinline__ TileThread PlaceInTile(int64_t tile, int TX, int64_t n, int64_t inner, int64_t outer,
+                                                  int64_t j_begin, int64_t j_end) {
+  TileThread t;
+  const int64_t ipacks = inner / P;
+  const int64_t cp = tile * TX + threadIdx.x;
+  t.live = cp < outer * ipacks;
+  t.o = t.live ? cp / ipacks : 0;
+  t.base = t.o * n * inner + (t.live ? cp - t.o * ipacks : 0) * P;  // element (o, 0, i)
   // Rows j_begin + ty + r * slices for r < count: one 32-bit compare per pack instead of 64-bit row math.
-  const int64_t first = j_begin + ty;
-  const int count =
-      live && first < j_end ? static_cast<int>(std::min<int64_t>(R, (j_end - first + slices - 1) / slices)) : 0;
-  const T* xr = x + first * inner;
-  const int64_t step = int64_t{slices} * inner;
-  Pack<T, P> v[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (r < count) v[r] = LoadPack<T, P>(xr + r * step);
-  }
-  // LayerNorm: each column's first element (see RowShift), held as a pack and converted where used.
-  // Every CTA of a cluster reads the same row 0, so they agree on the shift.
-  Pack<T, P> head;
-#pragma unroll
-  for (int e = 0; e < P; ++e) head.v[e] = FromFloat<T>(0.f);
-  if (K == Kind::kLayerNorm && live) head = LoadPack<T, P>(x);
+  t.first = j_begin + threadIdx.y;
+  t.count = t.live && t.first < j_end
+                ? static_cast<int>(std::min<int64_t>(R, (j_end - t.first + blockDim.y - 1) / blockDim.y))
+                : 0;
+  return t;
+}
+
+// The statistics of the held tile, per column: LayerNorm's mean of x - head over the rows the reductions span
+// (inv_count: 1 / that many) and the sum of squared deviations from it, as two exact passes; RMSNorm's sum of
+// squares (mean: 0). `cluster` CTAs share the column (1: this CTA's rows only).
+template <typename T, Kind K, int TX, int R, int P>
+__device__ __forceinline__ void TileSums(Pack<T, P> (&v)[R], Pack<T, P>& head, int count,
+                                         tile::Scratch<TX * P>& sm, int cluster, float inv_count, float (&mean)[P],
+                                         float (&q)[P]) {
   float s[P];
 #pragma unroll
   for (int e = 0; e < P; ++e) s[e] = 0.f;
@@ -69,12 +66,10 @@ __global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p,
 #pragma unroll
   for (int r = 0; r < R; ++r) Opaque<T, P>(v[r]);
   Opaque<T, P>(head);
-  float mean[P], rstd[P];
   if constexpr (K == Kind::kLayerNorm) {
-    float q[P];
 #pragma unroll
     for (int e = 0; e < P; ++e) {
-      mean[e] = s[e] * inv_n;  // of x - shift
+      mean[e] = s[e] * inv_count;  // of x - shift
       q[e] = 0.f;
     }
 #pragma unroll
@@ -90,37 +85,30 @@ __global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p,
     tile::ColumnAllReduce<TX, P>(q, sm, cluster, 0.f, SumOp());
 #pragma unroll
     for (int r = 0; r < R; ++r) Opaque<T, P>(v[r]);
-#pragma unroll
-    for (int e = 0; e < P; ++e) {
-      rstd[e] = RstdFrom(q[e] * inv_n, p.epsilon);
-      mean[e] += ToFloat(head.v[e]);
-    }
   } else {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
       mean[e] = 0.f;
-      rstd[e] = RstdFrom(s[e] * inv_n, p.epsilon);
+      q[e] = s[e];
     }
   }
-  if (!live) return;
-  if (K == Kind::kLayerNorm && p.mean != nullptr && ty == 0 && rank == 0) {
-    const int64_t stat = o * inner + (base - o * n * inner);  // o * inner + i
-#pragma unroll
-    for (int e = 0; e < P; ++e) {
-      p.mean[stat + e] = mean[e];
-      p.rstd[stat + e] = rstd[e];
-    }
-  }
-  const T* scale = ScaleRow(p, o);
-  const T* bias = BiasRow(p, o);
-  T* yr = p.y + base + first * inner;
+}
+
+// y for a thread's held rows, given its columns' mean (RMSNorm: 0) and rstd.
+template <typename T, Kind K, int R, int P>
+__device__ __forceinline__ void StoreTileRows(const Params<T>& p, const Pack<T, P> (&v)[R], const TileThread& t,
+                                              const float (&mean)[P], const float (&rstd)[P], int64_t step) {
+  const int slices = blockDim.y;
+  const T* scale = ScaleRow(p, t.o);
+  const T* bias = BiasRow(p, t.o);
+  T* yr = p.y + t.base + t.first * p.inner;
   int64_t out_step = step;
   tile::HideOffset(out_step);  // recomputed offsets: the loads' would stay live through the passes
-  const T* scale_r = scale != nullptr ? scale + first : nullptr;
-  const T* bias_r = K == Kind::kLayerNorm && bias != nullptr ? bias + first : nullptr;
+  const T* scale_r = scale != nullptr ? scale + t.first : nullptr;
+  const T* bias_r = K == Kind::kLayerNorm && bias != nullptr ? bias + t.first : nullptr;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (r < count) {
+    if (r < t.count) {
       const float g = scale_r != nullptr ? ToFloat(scale_r[r * slices]) : 1.f;
       const float b = bias_r != nullptr ? ToFloat(bias_r[r * slices]) : 0.f;
       Pack<T, P> out;
@@ -135,6 +123,56 @@ __global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p,
       tile::Store16(yr + r * out_step, out);
     }
   }
+}
+
+// Loads a thread's rows of the tile, and (LayerNorm) its columns' first elements: the shift (see RowShift), held as
+// a pack and converted where used. Every CTA of a column reads the same row 0, so they agree on the shift.
+template <typename T, Kind K, int R, int P, bool kHead = true>
+__device__ __forceinline__ void LoadTileRows(const Params<T>& p, const TileThread& t, int64_t step,
+                                             Pack<T, P> (&v)[R], Pack<T, P>& head) {
+  const T* x = p.x + t.base;
+  const T* xr = x + t.first * p.inner;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < t.count) v[r] = LoadPack<T, P>(xr + r * step);
+  }
+#pragma unroll
+  for (int e = 0; e < P; ++e) head.v[e] = FromFloat<T>(0.f);
+  if (kHead && K == Kind::kLayerNorm && t.live) head = LoadPack<T, P>(x);
+}
+
+template <typename T, Kind K, int TX, int R, int kMaxThreads>
+__global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p, int cluster) {
+  constexpr int P = kVec16<T>;
+  __shared__ tile::Scratch<TX * P> sm;
+  const int64_t n = p.n, inner = p.inner;
+  const int rank = cluster > 1 ? static_cast<int>(blockIdx.x % cluster) : 0;
+  const int64_t rows_per_cta = (n + cluster - 1) / cluster;
+  const int64_t j_begin = rank * rows_per_cta, j_end = std::min<int64_t>(n, j_begin + rows_per_cta);
+  // One tile per CTA (per cluster), no grid-stride loop: loop-invariant 64-bit values would hold registers
+  // the tile needs (ptxas spilled); the parameters stay in the constant bank.
+  const TileThread t = PlaceInTile<R, P>(blockIdx.x / cluster, TX, n, inner, p.outer, j_begin, j_end);
+  const int64_t step = int64_t{blockDim.y} * inner;
+  Pack<T, P> v[R], head;
+  LoadTileRows<T, K, R, P>(p, t, step, v, head);
+  const float inv_n = 1.f / static_cast<float>(n);
+  float mean[P], q[P], rstd[P];
+  TileSums<T, K, TX, R, P>(v, head, t.count, sm, cluster, inv_n, mean, q);
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    rstd[e] = RstdFrom(q[e] * inv_n, p.epsilon);
+    if (K == Kind::kLayerNorm) mean[e] += ToFloat(head.v[e]);
+  }
+  if (!t.live) return;
+  if (K == Kind::kLayerNorm && p.mean != nullptr && threadIdx.y == 0 && rank == 0) {
+    const int64_t stat = t.o * inner + (t.base - t.o * n * inner);  // o * inner + i
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      p.mean[stat + e] = mean[e];
+      p.rstd[stat + e] = rstd[e];
+    }
+  }
+  StoreTileRows<T, K, R, P>(p, v, t, mean, rstd, step);
 }
 
 // ---- host side --------------------------------------------------------------------------------------

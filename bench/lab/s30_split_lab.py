@@ -1,0 +1,91 @@
+"""Session 30: the split-axis tier for long non-last axes (cuda/norm/norm_split.cuh) against the previous default
+(JK_STRIDED_SPLIT=0: the register tile in a cluster, or the scalar kernel past 8 x 4096 rows) and jnp, in ONE process.
+
+Method as strided_lab.py: CUPTI kernel time per call (profiler.measure: the sum of all kernels of a call, so the
+split tier's three launches count), median of 20 calls, 3 rounds with the order rotated (reported: every round's
+median); bytes = x read once + y written once; % of the copy ceiling measured in the same process. Error: max
+|y - ref| / max(1, |ref|) against float64 NumPy over two slabs.
+
+  python bench/lab/s30_split_lab.py [--quick] [--out FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
+os.environ["JK_STRIDED_TILE_DYNAMIC"] = "1"
+os.environ.pop("JK_STRIDED_TILE", None)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from norm_half_lab import lab_measure, median_ms  # noqa: E402
+from strided_lab import err, make  # noqa: E402
+
+ON_GPU = jax.default_backend() == "gpu"
+DT = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
+# (shape, dtype): the long-axis case of strided_h200.md first, then BatchNorm-like axis-0 statistics of (N, C)
+# activations (outer 1), wider columns, and an axis just past the split threshold.
+CASES = [((4, 32768, 128), "bf16"), ((4, 32768, 128), "f32"), ((1, 65536, 256), "bf16"), ((1, 65536, 256), "f32"),
+         ((1, 262144, 64), "bf16"), ((2, 16384, 512), "bf16"), ((8, 8192, 256), "f16"), ((16, 4608, 128), "bf16"),
+         ((1, 1048576, 32), "f32"), ((64, 2048, 1024), "bf16")]  # the last: the register tile (refactored), not split
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s30_split_lab.txt"))
+    a = ap.parse_args()
+    measure = lab_measure()
+    log = open(a.out, "w")
+
+    def say(line):
+        print(line, flush=True)
+        log.write(line + "\n")
+        log.flush()
+
+    x1 = jax.random.normal(jax.random.key(1), ((1 << 28) if ON_GPU else (1 << 16),), jnp.float32)
+    fc = jax.jit(lambda x: x * jnp.float32(1.0001))
+    ceiling = 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
+    del x1
+    say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
+    cases = CASES if ON_GPU and not a.quick else [((2, 4200, 16), "bf16"), ((1, 5000, 8), "f32")]
+    say(f"{'case':36s} {'split':>8s} {'before':>8s} {'jnp':>8s}  ms per round; x jnp, % copy (split); max err")
+    for shape, dname in cases:
+        dt = DT[dname]
+        k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
+        x = jax.random.normal(k1, shape, dt)
+        s = (1.0 + 0.1 * jax.random.normal(k2, (shape[1],), jnp.float32)).astype(dt)
+        b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
+        nbytes = 2 * x.nbytes
+        for op in ("layer_norm", "rms_norm"):
+            ours, theirs = make(op, False)
+            variants = {"split": ("1", ours), "before": ("0", ours), "jnp": ("1", theirs)}
+            errs = {}
+            for v, (knob, f) in variants.items():
+                os.environ["JK_STRIDED_SPLIT"] = knob
+                jax.block_until_ready(f(x, s, b))
+                if v != "jnp":
+                    errs[v] = err(op, f, x, s, b, False)
+            times = {v: [] for v in variants}
+            order = list(variants)
+            for rnd in range(3):
+                for v in order[rnd:] + order[:rnd]:
+                    os.environ["JK_STRIDED_SPLIT"] = variants[v][0]
+                    times[v].append(median_ms(measure, variants[v][1], (x, s, b), 20))
+            best = {v: min(t) for v, t in times.items()}
+            name = f"{op} {dname} {'x'.join(map(str, shape))}"
+            say(f"{name:36s} {best['split']:8.4f} {best['before']:8.4f} {best['jnp']:8.4f}  "
+                f"{best['jnp'] / best['split']:.2f}x (before {best['jnp'] / best['before']:.2f}x), "
+                f"{nbytes / (best['split'] * 1e-3) / 1e9 / ceiling * 100:.0f}% copy; err {errs['split']:.1e} / "
+                f"{errs['before']:.1e}; rounds " + " | ".join(" ".join(f"{t:.4f}" for t in times[v]) for v in times))
+        del x
+    os.environ.pop("JK_STRIDED_SPLIT", None)
+
+
+if __name__ == "__main__":
+    main()

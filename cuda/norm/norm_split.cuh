@@ -1,0 +1,216 @@
+// LayerNorm / RMSNorm over a long non-last axis (inner > 1, n > kSplitMinRows): the axis split into chunks across
+// CTAs, with the partial statistics in a workspace (an XLA-allocated extra result, sized by jax_kernels/norms.py).
+//   1. SplitPartials: CTA (tile, chunk) holds chunk_rows rows of its TX column packs in registers and writes each
+//      column's exact statistics of the chunk (LayerNorm: the mean of x - shift and the squared deviations from it,
+//      shifted by the column's first element as in every tier; RMSNorm: the sum of squares);
+//   2. SplitMerge: a warp per column combines its chunks (float32), writes (mean, rstd);
+//   3. SplitApply: re-reads x (from L2 where it is still there) and writes y.
+// Why: the register tile holds a column in one CTA or an 8-CTA cluster (at most 8 x 4096 rows), with 2-4 packs
+// across, i.e. 32-64 byte pieces of each row, and the scalar kernel takes the rest; at 4 x 32768 x 128 they ran
+// 0.52-0.82x jnp (bench/lab/strided_h200.md). Here a CTA reads up to 16 packs (256 bytes) of each row, any number
+// of CTAs share a column, and the cost is a second read of x and a third small launch.
+// Included by norm_launch.cu only, after norm_strided.cuh.
+#pragma once
+#include <algorithm>
+
+#include "norm/norm_strided.cuh"
+
+namespace jk::norm {
+
+// The rows one split chunk holds: R packs per thread of CTAs of kSplitThreads threads, TX <= 16 packs across, so a
+// chunk has at least 8 * 512 / 16 = 256 rows (the bound jax_kernels/norms.py sizes the workspace with:
+// _SPLIT_MIN_CHUNK_ROWS). Axes of at most kSplitMinRows rows keep the register tile (one CTA or a cluster).
+constexpr int kSplitR = 8;
+constexpr int kSplitThreads = 512;
+constexpr int64_t kSplitMinRows = 4096;      // jax_kernels/norms.py: _SPLIT_MIN_N
+constexpr int64_t kSplitMinChunkRows = 256;  // jax_kernels/norms.py: _SPLIT_MIN_CHUNK_ROWS
+// The apply pass: smaller CTAs, 4 rows a thread, 3-4 CTAs an SM (a streaming pass: occupancy, not rows held; at 4
+// the bf16 forms spilled 16-56 bytes).
+constexpr int kApplyR = 4;
+constexpr int kApplyThreads = 256;
+
+// Rows of [j_begin, j_end) that slice ty of TY holds (rows j_begin + ty, + TY, ... at most R of them).
+__device__ __forceinline__ int SliceRows(int64_t rows, int ty, int TY, int R) {
+  return static_cast<int>(std::clamp<int64_t>((rows - ty + TY - 1) / TY, 0, R));
+}
+
+// Each thread takes the exact statistics of its R packs (LayerNorm: the mean of x - shift over its rows and the
+// squared deviations from it; RMSNorm: the sum of squares), the CTA's slices meet in shared memory, and one thread
+// per column combines them in one step (mean = sum(n_t mean_t) / N, M2 = sum(M2_t + n_t (mean_t - mean)^2)): no
+// shuffles, one barrier, no division per merge.
+template <typename T, Kind K, int TX>
+__global__ void __launch_bounds__(kSplitThreads, 2) SplitPartials(Params<T> p, float2* part, int64_t chunk_rows) {
+  constexpr int P = kVec16<T>, R = kSplitR, TY = kSplitThreads / TX, W = TX * P;
+  __shared__ float2 cell[TY][P][TX];  // [slice][element][pack]: conflict-free writes and column reads
+  const int64_t n = p.n, inner = p.inner, chunks = gridDim.y;
+  const int64_t j_begin = blockIdx.y * chunk_rows, j_end = std::min<int64_t>(n, j_begin + chunk_rows);
+  const TileThread t = PlaceInTile<R, P>(blockIdx.x, TX, n, inner, p.outer, j_begin, j_end);
+  const int64_t step = int64_t{TY} * inner;
+  Pack<T, P> v[R], head;
+  LoadTileRows<T, K, R, P>(p, t, step, v, head);
+  const float inv_count = t.count > 0 ? 1.f / static_cast<float>(t.count) : 0.f;
+  // Rows outer, elements inner (sums of P elements in flight): element-outer loops held all 64 bf16 values as float32
+  // and spilled.
+  float mean[P], q[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) mean[e] = q[e] = 0.f;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < t.count) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float d = ToFloat(v[r].v[e]) - ToFloat(head.v[e]);  // head: 0 for RMSNorm
+        if (K == Kind::kLayerNorm) mean[e] += d;
+        else q[e] += d * d;
+      }
+    }
+  }
+  if constexpr (K == Kind::kLayerNorm) {
+    // The second pass converts the packs again: held float32 copies of 64 bf16 values spilled (as in TileSums).
+#pragma unroll
+    for (int r = 0; r < R; ++r) Opaque<T, P>(v[r]);
+    Opaque<T, P>(head);
+#pragma unroll
+    for (int e = 0; e < P; ++e) mean[e] *= inv_count;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (r < t.count) {
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          const float d = (ToFloat(v[r].v[e]) - ToFloat(head.v[e])) - mean[e];
+          q[e] += d * d;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < P; ++e) cell[threadIdx.y][e][threadIdx.x] = make_float2(mean[e], q[e]);
+  __syncthreads();
+  const int tid = static_cast<int>(threadIdx.y * TX + threadIdx.x);
+  if (tid >= W) return;
+  const int e = tid / TX, tx = tid % TX;
+  const int64_t cp = int64_t{blockIdx.x} * TX + tx, ipacks = inner / P;
+  if (cp >= p.outer * ipacks) return;
+  const int64_t rows = j_end - j_begin;
+  float cmean = 0.f, cq = 0.f;
+  if constexpr (K == Kind::kLayerNorm) {
+    for (int ty = 0; ty < TY; ++ty) cmean += static_cast<float>(SliceRows(rows, ty, TY, R)) * cell[ty][e][tx].x;
+    cmean /= static_cast<float>(rows);
+    for (int ty = 0; ty < TY; ++ty) {
+      const float2 c = cell[ty][e][tx];
+      const float d = c.x - cmean;
+      cq += c.y + static_cast<float>(SliceRows(rows, ty, TY, R)) * d * d;
+    }
+  } else {
+    for (int ty = 0; ty < TY; ++ty) cq += cell[ty][e][tx].y;
+  }
+  const int64_t o = cp / ipacks;
+  const int64_t stat = o * inner + (cp - o * ipacks) * P + e;  // o * inner + i
+  part[stat * chunks + blockIdx.y] = make_float2(cmean, cq);
+}
+
+// One warp per column (o, i): the chunks' statistics combined in one step as in SplitPartials (lanes take chunks l,
+// l + 32, ...; two warp sums).
+template <typename T, Kind K>
+__global__ void __launch_bounds__(256) SplitMerge(Params<T> p, const float2* part, float2* stats, int64_t chunks,
+                                                  int64_t chunk_rows) {
+  const int64_t n = p.n, columns = p.outer * p.inner;
+  const int64_t col = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  if (col >= columns) return;  // uniform per warp: blockDim.x is a multiple of 32
+  const float2* pc = part + col * chunks;
+  const float inv_n = 1.f / static_cast<float>(n);
+  auto rows = [&](int64_t c) { return static_cast<float>(std::min<int64_t>(chunk_rows, n - c * chunk_rows)); };
+  float mean = 0.f, q = 0.f;
+  if constexpr (K == Kind::kLayerNorm) {
+    for (int64_t c = lane; c < chunks; c += 32) mean += rows(c) * pc[c].x;
+    mean = WarpAllReduce<32>(mean, SumOp()) * inv_n;  // of x - shift
+    for (int64_t c = lane; c < chunks; c += 32) {
+      const float2 v = pc[c];
+      const float d = v.x - mean;
+      q += v.y + rows(c) * d * d;
+    }
+  } else {
+    for (int64_t c = lane; c < chunks; c += 32) q += pc[c].y;  // the chunks' sums of squares
+  }
+  q = WarpAllReduce<32>(q, SumOp());
+  if (lane != 0) return;
+  const float rstd = RstdFrom(q * inv_n, p.epsilon);
+  if constexpr (K == Kind::kLayerNorm) {
+    const int64_t o = col / p.inner;
+    mean += ToFloat(p.x[o * n * p.inner + (col - o * p.inner)]);  // the shift: element (o, 0, i)
+    if (p.mean != nullptr) {
+      p.mean[col] = mean;
+      p.rstd[col] = rstd;
+    }
+  }
+  stats[col] = make_float2(mean, rstd);
+}
+
+// y from the merged statistics, CTAs of kApplyThreads with kApplyR rows a thread. The row blocks run last to first:
+// SplitPartials read them first to last, so the last are the likeliest still in L2.
+template <typename T, Kind K, int TX>
+__global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, const float2* stats) {
+  constexpr int P = kVec16<T>, R = kApplyR, TY = kApplyThreads / TX;
+  const int64_t n = p.n, inner = p.inner;
+  const int64_t j_begin = int64_t{gridDim.y - 1 - blockIdx.y} * (TY * R);
+  const int64_t j_end = std::min<int64_t>(n, j_begin + TY * R);
+  const TileThread t = PlaceInTile<R, P>(blockIdx.x, TX, n, inner, p.outer, j_begin, j_end);
+  if (!t.live) return;
+  const int64_t step = int64_t{TY} * inner;
+  Pack<T, P> v[R], head;
+  LoadTileRows<T, K, R, P, false>(p, t, step, v, head);
+  const int64_t stat = t.o * inner + (t.base - t.o * n * inner);
+  float mean[P], rstd[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    const float2 s = stats[stat + e];
+    mean[e] = s.x;
+    rstd[e] = s.y;
+  }
+  StoreTileRows<T, K, R, P>(p, v, t, mean, rstd, step);
+}
+
+// ---- host side --------------------------------------------------------------------------------------
+
+// The split tier for a full normalisation over a long non-last axis; cudaErrorNotSupported where it does not apply
+// (no or too small a workspace, misaligned or narrow columns, short axes): the caller then takes the register tile
+// or the scalar kernel. TX: the widest of 16 / 8 / 4 packs the columns fill (a CTA reads TX * 16 bytes of a row).
+template <typename T, Kind K>
+cudaError_t LaunchStridedSplit(const Params<T>& p, cudaStream_t stream, float2* ws, int64_t ws_bytes) {
+  constexpr int P = kVec16<T>;
+  if (ws == nullptr || p.n <= kSplitMinRows || p.inner % P != 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16))
+    return cudaErrorNotSupported;
+  const int64_t ipacks = p.inner / P, columns = p.outer * p.inner;
+  const int tx = ipacks >= 16 ? 16 : ipacks >= 8 ? 8 : 4;
+  auto launch = [&](auto tx_c) -> cudaError_t {
+    constexpr int TX = decltype(tx_c)::value;
+    constexpr int TY = kSplitThreads / TX;
+    const int64_t chunk_rows = int64_t{TY} * kSplitR;
+    static_assert(TY * kSplitR >= kSplitMinChunkRows, "the workspace bound");
+    const int64_t chunks = CeilDiv(p.n, chunk_rows), tiles = CeilDiv(p.outer * ipacks, int64_t{TX});
+    const int64_t need = (columns * chunks + columns) * static_cast<int64_t>(sizeof(float2));
+    const int64_t apply_rows = int64_t{kApplyThreads / TX} * kApplyR, apply_blocks = CeilDiv(p.n, apply_rows);
+    // gridDim.y < 2^16 (apply_blocks >= chunks)
+    if (need > ws_bytes || apply_blocks > 65535 || tiles > 0x7fffffff) return cudaErrorNotSupported;
+    float2* part = ws;
+    float2* stats = ws + columns * chunks;
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)), block(TX, TY);
+    SplitPartials<T, K, TX><<<grid, block, 0, stream>>>(p, part, chunk_rows);
+    cudaError_t e = LastLaunchError();
+    if (e != cudaSuccess) return e;
+    SplitMerge<T, K><<<static_cast<unsigned>(CeilDiv(columns * 32, int64_t{256})), 256, 0, stream>>>(p, part, stats,
+                                                                                                 chunks, chunk_rows);
+    e = LastLaunchError();
+    if (e != cudaSuccess) return e;
+    SplitApply<T, K, TX><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks)),
+                           dim3(TX, kApplyThreads / TX), 0, stream>>>(p, stats);
+    return LastLaunchError();
+  };
+  using std::integral_constant;
+  if (tx == 16) return launch(integral_constant<int, 16>{});
+  if (tx == 8) return launch(integral_constant<int, 8>{});
+  return launch(integral_constant<int, 4>{});
+}
+
+}  // namespace jk::norm
