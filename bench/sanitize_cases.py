@@ -95,6 +95,17 @@ def norms_and_softmax():
         check(f"layer_norm axis=1 packs {dt.__name__}", jk.layer_norm(x, axis=1), np_layer_norm(xf, 1.0, 0.0, 1), TOL[dt] * 4)
         check(f"rms_norm axis=1 packs {dt.__name__}", jk.rms_norm(x, axis=1), np_rms_norm(xf, 1.0, 1), TOL[dt] * 4)
         check(f"softmax axis=1 packs {dt.__name__}", jk.softmax(x, axis=1), np_softmax(xf, 1), TOL[dt])
+    # A long non-last axis: the split-axis tiers (session 30: chunk statistics in the lowering's workspace), with
+    # columns of 4, 8 and 16 packs, a last chunk of one row and partial tiles (inner 40).
+    for dt in DTYPES:
+        for shape in ((2, 4097, 8), (1, 8193, 128), (3, 5000, 40)):
+            x, xf = put(shape, dt)
+            name = f"{'x'.join(map(str, shape))} {dt.__name__}"
+            y, mean, _ = jk.layer_norm(x, axis=1, return_stats=True)
+            check(f"layer_norm axis=1 split {name}", y, np_layer_norm(xf, 1.0, 0.0, 1), TOL[dt] * 4)
+            check(f"layer_norm axis=1 split mean {name}", mean, xf.mean(1), TOL[dt])
+            check(f"rms_norm axis=1 split {name}", jk.rms_norm(x, axis=1), np_rms_norm(xf, 1.0, 1), TOL[dt] * 4)
+            check(f"softmax axis=1 split {name}", jk.softmax(x, axis=1), np_softmax(xf, 1), TOL[dt])
     # A non-last axis (the strided tiers), statistics-only and apply entry points, masks.
     for dt in DTYPES:
         x, xf = put((4, 1025, 33), dt)

@@ -19,6 +19,7 @@ attributes the C++ ``Bind()`` expects (``np.float32`` for ``Attr<float>``, ``np.
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any, Callable
 
@@ -75,6 +76,26 @@ def with_workspace(ffi_rule, elems: Callable):
         outs = ffi_rule(ctx.replace(avals_out=[*ctx.avals_out, ws]), *operands, **params)
         return list(outs)[:len(ctx.avals_out)]
     return rule
+
+
+# The split-axis tiers (long non-last axes: cuda/norm/norm_split.cuh, cuda/softmax/softmax_split.cuh) keep each chunk's
+# per-column statistics in the workspace: two floats per column per chunk of at least _SPLIT_MIN_CHUNK_ROWS rows,
+# plus two per column for the merged statistics. Mirrors tile::kSplitMinRows / kSplitMinChunkRows
+# (cuda/common/column_tile.cuh); the launchers check the size they get and take another tier if it is short.
+_SPLIT_MIN_N = 4096
+_SPLIT_MIN_CHUNK_ROWS = 256
+
+
+def split_axis_workspace(shape, axis) -> int:
+    """Floats of workspace for the split-axis tiers over `axis` of an array of `shape` (0: they do not run)."""
+    if not shape:
+        return 0
+    axis %= len(shape)
+    n, inner = shape[axis], math.prod(shape[axis + 1:])
+    if inner <= 1 or n <= _SPLIT_MIN_N:
+        return 0
+    columns = math.prod(shape) // n
+    return 2 * columns * (-(-n // _SPLIT_MIN_CHUNK_ROWS) + 1)
 
 
 def _new_primitive(name: str, abstract_eval: Callable, multiple_results: bool) -> Primitive:

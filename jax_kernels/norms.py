@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _checks
-from ._primitive import absent, define_primitive, is_absent, with_workspace
+from ._primitive import absent, define_primitive, is_absent, split_axis_workspace, with_workspace
 from ._sharding import NormPartitioning
 
 _F32 = np.dtype(np.float32)
@@ -118,29 +118,11 @@ def _ln_batch(args, dims, *, axis, epsilon, return_stats):
 
 
 # ---- the CUDA lowering's workspace -----------------------------------------------------------------
-# Long non-last axes (inner > 1, n > _SPLIT_MIN_N) take the split-axis tier on CUDA (cuda/norm/norm_split.cuh): its
-# chunks' partial statistics live in a float32 workspace that the lowering adds as a last custom-call result (XLA
-# allocates it, so the call stays graph-capturable) and drops after the call. Two floats per column per chunk of at
-# least _SPLIT_MIN_CHUNK_ROWS rows, plus two per column for the merged statistics; the launcher checks the size
-# and takes another tier where the workspace is absent or short. Mirrors kSplitMinRows / kSplitMinChunkRows.
-_SPLIT_MIN_N = 4096
-_SPLIT_MIN_CHUNK_ROWS = 256
-
-
-def _split_workspace_elems(shape, axis) -> int:
-    n = shape[axis]
-    inner = math.prod(shape[axis + 1:])
-    if inner <= 1 or n <= _SPLIT_MIN_N:
-        return 0
-    columns = math.prod(shape) // n
-    return 2 * columns * (-(-n // _SPLIT_MIN_CHUNK_ROWS) + 1)
-
-
 def _norm_lowering(platform, kernel, ffi_rule):
-    """On CUDA, the FFI rule with the split tier's workspace as a last result where it may run; elsewhere as is."""
+    """On CUDA, the FFI rule with the split-axis tier's workspace (split_axis_workspace) as a last result where that
+    tier may run (cuda/norm/norm_split.cuh); elsewhere as is."""
     def elems(ctx, *, axis, **_):
-        x = ctx.avals_in[0]
-        return _split_workspace_elems(x.shape, axis % x.ndim) if x.ndim else 0
+        return split_axis_workspace(ctx.avals_in[0].shape, axis)
     return with_workspace(ffi_rule, elems) if platform == "cuda" else ffi_rule
 
 

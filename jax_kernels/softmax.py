@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _checks
-from ._primitive import absent, define_primitive, is_absent
+from ._primitive import absent, define_primitive, is_absent, split_axis_workspace, with_workspace
 from ._sharding import SoftmaxPartitioning
 
 # The kernels' mask index map merges dims into at most 8 per side of the axis, which every array of rank
@@ -101,10 +101,19 @@ def _stats_abstract(x, mask, *, axis):
 
 
 # The rules name their primitive at call time (the primitives below exist by then).
-_softmax_p = define_primitive("jk_softmax", abstract_eval=_same_as_x, attrs=_attrs,
+def _softmax_lowering(platform, kernel, ffi_rule):
+    """On CUDA, the FFI rule with the split-axis tier's workspace (split_axis_workspace) as a last result where that
+    tier may run (unmasked: the mask operand is the (0,) marker; cuda/softmax/softmax_split.cuh); elsewhere as is."""
+    def elems(ctx, *, axis, **_):
+        return split_axis_workspace(ctx.avals_in[0].shape, axis) if is_absent(ctx.avals_in[1]) else 0
+    return with_workspace(ffi_rule, elems) if platform == "cuda" else ffi_rule
+
+
+_softmax_p = define_primitive("jk_softmax", abstract_eval=_same_as_x, attrs=_attrs, wrap_lowering=_softmax_lowering,
                               partitioning=SoftmaxPartitioning(log=False),
                               batch_rule=lambda a, d, **p: _softmax_batch(_softmax_p, a, d, **p))
 _log_softmax_p = define_primitive("jk_log_softmax", abstract_eval=_same_as_x, attrs=_attrs,
+                                  wrap_lowering=_softmax_lowering,
                                   partitioning=SoftmaxPartitioning(log=True),
                                   batch_rule=lambda a, d, **p: _softmax_batch(_log_softmax_p, a, d, **p))
 _stats_p = define_primitive("jk_softmax_stats", abstract_eval=_stats_abstract, batch_rule=_stats_batch,

@@ -62,7 +62,7 @@ def main():
         s = (1.0 + 0.1 * jax.random.normal(k2, (shape[1],), jnp.float32)).astype(dt)
         b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
         nbytes = 2 * x.nbytes
-        for op in ("layer_norm", "rms_norm"):
+        for op in ("layer_norm", "rms_norm", "softmax"):
             ours, theirs = make(op, False)
             variants = {"split": ("1", ours), "before": ("0", ours), "jnp": ("1", theirs)}
             errs = {}

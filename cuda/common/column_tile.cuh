@@ -111,6 +111,38 @@ __device__ __forceinline__ void ColumnAllReduce(float (&v)[V], Scratch<TX * V>& 
   ClusterBarrier();  // no CTA rewrites its slot (or exits) while another still reads it
 }
 
+// Thread (tx, ty)'s place in a column tile: its TX-pack tile is blockIdx.x / tiles_div, its rows first,
+// first + slices, ... below j_end (count of them, at most R), its column pack's (o, 0, i) element at base.
+struct TileThread {
+  bool live;
+  int count;
+  int64_t o, base, first;
+};
+
+template <int R, int P>
+__device__ __forceinline__ TileThread PlaceInTile(int64_t tile, int TX, int64_t n, int64_t inner, int64_t outer,
+                                                  int64_t j_begin, int64_t j_end) {
+  TileThread t;
+  const int64_t ipacks = inner / P;
+  const int64_t cp = tile * TX + threadIdx.x;
+  t.live = cp < outer * ipacks;
+  t.o = t.live ? cp / ipacks : 0;
+  t.base = t.o * n * inner + (t.live ? cp - t.o * ipacks : 0) * P;  // element (o, 0, i)
+  // Rows j_begin + ty + r * slices for r < count: one 32-bit compare per pack instead of 64-bit row math.
+  t.first = j_begin + threadIdx.y;
+  t.count = t.live && t.first < j_end
+                ? static_cast<int>(std::min<int64_t>(R, (j_end - t.first + blockDim.y - 1) / blockDim.y))
+                : 0;
+  return t;
+}
+
+// The split-axis tiers (norm/norm_split.cuh, softmax/softmax_split.cuh): axes longer than kSplitMinRows, in chunks of
+// at least kSplitMinChunkRows rows across CTAs, each chunk's per-column statistics in a workspace of
+// 2 * columns * (ceil(n / kSplitMinChunkRows) + 1) floats that the CUDA lowering adds (jax_kernels/_primitive.py:
+// split_axis_workspace mirrors these two constants).
+constexpr int64_t kSplitMinRows = 4096;
+constexpr int64_t kSplitMinChunkRows = 256;
+
 // ---- host side: the launch geometry -----------------------------------------------------------------
 // One configuration: TX packs across, R packs per thread, at most kMaxThreads threads (all compile-time in
 // the kernels' instantiations), a cluster of `cluster` CTAs along the axis (0: the fewest that fit).
@@ -206,6 +238,18 @@ inline bool ParseConfig(Config& c) {
   if (std::sscanf(s, "%d %d %d %d", &v.tx, &v.r, &v.max_threads, &v.cluster) < 3) return false;
   c = v;
   return true;
+}
+
+// JK_STRIDED_SPLIT=0 (lab knob) turns the split-axis tiers off; the callers also skip them under a forced
+// JK_STRIDED_TILE configuration. Read once, or at every launch with JK_STRIDED_TILE_DYNAMIC=1 (as that knob).
+inline bool SplitEnabled() {
+  auto read = [] {
+    const char* s = std::getenv("JK_STRIDED_SPLIT");
+    return s == nullptr || std::strcmp(s, "0") != 0;
+  };
+  static const bool once = read();
+  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
+  return dynamic ? read() : once;
 }
 
 // The forced configuration, if any.

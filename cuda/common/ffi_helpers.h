@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/dtype.h"
+#include "common/workspace.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace jk {
@@ -100,14 +101,10 @@ inline ffi::ErrorOr<int64_t> NormalizeAxis(int64_t axis, size_t rank, std::strin
 
 // The CUDA lowerings' optional last result: float32 scratch a tier keeps its partial results in (matmul's split-K
 // decode tier, the norms' split-axis tier). XLA allocates it, so the call stays graph-capturable; the Python side
-// sizes it and the launcher checks the size it gets. Absent: {nullptr, 0}.
-struct ScratchResult {
-  void* data = nullptr;
-  int64_t bytes = 0;
-};
-inline ffi::ErrorOr<ScratchResult> TakeWorkspace(std::string_view op, const ffi::RemainingRets& extra,
+// sizes it and the launcher checks the size it gets.
+inline ffi::ErrorOr<Workspace> TakeWorkspace(std::string_view op, const ffi::RemainingRets& extra,
                                                  int64_t fixed_results) {
-  if (extra.size() == 0) return ScratchResult{};
+  if (extra.size() == 0) return Workspace{};
   if (extra.size() > 1)
     return ffi::Unexpected<ffi::Error>(ArgError(op, "results", "at most one workspace after the outputs",
                                                 std::to_string(fixed_results + extra.size()) + " results"));
@@ -118,7 +115,7 @@ inline ffi::ErrorOr<ScratchResult> TakeWorkspace(std::string_view op, const ffi:
     return ffi::Unexpected<ffi::Error>(
         ArgError(op, "workspace", "a rank-1 float32 buffer",
                  std::string(DataTypeName(w->element_type())) + " shape " + ShapeString(w->dimensions())));
-  return ScratchResult{w->untyped_data(), static_cast<int64_t>(w->size_bytes())};
+  return Workspace{w->untyped_data(), static_cast<int64_t>(w->size_bytes())};
 }
 
 }  // namespace jk

@@ -270,20 +270,12 @@ ffi::Error FillNaN(cudaStream_t stream, float* p, int64_t count, std::string_vie
   return CudaStatus(stream, cudaMemsetAsync(p, 0xff, static_cast<size_t>(count) * sizeof(float), stream), op);
 }
 
-// The optional last result of the CUDA lowerings of jk_layer_norm / jk_rms_norm: the split-axis tier's workspace
-// (jax_kernels/norms.py adds it for long non-last axes; cuda/norm/norm_split.cuh).
-ffi::ErrorOr<NormWorkspace> NormScratch(std::string_view op, const ffi::RemainingRets& extra, int64_t outputs) {
-  auto ws = TakeWorkspace(op, extra, outputs);
-  if (ws.has_error()) return ffi::Unexpected<ffi::Error>(ws.error());
-  return NormWorkspace{ws->data, ws->bytes};
-}
-
 ffi::Error LayerNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer scale, ffi::AnyBuffer bias,
                          ffi::Result<ffi::AnyBuffer> y, ffi::Result<ffi::AnyBuffer> mean,
                          ffi::Result<ffi::AnyBuffer> rstd, ffi::RemainingRets extra, float epsilon, int64_t axis) {
   auto c = CheckLayerNorm(x, scale, bias, *y, *mean, *rstd, epsilon, axis);
   if (c.has_error()) return c.error();
-  auto ws = NormScratch(kLayerNorm, extra, 3);
+  auto ws = TakeWorkspace(kLayerNorm, extra, 3);  // the split-axis tier's (norm_split.cuh)
   if (ws.has_error()) return ws.error();
   if (c->g.shape.n == 0) {
     JK_RETURN_IF_ERROR(FillNaN(stream, c->mean, StatCount(c->g.shape), kLayerNorm));
@@ -298,7 +290,7 @@ ffi::Error RmsNormCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer sca
                        ffi::RemainingRets extra, float epsilon, int64_t axis) {
   auto c = CheckRmsNorm(x, scale, *y, epsilon, axis);
   if (c.has_error()) return c.error();
-  auto ws = NormScratch(kRmsNorm, extra, 1);
+  auto ws = TakeWorkspace(kRmsNorm, extra, 1);
   if (ws.has_error()) return ws.error();
   const cudaError_t e = LaunchRmsNorm(stream, c->g.dtype, x.untyped_data(), c->scale, y->untyped_data(),
                                       c->g.shape, epsilon, *ws);
@@ -352,7 +344,7 @@ ffi::Error RmsNormApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffe
 }  // namespace
 
 // Bindings: one function per signature, applied to Bind() on CPU and to Bind().Ctx<stream>() on CUDA.
-// kWorkspace: the CUDA handlers take an optional workspace result after the outputs (NormScratch). (A Binding
+// kWorkspace: the CUDA handlers take an optional workspace result after the outputs (TakeWorkspace). (A Binding
 // cannot be passed through a helper: its move constructor is private; each chain is built in place.)
 template <bool kWorkspace = false, typename B>
 auto LayerNormBinding(B b) {

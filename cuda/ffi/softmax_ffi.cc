@@ -163,14 +163,16 @@ ffi::Error ApplyCpu(ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::AnyBuffer row_ma
 #ifdef JK_WITH_CUDA
 template <bool kLog>
 ffi::Error SoftmaxCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask, ffi::Result<ffi::AnyBuffer> y,
-                       int64_t axis) {
+                       ffi::RemainingRets extra, int64_t axis) {
   constexpr std::string_view op = SoftmaxName(kLog);
   auto g = CheckSoftmax(op, x, mask, axis);
   if (g.has_error()) return g.error();
   JK_RETURN_IF_ERROR(CheckSameAsX(op, "y", x, *y));
+  auto ws = TakeWorkspace(op, extra, 1);  // the split-axis tier's (softmax_split.cuh)
+  if (ws.has_error()) return ws.error();
   if (g->empty) return ffi::Error::Success();
   const cudaError_t e = LaunchSoftmax(stream, g->dtype, x.untyped_data(), y->untyped_data(), g->outer, g->n,
-                                      g->inner, g->mask, kLog);
+                                      g->inner, g->mask, kLog, *ws);
   return CudaStatus(stream, e, op);
 }
 
@@ -210,12 +212,15 @@ ffi::Error ApplyCuda(cudaStream_t stream, ffi::AnyBuffer x, ffi::AnyBuffer mask,
 
 // The three argument lists, each shared by its CPU and CUDA handlers (a CUDA binding starts with the
 // stream) and by the softmax and log-softmax variants.
-template <typename B>
+// kWorkspace: the CUDA handlers take an optional workspace result after y (TakeWorkspace; a Binding cannot pass
+// through a helper, so each chain is built in place).
+template <bool kWorkspace = false, typename B>
 auto SoftmaxArgs(B b) {
-  return std::move(b).template Arg<ffi::AnyBuffer>()      // x
-      .template Arg<ffi::AnyBuffer>()                     // mask: bool, x's rank, dims x's or 1; or (0,)
-      .template Ret<ffi::AnyBuffer>()                     // y
-      .template Attr<int64_t>("axis");
+  auto outputs = std::move(b).template Arg<ffi::AnyBuffer>()  // x
+                     .template Arg<ffi::AnyBuffer>()           // mask: bool, x's rank, dims x's or 1; or (0,)
+                     .template Ret<ffi::AnyBuffer>();          // y
+  if constexpr (kWorkspace) return std::move(outputs).RemainingRets().template Attr<int64_t>("axis");
+  else return std::move(outputs).template Attr<int64_t>("axis");
 }
 template <typename B>
 auto StatsArgs(B b) {
@@ -244,9 +249,9 @@ XLA_FFI_DEFINE_HANDLER(kLogApplyCpu, ApplyCpu<true>, ApplyArgs(ffi::Ffi::Bind())
 #ifdef JK_WITH_CUDA
 // Graph-safe: the same launches on XLA's stream every call, no allocation, no synchronisation.
 auto CudaBind() { return ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>(); }
-XLA_FFI_DEFINE_HANDLER(kSoftmaxCuda, SoftmaxCuda<false>, SoftmaxArgs(CudaBind()),
+XLA_FFI_DEFINE_HANDLER(kSoftmaxCuda, SoftmaxCuda<false>, SoftmaxArgs<true>(CudaBind()),
                        {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCuda, SoftmaxCuda<true>, SoftmaxArgs(CudaBind()),
+XLA_FFI_DEFINE_HANDLER(kLogSoftmaxCuda, SoftmaxCuda<true>, SoftmaxArgs<true>(CudaBind()),
                        {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER(kStatsCuda, StatsCuda, StatsArgs(CudaBind()), {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER(kApplyCuda, ApplyCuda<false>, ApplyArgs(CudaBind()),

@@ -308,27 +308,15 @@ cudaError_t LaunchTwoReads(const Params<T>& p, cudaStream_t stream, bool stats_o
   return LastLaunchError();
 }
 
-// JK_STRIDED_SPLIT=0 (lab knob) turns the split tier off; so does a forced JK_STRIDED_TILE configuration. Read once,
-// or at every launch with JK_STRIDED_TILE_DYNAMIC=1 (as that knob).
-bool SplitEnabled() {
-  auto read = [] {
-    const char* s = std::getenv("JK_STRIDED_SPLIT");
-    return s == nullptr || std::string_view(s) != "0";
-  };
-  static const bool once = read();
-  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
-  return dynamic ? read() : once;
-}
-
 template <typename T, Kind K>
-cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only, const NormWorkspace& ws = {}) {
+cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_only, const Workspace& ws = {}) {
   // Long axes split over CTAs where the lowering gave a workspace (norm_split.cuh); else the column tile held in
   // registers (norm_strided.cuh) where its configuration applies (tile::DefaultConfig); else the scalar two-read
   // kernel.
   if (!stats_only) {
     tile::Config forced;
-    if (!tile::ForcedConfig(forced) && SplitEnabled()) {
-      const cudaError_t e = norm::LaunchStridedSplit<T, K>(p, stream, static_cast<float2*>(ws.data), ws.bytes);
+    if (!tile::ForcedConfig(forced) && tile::SplitEnabled()) {
+      const cudaError_t e = norm::LaunchStridedSplit<T, K>(p, stream, ws);
       if (e != cudaErrorNotSupported) return e;
     }
     const cudaError_t e = norm::LaunchStridedTile<T, K>(p, stream, RunsSm90Code());
@@ -455,7 +443,7 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
 
 // Chooses the tier for a full normalisation.
 template <typename T, Kind K>
-cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const NormWorkspace& ws) {
+cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Workspace& ws) {
   if (p.outer == 0 || p.n == 0 || p.inner == 0) return cudaSuccess;
   if (p.inner > 1) return LaunchStrided<T, K>(p, stream, false, ws);
   const Forced forced = TheForcedTier();
@@ -633,7 +621,7 @@ enum class Mode { kNormalize, kStatsOnly, kApply };
 template <Kind K, Mode M>
 cudaError_t Dispatch(cudaStream_t stream, DType dtype, const void* x, const void* scale, const void* bias,
                      void* y, float* mean, float* rstd, const NormShape& shape, float epsilon,
-                     const NormWorkspace& ws = {}) {
+                     const Workspace& ws = {}) {
   return DispatchFloat<float, __nv_bfloat16, __half>(dtype, cudaErrorInvalidValue, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const Params<T> p = MakeParams<T>(x, scale, bias, y, mean, rstd, shape, epsilon);
@@ -647,13 +635,13 @@ cudaError_t Dispatch(cudaStream_t stream, DType dtype, const void* x, const void
 
 cudaError_t LaunchLayerNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale,
                             const void* bias, void* y, float* mean, float* rstd, const NormShape& shape,
-                            float epsilon, const NormWorkspace& ws) {
+                            float epsilon, const Workspace& ws) {
   return Dispatch<Kind::kLayerNorm, Mode::kNormalize>(stream, dtype, x, scale, bias, y, mean, rstd, shape,
                                                       epsilon, ws);
 }
 
 cudaError_t LaunchRmsNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale, void* y,
-                          const NormShape& shape, float epsilon, const NormWorkspace& ws) {
+                          const NormShape& shape, float epsilon, const Workspace& ws) {
   return Dispatch<Kind::kRmsNorm, Mode::kNormalize>(stream, dtype, x, scale, nullptr, y, nullptr, nullptr,
                                                     shape, epsilon, ws);
 }

@@ -7,25 +7,19 @@
 #include <cstdint>
 
 #include "common/dtype.h"
+#include "common/workspace.h"
 #include "norm/norm_shape.h"
 
 namespace jk {
 
-// Device scratch given by the caller (the CUDA lowering's extra float32 result): the split tier for long non-last axes
-// keeps its partial statistics there (cuda/norm/norm_split.cuh). Absent or too small: that tier is not taken.
-struct NormWorkspace {
-  void* data = nullptr;
-  int64_t bytes = 0;
-};
-
 // y = (x - mean) * rstd * scale + bias; mean/rstd (float32, outer * inner) written when non-null.
 cudaError_t LaunchLayerNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale,
                             const void* bias, void* y, float* mean, float* rstd, const NormShape& shape,
-                            float epsilon, const NormWorkspace& ws = {});
+                            float epsilon, const Workspace& ws = {});  // ws: the split-axis tier's (norm_split.cuh)
 
 // y = x * rsqrt(mean(x^2) + epsilon) * scale.
 cudaError_t LaunchRmsNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale, void* y,
-                          const NormShape& shape, float epsilon, const NormWorkspace& ws = {});
+                          const NormShape& shape, float epsilon, const Workspace& ws = {});  // ws: the split-axis tier's (norm_split.cuh)
 
 // Statistics only (for a normalised axis sharded over devices): LayerNorm writes the local mean and
 // M2 = sum((x - mean)^2); RMSNorm writes the local mean of squares (m2 must be null).

@@ -1,5 +1,6 @@
 // LayerNorm / RMSNorm over a long non-last axis (inner > 1, n > kSplitMinRows): the axis split into chunks across
-// CTAs, with the partial statistics in a workspace (an XLA-allocated extra result, sized by jax_kernels/norms.py).
+// CTAs, with the partial statistics in a workspace (an XLA-allocated extra result: split_axis_workspace in
+// jax_kernels/_primitive.py).
 //   1. SplitPartials: CTA (tile, chunk) holds chunk_rows rows of its TX column packs in registers and writes each
 //      column's exact statistics of the chunk (LayerNorm: the mean of x - shift and the squared deviations from it,
 //      shifted by the column's first element as in every tier; RMSNorm: the sum of squares);
@@ -13,17 +14,18 @@
 #pragma once
 #include <algorithm>
 
+#include "common/workspace.h"
 #include "norm/norm_strided.cuh"
 
 namespace jk::norm {
 
 // The rows one split chunk holds: R packs per thread of CTAs of kSplitThreads threads, TX <= 16 packs across, so a
-// chunk has at least 8 * 512 / 16 = 256 rows (the bound jax_kernels/norms.py sizes the workspace with:
-// _SPLIT_MIN_CHUNK_ROWS). Axes of at most kSplitMinRows rows keep the register tile (one CTA or a cluster).
+// chunk has at least 8 * 512 / 16 = 256 rows (tile::kSplitMinChunkRows, the workspace bound). Axes of at most
+// kSplitMinRows rows keep the register tile (one CTA or a cluster).
 constexpr int kSplitR = 8;
 constexpr int kSplitThreads = 512;
-constexpr int64_t kSplitMinRows = 4096;      // jax_kernels/norms.py: _SPLIT_MIN_N
-constexpr int64_t kSplitMinChunkRows = 256;  // jax_kernels/norms.py: _SPLIT_MIN_CHUNK_ROWS
+using tile::kSplitMinChunkRows;
+using tile::kSplitMinRows;
 // The apply pass: smaller CTAs, 4 rows a thread, 3-4 CTAs an SM (a streaming pass: occupancy, not rows held; at 4
 // the bf16 forms spilled 16-56 bytes).
 constexpr int kApplyR = 4;
@@ -44,7 +46,7 @@ __global__ void __launch_bounds__(kSplitThreads, 2) SplitPartials(Params<T> p, f
   __shared__ float2 cell[TY][P][TX];  // [slice][element][pack]: conflict-free writes and column reads
   const int64_t n = p.n, inner = p.inner, chunks = gridDim.y;
   const int64_t j_begin = blockIdx.y * chunk_rows, j_end = std::min<int64_t>(n, j_begin + chunk_rows);
-  const TileThread t = PlaceInTile<R, P>(blockIdx.x, TX, n, inner, p.outer, j_begin, j_end);
+  const tile::TileThread t = tile::PlaceInTile<R, P>(blockIdx.x, TX, n, inner, p.outer, j_begin, j_end);
   const int64_t step = int64_t{TY} * inner;
   Pack<T, P> v[R], head;
   LoadTileRows<T, K, R, P>(p, t, step, v, head);
@@ -155,7 +157,7 @@ __global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, cons
   const int64_t n = p.n, inner = p.inner;
   const int64_t j_begin = int64_t{gridDim.y - 1 - blockIdx.y} * (TY * R);
   const int64_t j_end = std::min<int64_t>(n, j_begin + TY * R);
-  const TileThread t = PlaceInTile<R, P>(blockIdx.x, TX, n, inner, p.outer, j_begin, j_end);
+  const tile::TileThread t = tile::PlaceInTile<R, P>(blockIdx.x, TX, n, inner, p.outer, j_begin, j_end);
   if (!t.live) return;
   const int64_t step = int64_t{TY} * inner;
   Pack<T, P> v[R], head;
@@ -177,9 +179,9 @@ __global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, cons
 // (no or too small a workspace, misaligned or narrow columns, short axes): the caller then takes the register tile
 // or the scalar kernel. TX: the widest of 16 / 8 / 4 packs the columns fill (a CTA reads TX * 16 bytes of a row).
 template <typename T, Kind K>
-cudaError_t LaunchStridedSplit(const Params<T>& p, cudaStream_t stream, float2* ws, int64_t ws_bytes) {
+cudaError_t LaunchStridedSplit(const Params<T>& p, cudaStream_t stream, const Workspace& ws) {
   constexpr int P = kVec16<T>;
-  if (ws == nullptr || p.n <= kSplitMinRows || p.inner % P != 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16))
+  if (ws.data == nullptr || p.n <= kSplitMinRows || p.inner % P != 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16))
     return cudaErrorNotSupported;
   const int64_t ipacks = p.inner / P, columns = p.outer * p.inner;
   const int tx = ipacks >= 16 ? 16 : ipacks >= 8 ? 8 : 4;
@@ -192,9 +194,9 @@ cudaError_t LaunchStridedSplit(const Params<T>& p, cudaStream_t stream, float2* 
     const int64_t need = (columns * chunks + columns) * static_cast<int64_t>(sizeof(float2));
     const int64_t apply_rows = int64_t{kApplyThreads / TX} * kApplyR, apply_blocks = CeilDiv(p.n, apply_rows);
     // gridDim.y < 2^16 (apply_blocks >= chunks)
-    if (need > ws_bytes || apply_blocks > 65535 || tiles > 0x7fffffff) return cudaErrorNotSupported;
-    float2* part = ws;
-    float2* stats = ws + columns * chunks;
+    if (need > ws.bytes || apply_blocks > 65535 || tiles > 0x7fffffff) return cudaErrorNotSupported;
+    float2* part = static_cast<float2*>(ws.data);
+    float2* stats = part + columns * chunks;
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)), block(TX, TY);
     SplitPartials<T, K, TX><<<grid, block, 0, stream>>>(p, part, chunk_rows);
     cudaError_t e = LastLaunchError();

@@ -16,31 +16,6 @@
 
 namespace jk::norm {
 
-// Thread (tx, ty)'s place in a column tile: its TX-pack tile is blockIdx.x / tiles_div, its rows first,
-// first + slices, ... below j_end (count of them, at most R), its column pack's (o, 0, i) element at base.
-struct TileThread {
-  bool live;
-  int count;
-  int64_t o, base, first;
-};
-
-template <int R, int P>
-__device__ __forceinline__ TileThread PlaceInTile(int64_t tile, int TX, int64_t n, int64_t inner, int64_t outer,
-                                                  int64_t j_begin, int64_t j_end) {
-  TileThread t;
-  const int64_t ipacks = inner / P;
-  const int64_t cp = tile * TX + threadIdx.x;
-  t.live = cp < outer * ipacks;
-  t.o = t.live ? cp / ipacks : 0;
-  t.base = t.o * n * inner + (t.live ? cp - t.o * ipacks : 0) * P;  // element (o, 0, i)
-  // Rows j_begin + ty + r * slices for r < count: one 32-bit compare per pack instead of 64-bit row math.
-  t.first = j_begin + threadIdx.y;
-  t.count = t.live && t.first < j_end
-                ? static_cast<int>(std::min<int64_t>(R, (j_end - t.first + blockDim.y - 1) / blockDim.y))
-                : 0;
-  return t;
-}
-
 // The statistics of the held tile, per column: LayerNorm's mean of x - head over the rows the reductions span
 // (inv_count: 1 / that many) and the sum of squared deviations from it, as two exact passes; RMSNorm's sum of
 // squares (mean: 0). `cluster` CTAs share the column (1: this CTA's rows only).
@@ -96,7 +71,7 @@ __device__ __forceinline__ void TileSums(Pack<T, P> (&v)[R], Pack<T, P>& head, i
 
 // y for a thread's held rows, given its columns' mean (RMSNorm: 0) and rstd.
 template <typename T, Kind K, int R, int P>
-__device__ __forceinline__ void StoreTileRows(const Params<T>& p, const Pack<T, P> (&v)[R], const TileThread& t,
+__device__ __forceinline__ void StoreTileRows(const Params<T>& p, const Pack<T, P> (&v)[R], const tile::TileThread& t,
                                               const float (&mean)[P], const float (&rstd)[P], int64_t step) {
   const int slices = blockDim.y;
   const T* scale = ScaleRow(p, t.o);
@@ -128,7 +103,7 @@ __device__ __forceinline__ void StoreTileRows(const Params<T>& p, const Pack<T, 
 // Loads a thread's rows of the tile, and (LayerNorm) its columns' first elements: the shift (see RowShift), held as
 // a pack and converted where used. Every CTA of a column reads the same row 0, so they agree on the shift.
 template <typename T, Kind K, int R, int P, bool kHead = true>
-__device__ __forceinline__ void LoadTileRows(const Params<T>& p, const TileThread& t, int64_t step,
+__device__ __forceinline__ void LoadTileRows(const Params<T>& p, const tile::TileThread& t, int64_t step,
                                              Pack<T, P> (&v)[R], Pack<T, P>& head) {
   const T* x = p.x + t.base;
   const T* xr = x + t.first * p.inner;
@@ -151,7 +126,7 @@ __global__ void __launch_bounds__(kMaxThreads) StridedTileRegisters(Params<T> p,
   const int64_t j_begin = rank * rows_per_cta, j_end = std::min<int64_t>(n, j_begin + rows_per_cta);
   // One tile per CTA (per cluster), no grid-stride loop: loop-invariant 64-bit values would hold registers
   // the tile needs (ptxas spilled); the parameters stay in the constant bank.
-  const TileThread t = PlaceInTile<R, P>(blockIdx.x / cluster, TX, n, inner, p.outer, j_begin, j_end);
+  const tile::TileThread t = tile::PlaceInTile<R, P>(blockIdx.x / cluster, TX, n, inner, p.outer, j_begin, j_end);
   const int64_t step = int64_t{blockDim.y} * inner;
   Pack<T, P> v[R], head;
   LoadTileRows<T, K, R, P>(p, t, step, v, head);

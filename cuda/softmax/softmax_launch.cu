@@ -58,6 +58,7 @@
 #include "common/launch.h"
 #include "softmax/softmax_cluster.cuh"
 #include "softmax/softmax_columns.cuh"
+#include "softmax/softmax_split.cuh"
 #include "softmax/softmax_kernels.cuh"
 #include "softmax/softmax_launch.h"
 #include "softmax/softmax_long.cuh"
@@ -371,10 +372,15 @@ cudaError_t LaunchBulkRows(const RowArgs<T>& a, BlockShape shape) {
 template <typename T, ColumnsMode kMode>
 cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out, float* sum_out,
                           const float* max_in, const float* sum_in, int64_t outer, int64_t n, int64_t inner,
-                          const MaskIndex& mask, bool log) {
-  // Unmasked softmax: the column tile held in registers (softmax_columns.cuh) where its configuration
-  // applies (tile::DefaultConfig).
+                          const MaskIndex& mask, bool log, const Workspace& ws = {}) {
+  // Unmasked softmax: long axes split over CTAs where the lowering gave a workspace (softmax_split.cuh); else the
+  // column tile held in registers (softmax_columns.cuh) where its configuration applies (tile::DefaultConfig).
   if constexpr (kMode == ColumnsMode::kSoftmax) {
+    tile::Config forced;
+    if (mask.data == nullptr && !tile::ForcedConfig(forced) && tile::SplitEnabled()) {
+      const cudaError_t e = softmax::LaunchColumnsSplit<T>(stream, x, y, outer, n, inner, log, ws);
+      if (e != cudaErrorNotSupported) return e;
+    }
     if (mask.data == nullptr) {
       const cudaError_t e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
       if (e != cudaErrorNotSupported) return e;
@@ -590,12 +596,12 @@ bool CanVectorise(const RowArgs<T>& a) {
 
 template <typename T>
 cudaError_t Softmax(cudaStream_t stream, const void* x, void* y, int64_t outer, int64_t n, int64_t inner,
-                    const MaskIndex& mask, bool log) {
+                    const MaskIndex& mask, bool log, const Workspace& ws) {
   const T* xt = static_cast<const T*>(x);
   T* yt = static_cast<T*>(y);
   if (inner != 1) {
     return LaunchColumns<T, ColumnsMode::kSoftmax>(stream, xt, yt, nullptr, nullptr, nullptr, nullptr, outer, n,
-                                                   inner, mask, log);
+                                                   inner, mask, log, ws);
   }
   const RowArgs<T> a{stream, xt, yt, outer, n, &mask, log};
   const bool masked = mask.data != nullptr;
@@ -613,10 +619,10 @@ cudaError_t Dispatch(DType dtype, Fn&& fn) {
 }  // namespace
 
 cudaError_t LaunchSoftmax(cudaStream_t stream, DType dtype, const void* x, void* y, int64_t outer, int64_t n,
-                          int64_t inner, const MaskIndex& mask, bool log) {
+                          int64_t inner, const MaskIndex& mask, bool log, const Workspace& ws) {
   return Dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return Softmax<T>(stream, x, y, outer, n, inner, mask, log);
+    return Softmax<T>(stream, x, y, outer, n, inner, mask, log, ws);
   });
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "common/dtype.h"
+#include "common/workspace.h"
 
 #ifdef __CUDACC__
 #define JK_HOST_DEVICE __host__ __device__ __forceinline__
@@ -59,8 +60,9 @@ struct MaskIndex {
 
 #ifdef JK_SOFTMAX_LAUNCHERS
 // Row-wise softmax (log_softmax when `log`) of x into y, float32 statistics.
+// ws: the split-axis tier's workspace (softmax_split.cuh), or none.
 cudaError_t LaunchSoftmax(cudaStream_t stream, DType dtype, const void* x, void* y, int64_t outer, int64_t n,
-                          int64_t inner, const MaskIndex& mask, bool log);
+                          int64_t inner, const MaskIndex& mask, bool log, const Workspace& ws = {});
 // Per-row local max and sum of exp(x - max) over the live entries (P2: sharding along the axis).
 cudaError_t LaunchSoftmaxStats(cudaStream_t stream, DType dtype, const void* x, float* row_max,
                                float* row_sum, int64_t outer, int64_t n, int64_t inner, const MaskIndex& mask);

@@ -1,0 +1,185 @@
+// Softmax / log-softmax over a long non-last axis (unmasked, inner > 1, n > tile::kSplitMinRows): the axis split into
+// chunks across CTAs, as the norms' split tier (norm/norm_split.cuh, which says why), with each chunk's per-column
+// (max, sum of exp(x - max)) in the workspace:
+//   1. SplitPartials: CTA (tile, chunk) holds chunk_rows rows of its TX column packs in registers; each thread takes
+//      its rows' max and sum, the CTA's slices meet in shared memory and one thread per column combines them;
+//   2. SplitMerge: a warp per column combines the chunks: M = max m_c, S = sum s_c exp(m_c - M);
+//   3. SplitApply: re-reads x (last rows first: the likeliest still in L2) and writes exp(x - M) / S (x - M - log S).
+// A part whose entries are all -inf (m = -inf, s = 0) adds nothing: exp(-inf - -inf) would be NaN. A NaN poisons s
+// and +inf makes the max non-finite: Degenerate, as in every tier. Included by softmax_launch.cu only.
+#pragma once
+#include <math_constants.h>
+
+#include <algorithm>
+
+#include "common/column_tile.cuh"
+#include "common/launch.h"
+#include "common/workspace.h"
+#include "softmax/softmax_kernels.cuh"
+
+namespace jk::softmax {
+
+constexpr int kSplitR = 8;
+constexpr int kSplitThreads = 512;
+constexpr int kApplyR = 4;
+constexpr int kApplyThreads = 256;
+
+// s's share of a sum over the maximum m_all (0 for a part with nothing in it).
+__device__ __forceinline__ float Rescaled(float m, float s, float m_all) {
+  return m == -CUDART_INF_F ? 0.f : s * ExpShifted(m, m_all);
+}
+
+// Rows r < count of a thread's tile, at x + t.base + (t.first + r * TY) * inner.
+template <typename T, int R, int P>
+__device__ __forceinline__ void LoadRows(const T* x, const tile::TileThread& t, int64_t step, int64_t inner,
+                                         Pack<T, P> (&v)[R]) {
+  const T* xr = x + t.base + t.first * inner;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < t.count) v[r] = *reinterpret_cast<const Pack<T, P>*>(xr + r * step);
+  }
+}
+
+template <typename T, int TX>
+__global__ void __launch_bounds__(kSplitThreads, 2)
+    SplitPartials(const T* __restrict__ x, int64_t outer, int64_t n, int64_t inner, float2* part, int64_t chunk_rows) {
+  constexpr int P = kVec16<T>, R = kSplitR, TY = kSplitThreads / TX, W = TX * P;
+  __shared__ float2 cell[TY][P][TX];  // [slice][element][pack]: conflict-free writes and column reads
+  const int64_t chunks = gridDim.y;
+  const int64_t j_begin = blockIdx.y * chunk_rows, j_end = std::min<int64_t>(n, j_begin + chunk_rows);
+  const tile::TileThread t = tile::PlaceInTile<R, P>(blockIdx.x, TX, n, inner, outer, j_begin, j_end);
+  Pack<T, P> v[R];
+  LoadRows<T, R, P>(x, t, int64_t{TY} * inner, inner, v);
+  float m[P], s[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    m[e] = -CUDART_INF_F;
+    s[e] = 0.f;
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < t.count) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) m[e] = fmaxf(m[e], ToFloat(v[r].v[e]));  // fmaxf skips NaN: s catches it
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) Opaque(v[r]);  // convert again: held float32 copies would spill
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < t.count) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float xv = ToFloat(v[r].v[e]);
+        s[e] += xv == -CUDART_INF_F ? 0.f : ExpShifted(xv, m[e]);
+      }
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < P; ++e) cell[threadIdx.y][e][threadIdx.x] = make_float2(m[e], s[e]);
+  __syncthreads();
+  const int tid = static_cast<int>(threadIdx.y * TX + threadIdx.x);
+  if (tid >= W) return;
+  const int e = tid / TX, tx = tid % TX;
+  const int64_t cp = int64_t{blockIdx.x} * TX + tx, ipacks = inner / P;
+  if (cp >= outer * ipacks) return;
+  float cm = -CUDART_INF_F, cs = 0.f;
+  for (int ty = 0; ty < TY; ++ty) cm = fmaxf(cm, cell[ty][e][tx].x);
+  for (int ty = 0; ty < TY; ++ty) cs += Rescaled(cell[ty][e][tx].x, cell[ty][e][tx].y, cm);
+  const int64_t o = cp / ipacks;
+  part[(o * inner + (cp - o * ipacks) * P + e) * chunks + blockIdx.y] = make_float2(cm, cs);
+}
+
+// One warp per column: lanes take chunks l, l + 32, ...; (max, then the rescaled sum) over the warp.
+__global__ void __launch_bounds__(256) SplitMerge(int64_t columns, const float2* part, float2* stats, int64_t chunks) {
+  const int64_t col = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  if (col >= columns) return;  // uniform per warp: blockDim.x is a multiple of 32
+  const float2* pc = part + col * chunks;
+  float m = -CUDART_INF_F, s = 0.f;
+  for (int64_t c = lane; c < chunks; c += 32) m = fmaxf(m, pc[c].x);
+  m = WarpAllReduce<32>(m, MaxOp());
+  for (int64_t c = lane; c < chunks; c += 32) s += Rescaled(pc[c].x, pc[c].y, m);
+  s = WarpAllReduce<32>(s, SumOp());
+  if (lane == 0) stats[col] = make_float2(m, s);
+}
+
+template <typename T, int TX>
+__global__ void __launch_bounds__(kApplyThreads, 3)
+    SplitApply(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, int64_t inner,
+               const float2* stats, bool log) {
+  constexpr int P = kVec16<T>, R = kApplyR, TY = kApplyThreads / TX;
+  const int64_t j_begin = int64_t{gridDim.y - 1 - blockIdx.y} * (TY * R);
+  const int64_t j_end = std::min<int64_t>(n, j_begin + TY * R);
+  const tile::TileThread t = tile::PlaceInTile<R, P>(blockIdx.x, TX, n, inner, outer, j_begin, j_end);
+  if (!t.live) return;
+  const int64_t step = int64_t{TY} * inner;
+  Pack<T, P> v[R];
+  LoadRows<T, R, P>(x, t, step, inner, v);
+  const int64_t stat = t.o * inner + (t.base - t.o * n * inner);  // o * inner + i
+  float m[P], a[P];
+  bool degenerate[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    const float2 st = stats[stat + e];
+    m[e] = st.x;
+    degenerate[e] = Degenerate(st.x, st.y);
+    a[e] = log ? logf(st.y) : 1.f / st.y;
+  }
+  T* yr = y + t.base + t.first * inner;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < t.count) {
+      float out[P];
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float d = ToFloat(v[r].v[e]) - m[e];
+        out[e] = degenerate[e] ? CUDART_NAN_F : log ? d - a[e] : Exp2(d * kLog2e) * a[e];
+      }
+      StorePack<T, P>(yr + r * step, out);
+    }
+  }
+}
+
+// ---- host side --------------------------------------------------------------------------------------
+
+// The split tier for an unmasked softmax over a long non-last axis; cudaErrorNotSupported where it does not apply
+// (no or too small a workspace, misaligned or narrow columns, short axes): the caller then takes the register tile or
+// ColumnsKernel.
+template <typename T>
+cudaError_t LaunchColumnsSplit(cudaStream_t stream, const T* x, T* y, int64_t outer, int64_t n, int64_t inner,
+                               bool log, const Workspace& ws) {
+  constexpr int P = kVec16<T>;
+  if (ws.data == nullptr || n <= tile::kSplitMinRows || inner % P != 0 || !IsAligned(x, 16) || !IsAligned(y, 16))
+    return cudaErrorNotSupported;
+  const int64_t ipacks = inner / P, columns = outer * inner;
+  auto launch = [&](auto tx_c) -> cudaError_t {
+    constexpr int TX = decltype(tx_c)::value, TY = kSplitThreads / TX;
+    const int64_t chunk_rows = int64_t{TY} * kSplitR;
+    static_assert(TY * kSplitR >= tile::kSplitMinChunkRows, "the workspace bound");
+    const int64_t chunks = CeilDiv(n, chunk_rows), tiles = CeilDiv(outer * ipacks, int64_t{TX});
+    const int64_t need = (columns * chunks + columns) * static_cast<int64_t>(sizeof(float2));
+    const int64_t apply_blocks = CeilDiv(n, int64_t{kApplyThreads / TX} * kApplyR);
+    // gridDim.y < 2^16 (apply_blocks >= chunks)
+    if (need > ws.bytes || apply_blocks > 65535 || tiles > 0x7fffffff) return cudaErrorNotSupported;
+    float2* part = static_cast<float2*>(ws.data);
+    float2* stats = part + columns * chunks;
+    SplitPartials<T, TX><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)), dim3(TX, TY), 0,
+                           stream>>>(x, outer, n, inner, part, chunk_rows);
+    cudaError_t e = LastLaunchError();
+    if (e != cudaSuccess) return e;
+    SplitMerge<<<static_cast<unsigned>(CeilDiv(columns * 32, int64_t{256})), 256, 0, stream>>>(columns, part, stats,
+                                                                                           chunks);
+    e = LastLaunchError();
+    if (e != cudaSuccess) return e;
+    SplitApply<T, TX><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks)),
+                        dim3(TX, kApplyThreads / TX), 0, stream>>>(x, y, outer, n, inner, stats, log);
+    return LastLaunchError();
+  };
+  using std::integral_constant;
+  if (ipacks >= 16) return launch(integral_constant<int, 16>{});
+  if (ipacks >= 8) return launch(integral_constant<int, 8>{});
+  return launch(integral_constant<int, 4>{});
+}
+
+}  // namespace jk::softmax
