@@ -165,16 +165,17 @@ def _norm_softmax_sweep(cols_list, rows_fn, dtypes, ops):
     return out
 
 
-def _extra_norm_softmax(dtypes, ops, masked_shape, axis_shape):
+def _extra_norm_softmax(dtypes, ops, masked_shape, axis_shapes):
     out = []
     if "softmax" in ops and "bfloat16" in dtypes:  # issue 4: causal attention-score mask
         out.append(norm_softmax_case("softmax", "bfloat16", masked_shape, masked=True, tags=("masked",)))
     # Normalising a non-last axis (issues 3/4: a strided kernel, no transposes around it).
     dt = "bfloat16" if "bfloat16" in dtypes else next((d for d in dtypes if d in FLOAT_DTYPES), None)
     if dt is not None:
-        for op in ("layer_norm", "rms_norm", "softmax"):
-            if op in ops:
-                out.append(norm_softmax_case(op, dt, axis_shape, axis=1, tags=("non-last-axis",)))
+        for axis_shape in axis_shapes:
+            for op in ("layer_norm", "rms_norm", "softmax"):
+                if op in ops:
+                    out.append(norm_softmax_case(op, dt, axis_shape, axis=1, tags=("non-last-axis",)))
     return out
 
 
@@ -223,7 +224,8 @@ def _matmul_cases(quick: bool, dtypes, ops):
 def default_cases(ops=OPS, dtypes=FLOAT_DTYPES + ("int8",)) -> list[Case]:
     """The sweeps of issues 3-6 (the figures README quotes)."""
     cases = _norm_softmax_sweep(SWEEP_COLS, sweep_rows, dtypes, ops)
-    cases += _extra_norm_softmax(dtypes, ops, (16, 2048, 2048), (64, 2048, 1024))
+    # Non-last axes: the register column tile (2048 rows), and a long axis split over CTAs (32768 rows, session 30).
+    cases += _extra_norm_softmax(dtypes, ops, (16, 2048, 2048), ((64, 2048, 1024), (4, 32768, 128)))
     if "transpose" in ops:
         cases += _transpose_cases(_TRANSPOSE_DEFAULT, dtypes)
     return cases + _matmul_cases(False, dtypes, ops)
@@ -232,7 +234,7 @@ def default_cases(ops=OPS, dtypes=FLOAT_DTYPES + ("int8",)) -> list[Case]:
 def quick_cases(ops=OPS, dtypes=FLOAT_DTYPES + ("int8",)) -> list[Case]:
     """A handful of small shapes per op: seconds on a CPU (CI, smoke tests)."""
     cases = _norm_softmax_sweep((32, 1000, 4096), lambda c: 256, dtypes, ops)
-    cases += _extra_norm_softmax(dtypes, ops, (2, 128, 128), (4, 96, 32))
+    cases += _extra_norm_softmax(dtypes, ops, (2, 128, 128), ((4, 96, 32),))
     if "transpose" in ops:
         cases += _transpose_cases(_TRANSPOSE_QUICK, dtypes)
     return cases + _matmul_cases(True, dtypes, ops)
