@@ -11,6 +11,9 @@
 #   matmul_tests                  tests/test_matmul.py + tests/test_linear_epilogue.py with the time left;
 #                                 $OUT/tests_matmul.log
 #   ncu_base_metrics, ncu_stall_metrics REASON...   Nsight Compute metric lists (see below)
+#   ncu_run SCRIPT METRICS        Nsight Compute over python3 SCRIPT with the benchmark's conditions (no cache flush,
+#                                 clocks as the card runs them) into $OUT/ncu.csv, then one line per kernel: its
+#                                 name and every collected metric
 set -uo pipefail
 
 lab_clock() {
@@ -90,4 +93,25 @@ matmul_tests() {
     -o addopts= "$REPO/tests/test_matmul.py" "$REPO/tests/test_linear_epilogue.py" >"$OUT/tests_matmul.log" 2>&1
   echo "pytest rc=$?"
   grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/tests_matmul.log" | tail -15 | cut -c1-300
+}
+
+ncu_run() {
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+  echo "=== ncu ($(left)s left)"
+  XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_enable_command_buffer= timeout -k 5 $(( $(left) - 20 )) \
+    "$ncu" --csv --page raw --cache-control none --clock-control none --metrics "$2" python3 "$1" \
+    >"$OUT/ncu.csv" 2>"$OUT/ncu.err"
+  echo "ncu rc=$? lines $(wc -l <"$OUT/ncu.csv")"
+  python3 - "$OUT/ncu.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
+names = rows[head]
+keys = [m for m in names if m.startswith(("gpu__", "dram__", "sm__", "smsp__", "launch__"))]
+short = lambda m: m.replace("smsp__average_warps_issue_stalled_", "stall_").replace("_per_issue_active.ratio", "")
+for r in rows[head + 2:]:
+    d = dict(zip(names, r))
+    print(d["Kernel Name"][:60], " ".join(f"{short(m)}={d[m]}" for m in keys if d.get(m) not in (None, "", "n/a")))
+PY
 }

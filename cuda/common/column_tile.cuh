@@ -136,6 +136,20 @@ __device__ __forceinline__ TileThread PlaceInTile(int64_t tile, int TX, int64_t 
   return t;
 }
 
+// The split-axis tiers' shared-memory step: after a barrier, thread tid < TX * P of the CTA combines element e of pack
+// tx over the slices (cell[ty][e][tx]); its column (o, i) as the statistic index o * inner + i, or -1 for a thread
+// with no column (past TX * P, or past the last column pack).
+template <int TX, int P>
+__device__ __forceinline__ int64_t CombineColumn(int64_t tile, int64_t outer, int64_t inner, int& e, int& tx) {
+  const int tid = static_cast<int>(threadIdx.y * TX + threadIdx.x);
+  e = tid / TX;
+  tx = tid % TX;
+  const int64_t cp = tile * TX + tx, ipacks = inner / P;
+  if (tid >= TX * P || cp >= outer * ipacks) return -1;
+  const int64_t o = cp / ipacks;
+  return o * inner + (cp - o * ipacks) * P + e;
+}
+
 // The split-axis tiers (norm/norm_split.cuh, softmax/softmax_split.cuh): axes longer than kSplitMinRows, in chunks of
 // at least kSplitMinChunkRows rows across CTAs, each chunk's per-column statistics in a workspace of
 // 2 * columns * (ceil(n / kSplitMinChunkRows) + 1) floats that the CUDA lowering adds (jax_kernels/_primitive.py:

@@ -42,7 +42,7 @@ __device__ __forceinline__ int SliceRows(int64_t rows, int ty, int TY, int R) {
 // shuffles, one barrier, no division per merge.
 template <typename T, Kind K, int TX>
 __global__ void __launch_bounds__(kSplitThreads, 2) SplitPartials(Params<T> p, float2* part, int64_t chunk_rows) {
-  constexpr int P = kVec16<T>, R = kSplitR, TY = kSplitThreads / TX, W = TX * P;
+  constexpr int P = kVec16<T>, R = kSplitR, TY = kSplitThreads / TX;
   __shared__ float2 cell[TY][P][TX];  // [slice][element][pack]: conflict-free writes and column reads
   const int64_t n = p.n, inner = p.inner, chunks = gridDim.y;
   const int64_t j_begin = blockIdx.y * chunk_rows, j_end = std::min<int64_t>(n, j_begin + chunk_rows);
@@ -88,11 +88,9 @@ __global__ void __launch_bounds__(kSplitThreads, 2) SplitPartials(Params<T> p, f
 #pragma unroll
   for (int e = 0; e < P; ++e) cell[threadIdx.y][e][threadIdx.x] = make_float2(mean[e], q[e]);
   __syncthreads();
-  const int tid = static_cast<int>(threadIdx.y * TX + threadIdx.x);
-  if (tid >= W) return;
-  const int e = tid / TX, tx = tid % TX;
-  const int64_t cp = int64_t{blockIdx.x} * TX + tx, ipacks = inner / P;
-  if (cp >= p.outer * ipacks) return;
+  int e, tx;
+  const int64_t stat = tile::CombineColumn<TX, P>(blockIdx.x, p.outer, inner, e, tx);  // o * inner + i
+  if (stat < 0) return;
   const int64_t rows = j_end - j_begin;
   float cmean = 0.f, cq = 0.f;
   if constexpr (K == Kind::kLayerNorm) {
@@ -106,8 +104,6 @@ __global__ void __launch_bounds__(kSplitThreads, 2) SplitPartials(Params<T> p, f
   } else {
     for (int ty = 0; ty < TY; ++ty) cq += cell[ty][e][tx].y;
   }
-  const int64_t o = cp / ipacks;
-  const int64_t stat = o * inner + (cp - o * ipacks) * P + e;  // o * inner + i
   part[stat * chunks + blockIdx.y] = make_float2(cmean, cq);
 }
 

@@ -17,6 +17,26 @@
 
 namespace jk::softmax {
 
+// y for a thread's held rows r < count (at yr + r * step), given its columns' max m, a (log: log of the sum, else its
+// reciprocal) and degenerate flags: the numerics of every other tier. Shared with the split tier (softmax_split.cuh).
+template <typename T, int R, int P>
+__device__ __forceinline__ void StoreColumnRows(T* yr, int64_t step, const Pack<T, P> (&v)[R], int count,
+                                                const float (&m)[P], const float (&a)[P], const bool (&degenerate)[P],
+                                                bool log) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < count) {
+      float out[P];
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        const float t = ToFloat(v[r].v[e]) - m[e];
+        out[e] = degenerate[e] ? CUDART_NAN_F : log ? t - a[e] : Exp2(t * kLog2e) * a[e];
+      }
+      StorePack<T, P>(yr + r * step, out);
+    }
+  }
+}
+
 template <typename T, int TX, int R, int kMaxThreads>
 __global__ void __launch_bounds__(kMaxThreads)
     ColumnsTileRegisters(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, int64_t inner,
@@ -86,18 +106,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   T* yr = y + base + first * inner;
   int64_t out_step = step;
   tile::HideOffset(out_step);  // recomputed offsets: the loads' would stay live through the passes
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (r < count) {
-      float out[P];
-#pragma unroll
-      for (int e = 0; e < P; ++e) {
-        const float t = ToFloat(v[r].v[e]) - m[e];
-        out[e] = degenerate[e] ? CUDART_NAN_F : log ? t - a[e] : Exp2(t * kLog2e) * a[e];
-      }
-      StorePack<T, P>(yr + r * out_step, out);
-    }
-  }
+  StoreColumnRows<T, R, P>(yr, out_step, v, count, m, a, degenerate, log);
 }
 
 // ---- host side --------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "common/column_tile.cuh"
 #include "common/launch.h"
 #include "common/workspace.h"
+#include "softmax/softmax_columns.cuh"
 #include "softmax/softmax_kernels.cuh"
 
 namespace jk::softmax {
@@ -43,7 +44,7 @@ __device__ __forceinline__ void LoadRows(const T* x, const tile::TileThread& t, 
 template <typename T, int TX>
 __global__ void __launch_bounds__(kSplitThreads, 2)
     SplitPartials(const T* __restrict__ x, int64_t outer, int64_t n, int64_t inner, float2* part, int64_t chunk_rows) {
-  constexpr int P = kVec16<T>, R = kSplitR, TY = kSplitThreads / TX, W = TX * P;
+  constexpr int P = kVec16<T>, R = kSplitR, TY = kSplitThreads / TX;
   __shared__ float2 cell[TY][P][TX];  // [slice][element][pack]: conflict-free writes and column reads
   const int64_t chunks = gridDim.y;
   const int64_t j_begin = blockIdx.y * chunk_rows, j_end = std::min<int64_t>(n, j_begin + chunk_rows);
@@ -78,16 +79,13 @@ __global__ void __launch_bounds__(kSplitThreads, 2)
 #pragma unroll
   for (int e = 0; e < P; ++e) cell[threadIdx.y][e][threadIdx.x] = make_float2(m[e], s[e]);
   __syncthreads();
-  const int tid = static_cast<int>(threadIdx.y * TX + threadIdx.x);
-  if (tid >= W) return;
-  const int e = tid / TX, tx = tid % TX;
-  const int64_t cp = int64_t{blockIdx.x} * TX + tx, ipacks = inner / P;
-  if (cp >= outer * ipacks) return;
+  int e, tx;
+  const int64_t stat = tile::CombineColumn<TX, P>(blockIdx.x, outer, inner, e, tx);  // o * inner + i
+  if (stat < 0) return;
   float cm = -CUDART_INF_F, cs = 0.f;
   for (int ty = 0; ty < TY; ++ty) cm = fmaxf(cm, cell[ty][e][tx].x);
   for (int ty = 0; ty < TY; ++ty) cs += Rescaled(cell[ty][e][tx].x, cell[ty][e][tx].y, cm);
-  const int64_t o = cp / ipacks;
-  part[(o * inner + (cp - o * ipacks) * P + e) * chunks + blockIdx.y] = make_float2(cm, cs);
+  part[stat * chunks + blockIdx.y] = make_float2(cm, cs);
 }
 
 // One warp per column: lanes take chunks l, l + 32, ...; (max, then the rescaled sum) over the warp.
@@ -126,19 +124,7 @@ __global__ void __launch_bounds__(kApplyThreads, 3)
     degenerate[e] = Degenerate(st.x, st.y);
     a[e] = log ? logf(st.y) : 1.f / st.y;
   }
-  T* yr = y + t.base + t.first * inner;
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (r < t.count) {
-      float out[P];
-#pragma unroll
-      for (int e = 0; e < P; ++e) {
-        const float d = ToFloat(v[r].v[e]) - m[e];
-        out[e] = degenerate[e] ? CUDART_NAN_F : log ? d - a[e] : Exp2(d * kLog2e) * a[e];
-      }
-      StorePack<T, P>(yr + r * step, out);
-    }
-  }
+  StoreColumnRows<T, R, P>(y + t.base + t.first * inner, step, v, t.count, m, a, degenerate, log);
 }
 
 // ---- host side --------------------------------------------------------------------------------------
