@@ -1,7 +1,8 @@
 """Session 30: the split-axis tier for long non-last axes (cuda/norm/norm_split.cuh) against the previous default
 (JK_STRIDED_SPLIT=0: the register tile in a cluster, or the scalar kernel past 8 x 4096 rows) and jnp, in ONE process.
 
-Method as strided_lab.py: CUPTI kernel time per call (profiler.measure: the sum of all kernels of a call, so the
+Variants: "split" (the default), "plain" (JK_SPLIT_STREAM=0: apply passes without evict-first loads / stores),
+"before" (JK_STRIDED_SPLIT=0), jnp. Method as strided_lab.py: CUPTI kernel time per call (profiler.measure: the sum of all kernels of a call, so the
 split tier's three launches count), median of 20 calls, 3 rounds with the order rotated (reported: every round's
 median); bytes = x read once + y written once; % of the copy ceiling measured in the same process. Error: max
 |y - ref| / max(1, |ref|) against float64 NumPy over two slabs.
@@ -54,7 +55,7 @@ def main():
     del x1
     say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
     cases = CASES if ON_GPU and not a.quick else [((2, 4200, 16), "bf16"), ((1, 5000, 8), "f32")]
-    say(f"{'case':36s} {'split':>8s} {'before':>8s} {'jnp':>8s}  ms per round; x jnp, % copy (split); max err")
+    say(f"{'case':36s} {'split':>8s} {'plain':>8s} {'before':>8s} {'jnp':>8s}  ms; x jnp, % copy (split); max err; rounds")
     for shape, dname in cases:
         dt = DT[dname]
         k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
@@ -64,10 +65,16 @@ def main():
         nbytes = 2 * x.nbytes
         for op in ("layer_norm", "rms_norm", "softmax"):
             ours, theirs = make(op, False)
-            variants = {"split": ("1", ours), "before": ("0", ours), "jnp": ("1", theirs)}
+            # (JK_STRIDED_SPLIT, JK_SPLIT_STREAM, function): "plain" is the split tier without evict-first apply passes
+            variants = {"split": ("1", "1", ours), "plain": ("1", "0", ours), "before": ("0", "1", ours),
+                        "jnp": ("1", "1", theirs)}
+
+            def use(v):
+                os.environ["JK_STRIDED_SPLIT"], os.environ["JK_SPLIT_STREAM"] = variants[v][:2]
+                return variants[v][2]
             errs = {}
-            for v, (knob, f) in variants.items():
-                os.environ["JK_STRIDED_SPLIT"] = knob
+            for v in variants:
+                f = use(v)
                 jax.block_until_ready(f(x, s, b))
                 if v != "jnp":
                     errs[v] = err(op, f, x, s, b, False)
@@ -75,16 +82,17 @@ def main():
             order = list(variants)
             for rnd in range(3):
                 for v in order[rnd:] + order[:rnd]:
-                    os.environ["JK_STRIDED_SPLIT"] = variants[v][0]
-                    times[v].append(median_ms(measure, variants[v][1], (x, s, b), 20))
+                    times[v].append(median_ms(measure, use(v), (x, s, b), 20))
             best = {v: min(t) for v, t in times.items()}
             name = f"{op} {dname} {'x'.join(map(str, shape))}"
-            say(f"{name:36s} {best['split']:8.4f} {best['before']:8.4f} {best['jnp']:8.4f}  "
-                f"{best['jnp'] / best['split']:.2f}x (before {best['jnp'] / best['before']:.2f}x), "
+            say(f"{name:36s} {best['split']:8.4f} {best['plain']:8.4f} {best['before']:8.4f} {best['jnp']:8.4f}  "
+                f"{best['jnp'] / best['split']:.2f}x (plain {best['jnp'] / best['plain']:.2f}x, "
+                f"before {best['jnp'] / best['before']:.2f}x), "
                 f"{nbytes / (best['split'] * 1e-3) / 1e9 / ceiling * 100:.0f}% copy; err {errs['split']:.1e} / "
                 f"{errs['before']:.1e}; rounds " + " | ".join(" ".join(f"{t:.4f}" for t in times[v]) for v in times))
         del x
     os.environ.pop("JK_STRIDED_SPLIT", None)
+    os.environ.pop("JK_SPLIT_STREAM", None)
 
 
 if __name__ == "__main__":

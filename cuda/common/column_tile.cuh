@@ -43,13 +43,17 @@ __device__ __forceinline__ void HideOffset(int64_t& v) {
 
 // A 16-byte store spelled in PTX: through a Pack of 16-bit values nvcc split the store into four 4-byte
 // STG.E (the norm tile's bf16 output, sm_90a SASS), as it did for the softmax block tiers (StoreRaw there).
-template <typename PackT>
+// kStream: a streaming store (st.global.cs, evict-first), for outputs no later pass of the call reads.
+template <bool kStream = false, typename PackT>
 __device__ __forceinline__ void Store16(void* p, const PackT& v) {
   static_assert(sizeof(PackT) == 16, "16-byte packs");
   uint4 u;
   memcpy(&u, &v, 16);
 #ifdef __CUDA_ARCH__
-  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+  if constexpr (kStream)
+    asm volatile("st.global.cs.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+  else
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
 #else
   memcpy(p, &u, 16);
 #endif
@@ -259,6 +263,18 @@ inline bool ParseConfig(Config& c) {
 inline bool SplitEnabled() {
   auto read = [] {
     const char* s = std::getenv("JK_STRIDED_SPLIT");
+    return s == nullptr || std::strcmp(s, "0") != 0;
+  };
+  static const bool once = read();
+  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
+  return dynamic ? read() : once;
+}
+
+// JK_SPLIT_STREAM=0 (lab knob): the split tiers' apply passes use plain loads and stores instead of evict-first
+// ones (x's last read, y never read again in the call). Read as SplitEnabled.
+inline bool SplitStream() {
+  auto read = [] {
+    const char* s = std::getenv("JK_SPLIT_STREAM");
     return s == nullptr || std::strcmp(s, "0") != 0;
   };
   static const bool once = read();

@@ -147,7 +147,9 @@ __global__ void __launch_bounds__(256) SplitMerge(Params<T> p, const float2* par
 
 // y from the merged statistics, CTAs of kApplyThreads with kApplyR rows a thread. The row blocks run last to first:
 // SplitPartials read them first to last, so the last are the likeliest still in L2.
-template <typename T, Kind K, int TX>
+// kStream: x loaded and y stored evict-first (x's last read; y is not read again in the call), so the lines the
+// statistics pass left in L2 stay there for the blocks still to come.
+template <typename T, Kind K, int TX, bool kStream>
 __global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, const float2* stats) {
   constexpr int P = kVec16<T>, R = kApplyR, TY = kApplyThreads / TX;
   const int64_t n = p.n, inner = p.inner;
@@ -157,7 +159,7 @@ __global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, cons
   if (!t.live) return;
   const int64_t step = int64_t{TY} * inner;
   Pack<T, P> v[R], head;
-  LoadTileRows<T, K, R, P, false>(p, t, step, v, head);
+  LoadTileRows<T, K, R, P, false, kStream>(p, t, step, v, head);
   const int64_t stat = t.o * inner + (t.base - t.o * n * inner);
   float mean[P], rstd[P];
 #pragma unroll
@@ -166,7 +168,7 @@ __global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, cons
     mean[e] = s.x;
     rstd[e] = s.y;
   }
-  StoreTileRows<T, K, R, P>(p, v, t, mean, rstd, step);
+  StoreTileRows<T, K, R, P, kStream>(p, v, t, mean, rstd, step);
 }
 
 // ---- host side --------------------------------------------------------------------------------------
@@ -201,8 +203,10 @@ cudaError_t LaunchStridedSplit(const Params<T>& p, cudaStream_t stream, const Wo
                                                                                                  chunks, chunk_rows);
     e = LastLaunchError();
     if (e != cudaSuccess) return e;
-    SplitApply<T, K, TX><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks)),
-                           dim3(TX, kApplyThreads / TX), 0, stream>>>(p, stats);
+    const dim3 apply_grid(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks));
+    const dim3 apply_block(TX, kApplyThreads / TX);
+    if (tile::SplitStream()) SplitApply<T, K, TX, true><<<apply_grid, apply_block, 0, stream>>>(p, stats);
+    else SplitApply<T, K, TX, false><<<apply_grid, apply_block, 0, stream>>>(p, stats);
     return LastLaunchError();
   };
   using std::integral_constant;

@@ -70,7 +70,7 @@ __device__ __forceinline__ void TileSums(Pack<T, P> (&v)[R], Pack<T, P>& head, i
 }
 
 // y for a thread's held rows, given its columns' mean (RMSNorm: 0) and rstd.
-template <typename T, Kind K, int R, int P>
+template <typename T, Kind K, int R, int P, bool kStream = false>
 __device__ __forceinline__ void StoreTileRows(const Params<T>& p, const Pack<T, P> (&v)[R], const tile::TileThread& t,
                                               const float (&mean)[P], const float (&rstd)[P], int64_t step) {
   const int slices = blockDim.y;
@@ -95,21 +95,22 @@ __device__ __forceinline__ void StoreTileRows(const Params<T>& p, const Pack<T, 
         if (bias_r != nullptr) z += b;
         out.v[e] = FromFloat<T>(z);
       }
-      tile::Store16(yr + r * out_step, out);
+      tile::Store16<kStream>(yr + r * out_step, out);
     }
   }
 }
 
 // Loads a thread's rows of the tile, and (LayerNorm) its columns' first elements: the shift (see RowShift), held as
 // a pack and converted where used. Every CTA of a column reads the same row 0, so they agree on the shift.
-template <typename T, Kind K, int R, int P, bool kHead = true>
+// kLastUse: evict-first loads (the split tier's apply pass: x's last read in the call).
+template <typename T, Kind K, int R, int P, bool kHead = true, bool kLastUse = false>
 __device__ __forceinline__ void LoadTileRows(const Params<T>& p, const tile::TileThread& t, int64_t step,
                                              Pack<T, P> (&v)[R], Pack<T, P>& head) {
   const T* x = p.x + t.base;
   const T* xr = x + t.first * p.inner;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (r < t.count) v[r] = LoadPack<T, P>(xr + r * step);
+    if (r < t.count) v[r] = kLastUse ? LoadPackStreaming<T, P>(xr + r * step) : LoadPack<T, P>(xr + r * step);
   }
 #pragma unroll
   for (int e = 0; e < P; ++e) head.v[e] = FromFloat<T>(0.f);

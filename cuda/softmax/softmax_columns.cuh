@@ -19,7 +19,8 @@ namespace jk::softmax {
 
 // y for a thread's held rows r < count (at yr + r * step), given its columns' max m, a (log: log of the sum, else its
 // reciprocal) and degenerate flags: the numerics of every other tier. Shared with the split tier (softmax_split.cuh).
-template <typename T, int R, int P>
+// kStream: evict-first stores (the split tier's apply pass).
+template <typename T, int R, int P, bool kStream = false>
 __device__ __forceinline__ void StoreColumnRows(T* yr, int64_t step, const Pack<T, P> (&v)[R], int count,
                                                 const float (&m)[P], const float (&a)[P], const bool (&degenerate)[P],
                                                 bool log) {
@@ -32,7 +33,14 @@ __device__ __forceinline__ void StoreColumnRows(T* yr, int64_t step, const Pack<
         const float t = ToFloat(v[r].v[e]) - m[e];
         out[e] = degenerate[e] ? CUDART_NAN_F : log ? t - a[e] : Exp2(t * kLog2e) * a[e];
       }
-      StorePack<T, P>(yr + r * step, out);
+      if constexpr (kStream) {
+        Pack<T, P> pk;
+#pragma unroll
+        for (int e = 0; e < P; ++e) pk.v[e] = FromFloat<T>(out[e]);
+        tile::Store16<true>(yr + r * step, pk);
+      } else {
+        StorePack<T, P>(yr + r * step, out);
+      }
     }
   }
 }

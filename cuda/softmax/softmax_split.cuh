@@ -31,13 +31,19 @@ __device__ __forceinline__ float Rescaled(float m, float s, float m_all) {
 }
 
 // Rows r < count of a thread's tile, at x + t.base + (t.first + r * TY) * inner.
-template <typename T, int R, int P>
+// kLastUse: evict-first loads (the apply pass: x's last read in the call).
+template <typename T, int R, int P, bool kLastUse = false>
 __device__ __forceinline__ void LoadRows(const T* x, const tile::TileThread& t, int64_t step, int64_t inner,
                                          Pack<T, P> (&v)[R]) {
+  static_assert(sizeof(Pack<T, P>) == 16, "16-byte packs");
   const T* xr = x + t.base + t.first * inner;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (r < t.count) v[r] = *reinterpret_cast<const Pack<T, P>*>(xr + r * step);
+    if (r < t.count) {
+      const int4* q = reinterpret_cast<const int4*>(xr + r * step);
+      const int4 u = kLastUse ? __ldcs(q) : *q;
+      memcpy(&v[r], &u, 16);
+    }
   }
 }
 
@@ -102,7 +108,8 @@ __global__ void __launch_bounds__(256) SplitMerge(int64_t columns, const float2*
   if (lane == 0) stats[col] = make_float2(m, s);
 }
 
-template <typename T, int TX>
+// kStream: x loaded and y stored evict-first (as the norms' split apply).
+template <typename T, int TX, bool kStream>
 __global__ void __launch_bounds__(kApplyThreads, 3)
     SplitApply(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, int64_t inner,
                const float2* stats, bool log) {
@@ -113,7 +120,7 @@ __global__ void __launch_bounds__(kApplyThreads, 3)
   if (!t.live) return;
   const int64_t step = int64_t{TY} * inner;
   Pack<T, P> v[R];
-  LoadRows<T, R, P>(x, t, step, inner, v);
+  LoadRows<T, R, P, kStream>(x, t, step, inner, v);
   const int64_t stat = t.o * inner + (t.base - t.o * n * inner);  // o * inner + i
   float m[P], a[P];
   bool degenerate[P];
@@ -124,7 +131,7 @@ __global__ void __launch_bounds__(kApplyThreads, 3)
     degenerate[e] = Degenerate(st.x, st.y);
     a[e] = log ? logf(st.y) : 1.f / st.y;
   }
-  StoreColumnRows<T, R, P>(y + t.base + t.first * inner, step, v, t.count, m, a, degenerate, log);
+  StoreColumnRows<T, R, P, kStream>(y + t.base + t.first * inner, step, v, t.count, m, a, degenerate, log);
 }
 
 // ---- host side --------------------------------------------------------------------------------------
@@ -158,8 +165,12 @@ cudaError_t LaunchColumnsSplit(cudaStream_t stream, const T* x, T* y, int64_t ou
                                                                                            chunks);
     e = LastLaunchError();
     if (e != cudaSuccess) return e;
-    SplitApply<T, TX><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks)),
-                        dim3(TX, kApplyThreads / TX), 0, stream>>>(x, y, outer, n, inner, stats, log);
+    const dim3 apply_grid(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks));
+    const dim3 apply_block(TX, kApplyThreads / TX);
+    if (tile::SplitStream())
+      SplitApply<T, TX, true><<<apply_grid, apply_block, 0, stream>>>(x, y, outer, n, inner, stats, log);
+    else
+      SplitApply<T, TX, false><<<apply_grid, apply_block, 0, stream>>>(x, y, outer, n, inner, stats, log);
     return LastLaunchError();
   };
   using std::integral_constant;
