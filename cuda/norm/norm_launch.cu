@@ -25,6 +25,8 @@
 //                          thread), so two or more CTAs share an SM (norm_block.cuh)
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2; norm_two_reads.cuh)
+//   kStridedSplit          a non-last axis of n > 4096 rows with the lowering's workspace: chunks of the axis across
+//                          CTAs, their statistics in the workspace, a merge, an apply pass (norm_split.cuh)
 //   kStridedTileRegisters  a non-last axis (inner > 1) in 16-byte packs of inner columns, the column tile
 //                          held in registers (or a cluster's), x read once (norm_strided.cuh; configuration
 //                          by n: tile::DefaultConfig)

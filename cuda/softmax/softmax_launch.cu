@@ -27,7 +27,9 @@
 //                        and 16-bit n > 32768 until session 8, now behind the cluster tier) unmasked 16-byte
 //                        rows read from DRAM once through a shared-memory ring fed by bulk copies
 //                        (softmax_long.cuh, common/long_rows.cuh).
-// Other axes (inner > 1): kColumnsTileRegisters for unmasked calls (16-byte packs of inner columns, the
+// Other axes (inner > 1): kColumnsSplit for unmasked axes of n > 4096 with the lowering's workspace (chunks across
+// CTAs, their (max, sum) in the workspace, a merge, an apply pass; softmax_split.cuh); kColumnsTileRegisters for
+// the other unmasked calls (16-byte packs of inner columns, the
 // column tile held in registers or a cluster's, one read; softmax_columns.cuh; configuration by n:
 // tile::DefaultConfig); masked calls, misaligned or narrow columns, axes past 8 x 4096 rows, statistics-only
 // and apply: kColumns, a strided kernel (online pass + write pass).
