@@ -258,28 +258,30 @@ inline bool ParseConfig(Config& c) {
   return true;
 }
 
-// JK_STRIDED_SPLIT=0 (lab knob) turns the split-axis tiers off; the callers also skip them under a forced
-// JK_STRIDED_TILE configuration. Read once, or at every launch with JK_STRIDED_TILE_DYNAMIC=1 (as that knob).
-inline bool SplitEnabled() {
-  auto read = [] {
-    const char* s = std::getenv("JK_STRIDED_SPLIT");
-    return s == nullptr || std::strcmp(s, "0") != 0;
-  };
-  static const bool once = read();
+// An on-by-default lab knob: off when the variable is "0".
+inline bool KnobOn(const char* name) {
+  const char* s = std::getenv(name);
+  return s == nullptr || std::strcmp(s, "0") != 0;
+}
+// JK_STRIDED_TILE_DYNAMIC=1: the knobs here are read at every launch (one lab process times every variant, with
+// XLA's command buffers off); otherwise once per process.
+inline bool DynamicKnobs() {
   static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
-  return dynamic ? read() : once;
+  return dynamic;
 }
 
-// JK_SPLIT_STREAM=0 (lab knob): the split tiers' apply passes use plain loads and stores instead of evict-first
-// ones (x's last read, y never read again in the call). Read as SplitEnabled.
+// JK_STRIDED_SPLIT=0 turns the split-axis tiers off; the callers also skip them under a forced JK_STRIDED_TILE
+// configuration.
+inline bool SplitEnabled() {
+  static const bool once = KnobOn("JK_STRIDED_SPLIT");
+  return DynamicKnobs() ? KnobOn("JK_STRIDED_SPLIT") : once;
+}
+
+// JK_SPLIT_STREAM=0: the split tiers' apply passes use plain loads and stores instead of evict-first ones (x's last
+// read, y never read again in the call).
 inline bool SplitStream() {
-  auto read = [] {
-    const char* s = std::getenv("JK_SPLIT_STREAM");
-    return s == nullptr || std::strcmp(s, "0") != 0;
-  };
-  static const bool once = read();
-  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
-  return dynamic ? read() : once;
+  static const bool once = KnobOn("JK_SPLIT_STREAM");
+  return DynamicKnobs() ? KnobOn("JK_SPLIT_STREAM") : once;
 }
 
 // The forced configuration, if any.
