@@ -8,6 +8,8 @@ where each kernel's warps wait (stall reasons per issued instruction), its cycle
 
   ncu ... python bench/lab/s30_norm32_ncu.py
 """
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,6 +20,7 @@ from jax_kernels import reference as ref
 rng = np.random.default_rng(0)
 CASES = [("layer_norm", 32, jnp.bfloat16), ("layer_norm", 32, jnp.float16), ("layer_norm", 32, jnp.float32),
          ("rms_norm", 32, jnp.float16), ("layer_norm", 128, jnp.bfloat16)]
+CASES = CASES[:int(os.environ.get("JK_NORM32_CASES", len(CASES)))]  # the first N only (s31_norm32_sass_stalls.sh: 1)
 for op, cols, dt in CASES:
     x = jax.device_put(jnp.asarray(rng.standard_normal((49152, cols), np.float32) + 0.5, dt))
     p = [jax.device_put(jnp.asarray(rng.standard_normal((cols,), np.float32), dt)) for _ in range(2)]
