@@ -23,6 +23,8 @@
 #include <type_traits>
 
 #include "common/device.cuh"
+#include "common/launch.h"
+#include "common/workspace.h"
 
 namespace jk::tile {
 
@@ -115,8 +117,8 @@ __device__ __forceinline__ void ColumnAllReduce(float (&v)[V], Scratch<TX * V>& 
   ClusterBarrier();  // no CTA rewrites its slot (or exits) while another still reads it
 }
 
-// Thread (tx, ty)'s place in a column tile: its TX-pack tile is blockIdx.x / tiles_div, its rows first,
-// first + slices, ... below j_end (count of them, at most R), its column pack's (o, 0, i) element at base.
+// Thread (tx, ty)'s place in column tile `tile` (TX packs across): its rows first, first + blockDim.y, ... below
+// j_end (count of them, at most R), its column pack's (o, 0, i) element at base; live: it has a column pack.
 struct TileThread {
   bool live;
   int count;
@@ -160,6 +162,14 @@ __device__ __forceinline__ int64_t CombineColumn(int64_t tile, int64_t outer, in
 // split_axis_workspace mirrors these two constants).
 constexpr int64_t kSplitMinRows = 4096;
 constexpr int64_t kSplitMinChunkRows = 256;
+// The statistics pass: CTAs of kSplitThreads holding kSplitR packs a thread, TX <= 16 packs across, so a chunk has at
+// least 8 * 512 / 16 = 256 rows (kSplitMinChunkRows). The apply pass: smaller CTAs, kApplyR rows a thread, 3-4 CTAs
+// an SM (a streaming pass: occupancy, not rows held; at 4 the bf16 norm forms spilled 16-56 bytes).
+constexpr int kSplitR = 8;
+constexpr int kSplitThreads = 512;
+constexpr int kApplyR = 4;
+constexpr int kApplyThreads = 256;
+static_assert(kSplitThreads / 16 * kSplitR >= kSplitMinChunkRows, "the workspace bound");
 
 // ---- host side: the launch geometry -----------------------------------------------------------------
 // One configuration: TX packs across, R packs per thread, at most kMaxThreads threads (all compile-time in
@@ -258,6 +268,52 @@ inline bool ParseConfig(Config& c) {
   return true;
 }
 
+// The launch geometry of a split tier's three passes over (outer, n, inner) with P elements a pack, or ok = false
+// where the tier does not apply (no or too small a workspace, a short axis, columns not in whole 16-byte packs,
+// misaligned x / y, a grid past its limits). TX: the widest of 16 / 8 / 4 packs the columns fill (a CTA reads
+// TX * 16 bytes of a row). The workspace holds the chunks' statistics (part: column-major, chunks per column), then
+// the merged ones (stats).
+struct SplitPlan {
+  bool ok = false;
+  int tx = 0;
+  int64_t chunk_rows = 0, chunks = 0, tiles = 0, apply_blocks = 0, merge_blocks = 0;
+  float2* part = nullptr;
+  float2* stats = nullptr;
+  dim3 Grid() const { return dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)); }
+  dim3 Block() const { return dim3(tx, kSplitThreads / tx); }
+  dim3 ApplyGrid() const { return dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks)); }
+  dim3 ApplyBlock() const { return dim3(tx, kApplyThreads / tx); }
+};
+
+template <int P>
+inline SplitPlan PlanSplit(int64_t outer, int64_t n, int64_t inner, const void* x, const void* y, const Workspace& ws) {
+  SplitPlan s;
+  if (ws.data == nullptr || n <= kSplitMinRows || inner % P != 0 || !IsAligned(x, 16) || !IsAligned(y, 16)) return s;
+  const int64_t ipacks = inner / P, columns = outer * inner;
+  s.tx = ipacks >= 16 ? 16 : ipacks >= 8 ? 8 : 4;
+  s.chunk_rows = int64_t{kSplitThreads / s.tx} * kSplitR;
+  s.chunks = CeilDiv(n, s.chunk_rows);
+  s.tiles = CeilDiv(outer * ipacks, int64_t{s.tx});
+  s.apply_blocks = CeilDiv(n, int64_t{kApplyThreads / s.tx} * kApplyR);
+  s.merge_blocks = CeilDiv(columns * 32, int64_t{256});  // SplitMerge: a warp per column, CTAs of 256
+  const int64_t need = (columns * s.chunks + columns) * static_cast<int64_t>(sizeof(float2));
+  // gridDim.y < 2^16 (apply_blocks >= chunks), gridDim.x < 2^31
+  if (need > ws.bytes || s.apply_blocks > 65535 || s.tiles > 0x7fffffff || s.merge_blocks > 0x7fffffff) return s;
+  s.part = static_cast<float2*>(ws.data);
+  s.stats = s.part + columns * s.chunks;
+  s.ok = true;
+  return s;
+}
+
+// fn(integral_constant<int, TX>) for the plan's TX (16, 8 or 4): the kernels take it as a template argument.
+template <typename Fn>
+cudaError_t WithSplitTx(int tx, Fn&& fn) {
+  using std::integral_constant;
+  if (tx == 16) return fn(integral_constant<int, 16>{});
+  if (tx == 8) return fn(integral_constant<int, 8>{});
+  return fn(integral_constant<int, 4>{});
+}
+
 // An on-by-default lab knob: off when the variable is "0".
 inline bool KnobOn(const char* name) {
   const char* s = std::getenv(name);
@@ -270,12 +326,6 @@ inline bool DynamicKnobs() {
   return dynamic;
 }
 
-// JK_STRIDED_SPLIT=0 turns the split-axis tiers off; the callers also skip them under a forced JK_STRIDED_TILE
-// configuration.
-inline bool SplitEnabled() {
-  static const bool once = KnobOn("JK_STRIDED_SPLIT");
-  return DynamicKnobs() ? KnobOn("JK_STRIDED_SPLIT") : once;
-}
 
 // JK_SPLIT_STREAM=0: the split tiers' apply passes use plain loads and stores instead of evict-first ones (x's last
 // read, y never read again in the call).
@@ -288,10 +338,17 @@ inline bool SplitStream() {
 inline bool ForcedConfig(Config& c) {
   static Config once;
   static const bool forced_once = ParseConfig(once);
-  static const bool dynamic = std::getenv("JK_STRIDED_TILE_DYNAMIC") != nullptr;
-  if (dynamic) return ParseConfig(c);
+  if (DynamicKnobs()) return ParseConfig(c);
   if (forced_once) c = once;
   return forced_once;
+}
+
+// The split-axis tiers run unless JK_STRIDED_SPLIT=0 or a JK_STRIDED_TILE configuration is forced (that knob times
+// the register tile's configurations).
+inline bool SplitEnabled() {
+  static const bool once = KnobOn("JK_STRIDED_SPLIT");
+  Config forced;
+  return (DynamicKnobs() ? KnobOn("JK_STRIDED_SPLIT") : once) && !ForcedConfig(forced);
 }
 
 }  // namespace jk::tile

@@ -100,10 +100,10 @@ inline ffi::ErrorOr<int64_t> NormalizeAxis(int64_t axis, size_t rank, std::strin
 }
 
 // The CUDA lowerings' optional last result: float32 scratch a tier keeps its partial results in (matmul's split-K
-// decode tier, the norms' split-axis tier). XLA allocates it, so the call stays graph-capturable; the Python side
-// sizes it and the launcher checks the size it gets.
+// decode tier, the norms' and softmax's split-axis tiers). XLA allocates it, so the call stays graph-capturable; the
+// Python side sizes it and the launcher checks the size it gets.
 inline ffi::ErrorOr<Workspace> TakeWorkspace(std::string_view op, const ffi::RemainingRets& extra,
-                                                 int64_t fixed_results) {
+                                             int64_t fixed_results) {
   if (extra.size() == 0) return Workspace{};
   if (extra.size() > 1)
     return ffi::Unexpected<ffi::Error>(ArgError(op, "results", "at most one workspace after the outputs",

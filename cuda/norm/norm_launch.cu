@@ -316,8 +316,7 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
   // registers (norm_strided.cuh) where its configuration applies (tile::DefaultConfig); else the scalar two-read
   // kernel.
   if (!stats_only) {
-    tile::Config forced;
-    if (!tile::ForcedConfig(forced) && tile::SplitEnabled()) {
+    if (tile::SplitEnabled()) {
       const cudaError_t e = norm::LaunchStridedSplit<T, K>(p, stream, ws);
       if (e != cudaErrorNotSupported) return e;
     }

@@ -12,14 +12,15 @@
 
 namespace jk {
 
-// y = (x - mean) * rstd * scale + bias; mean/rstd (float32, outer * inner) written when non-null.
+// y = (x - mean) * rstd * scale + bias; mean/rstd (float32, outer * inner) written when non-null. ws: the split-axis
+// tier's workspace (norm_split.cuh), or none.
 cudaError_t LaunchLayerNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale,
                             const void* bias, void* y, float* mean, float* rstd, const NormShape& shape,
-                            float epsilon, const Workspace& ws = {});  // ws: the split-axis tier's (norm_split.cuh)
+                            float epsilon, const Workspace& ws = {});
 
-// y = x * rsqrt(mean(x^2) + epsilon) * scale.
+// y = x * rsqrt(mean(x^2) + epsilon) * scale. ws: as LaunchLayerNorm's.
 cudaError_t LaunchRmsNorm(cudaStream_t stream, DType dtype, const void* x, const void* scale, void* y,
-                          const NormShape& shape, float epsilon, const Workspace& ws = {});  // ws: the split-axis tier's (norm_split.cuh)
+                          const NormShape& shape, float epsilon, const Workspace& ws = {});
 
 // Statistics only (for a normalised axis sharded over devices): LayerNorm writes the local mean and
 // M2 = sum((x - mean)^2); RMSNorm writes the local mean of squares (m2 must be null).

@@ -19,17 +19,10 @@
 
 namespace jk::norm {
 
-// The rows one split chunk holds: R packs per thread of CTAs of kSplitThreads threads, TX <= 16 packs across, so a
-// chunk has at least 8 * 512 / 16 = 256 rows (tile::kSplitMinChunkRows, the workspace bound). Axes of at most
-// kSplitMinRows rows keep the register tile (one CTA or a cluster).
-constexpr int kSplitR = 8;
-constexpr int kSplitThreads = 512;
-using tile::kSplitMinChunkRows;
-using tile::kSplitMinRows;
-// The apply pass: smaller CTAs, 4 rows a thread, 3-4 CTAs an SM (a streaming pass: occupancy, not rows held; at 4
-// the bf16 forms spilled 16-56 bytes).
-constexpr int kApplyR = 4;
-constexpr int kApplyThreads = 256;
+using tile::kApplyR;
+using tile::kApplyThreads;
+using tile::kSplitR;
+using tile::kSplitThreads;
 
 // Rows of [j_begin, j_end) that slice ty of TY holds (rows j_begin + ty, + TY, ... at most R of them).
 __device__ __forceinline__ int SliceRows(int64_t rows, int ty, int TY, int R) {
@@ -174,48 +167,27 @@ __global__ void __launch_bounds__(kApplyThreads, 3) SplitApply(Params<T> p, cons
 // ---- host side --------------------------------------------------------------------------------------
 
 // The split tier for a full normalisation over a long non-last axis; cudaErrorNotSupported where it does not apply
-// (no or too small a workspace, misaligned or narrow columns, short axes): the caller then takes the register tile
-// or the scalar kernel. TX: the widest of 16 / 8 / 4 packs the columns fill (a CTA reads TX * 16 bytes of a row).
+// (tile::PlanSplit): the caller then takes the register tile or the scalar kernel.
 template <typename T, Kind K>
 cudaError_t LaunchStridedSplit(const Params<T>& p, cudaStream_t stream, const Workspace& ws) {
-  constexpr int P = kVec16<T>;
-  if (ws.data == nullptr || p.n <= kSplitMinRows || p.inner % P != 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16))
-    return cudaErrorNotSupported;
-  const int64_t ipacks = p.inner / P, columns = p.outer * p.inner;
-  const int tx = ipacks >= 16 ? 16 : ipacks >= 8 ? 8 : 4;
-  auto launch = [&](auto tx_c) -> cudaError_t {
+  const tile::SplitPlan s = tile::PlanSplit<kVec16<T>>(p.outer, p.n, p.inner, p.x, p.y, ws);
+  if (!s.ok) return cudaErrorNotSupported;
+  // Evict-first apply passes, measured on an H200 (bench/lab/s30_h200.md call 10, against plain ones): 16-bit
+  // 1-4% faster, float32 LayerNorm 1-2% faster, float32 RMSNorm 0.5-1% slower (which keeps plain ones).
+  const bool evict_first = tile::SplitStream() && !(sizeof(T) == 4 && K == Kind::kRmsNorm);
+  return tile::WithSplitTx(s.tx, [&](auto tx_c) -> cudaError_t {
     constexpr int TX = decltype(tx_c)::value;
-    constexpr int TY = kSplitThreads / TX;
-    const int64_t chunk_rows = int64_t{TY} * kSplitR;
-    static_assert(TY * kSplitR >= kSplitMinChunkRows, "the workspace bound");
-    const int64_t chunks = CeilDiv(p.n, chunk_rows), tiles = CeilDiv(p.outer * ipacks, int64_t{TX});
-    const int64_t need = (columns * chunks + columns) * static_cast<int64_t>(sizeof(float2));
-    const int64_t apply_rows = int64_t{kApplyThreads / TX} * kApplyR, apply_blocks = CeilDiv(p.n, apply_rows);
-    // gridDim.y < 2^16 (apply_blocks >= chunks)
-    if (need > ws.bytes || apply_blocks > 65535 || tiles > 0x7fffffff) return cudaErrorNotSupported;
-    float2* part = static_cast<float2*>(ws.data);
-    float2* stats = part + columns * chunks;
-    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)), block(TX, TY);
-    SplitPartials<T, K, TX><<<grid, block, 0, stream>>>(p, part, chunk_rows);
+    SplitPartials<T, K, TX><<<s.Grid(), s.Block(), 0, stream>>>(p, s.part, s.chunk_rows);
     cudaError_t e = LastLaunchError();
     if (e != cudaSuccess) return e;
-    SplitMerge<T, K><<<static_cast<unsigned>(CeilDiv(columns * 32, int64_t{256})), 256, 0, stream>>>(p, part, stats,
-                                                                                                 chunks, chunk_rows);
+    SplitMerge<T, K><<<static_cast<unsigned>(s.merge_blocks), 256, 0, stream>>>(p, s.part, s.stats, s.chunks,
+                                                                               s.chunk_rows);
     e = LastLaunchError();
     if (e != cudaSuccess) return e;
-    const dim3 apply_grid(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks));
-    const dim3 apply_block(TX, kApplyThreads / TX);
-    // Evict-first apply passes, measured on an H200 (bench/lab/s30_h200.md call 10, against plain ones): 16-bit
-    // 1-4% faster, float32 LayerNorm 1-2% faster, float32 RMSNorm 0.5-1% slower (which keeps plain ones).
-    const bool evict_first = tile::SplitStream() && !(sizeof(T) == 4 && K == Kind::kRmsNorm);
-    if (evict_first) SplitApply<T, K, TX, true><<<apply_grid, apply_block, 0, stream>>>(p, stats);
-    else SplitApply<T, K, TX, false><<<apply_grid, apply_block, 0, stream>>>(p, stats);
+    if (evict_first) SplitApply<T, K, TX, true><<<s.ApplyGrid(), s.ApplyBlock(), 0, stream>>>(p, s.stats);
+    else SplitApply<T, K, TX, false><<<s.ApplyGrid(), s.ApplyBlock(), 0, stream>>>(p, s.stats);
     return LastLaunchError();
-  };
-  using std::integral_constant;
-  if (tx == 16) return launch(integral_constant<int, 16>{});
-  if (tx == 8) return launch(integral_constant<int, 8>{});
-  return launch(integral_constant<int, 4>{});
+  });
 }
 
 }  // namespace jk::norm

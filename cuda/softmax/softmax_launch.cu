@@ -378,13 +378,11 @@ cudaError_t LaunchColumns(cudaStream_t stream, const T* x, T* y, float* max_out,
   // Unmasked softmax: long axes split over CTAs where the lowering gave a workspace (softmax_split.cuh); else the
   // column tile held in registers (softmax_columns.cuh) where its configuration applies (tile::DefaultConfig).
   if constexpr (kMode == ColumnsMode::kSoftmax) {
-    tile::Config forced;
-    if (mask.data == nullptr && !tile::ForcedConfig(forced) && tile::SplitEnabled()) {
-      const cudaError_t e = softmax::LaunchColumnsSplit<T>(stream, x, y, outer, n, inner, log, ws);
-      if (e != cudaErrorNotSupported) return e;
-    }
     if (mask.data == nullptr) {
-      const cudaError_t e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
+      cudaError_t e = tile::SplitEnabled() ? softmax::LaunchColumnsSplit<T>(stream, x, y, outer, n, inner, log, ws)
+                                           : cudaErrorNotSupported;
+      if (e != cudaErrorNotSupported) return e;
+      e = softmax::LaunchColumnsTile<T>(stream, x, y, outer, n, inner, log, HasClusters());
       if (e != cudaErrorNotSupported) return e;
     }
   }

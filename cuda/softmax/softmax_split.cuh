@@ -20,10 +20,10 @@
 
 namespace jk::softmax {
 
-constexpr int kSplitR = 8;
-constexpr int kSplitThreads = 512;
-constexpr int kApplyR = 4;
-constexpr int kApplyThreads = 256;
+using tile::kApplyR;
+using tile::kApplyThreads;
+using tile::kSplitR;
+using tile::kSplitThreads;
 
 // s's share of a sum over the maximum m_all (0 for a part with nothing in it).
 __device__ __forceinline__ float Rescaled(float m, float s, float m_all) {
@@ -137,48 +137,29 @@ __global__ void __launch_bounds__(kApplyThreads, 3)
 // ---- host side --------------------------------------------------------------------------------------
 
 // The split tier for an unmasked softmax over a long non-last axis; cudaErrorNotSupported where it does not apply
-// (no or too small a workspace, misaligned or narrow columns, short axes): the caller then takes the register tile or
-// ColumnsKernel.
+// (tile::PlanSplit): the caller then takes the register tile or ColumnsKernel.
 template <typename T>
 cudaError_t LaunchColumnsSplit(cudaStream_t stream, const T* x, T* y, int64_t outer, int64_t n, int64_t inner,
                                bool log, const Workspace& ws) {
-  constexpr int P = kVec16<T>;
-  if (ws.data == nullptr || n <= tile::kSplitMinRows || inner % P != 0 || !IsAligned(x, 16) || !IsAligned(y, 16))
-    return cudaErrorNotSupported;
-  const int64_t ipacks = inner / P, columns = outer * inner;
-  auto launch = [&](auto tx_c) -> cudaError_t {
-    constexpr int TX = decltype(tx_c)::value, TY = kSplitThreads / TX;
-    const int64_t chunk_rows = int64_t{TY} * kSplitR;
-    static_assert(TY * kSplitR >= tile::kSplitMinChunkRows, "the workspace bound");
-    const int64_t chunks = CeilDiv(n, chunk_rows), tiles = CeilDiv(outer * ipacks, int64_t{TX});
-    const int64_t need = (columns * chunks + columns) * static_cast<int64_t>(sizeof(float2));
-    const int64_t apply_blocks = CeilDiv(n, int64_t{kApplyThreads / TX} * kApplyR);
-    // gridDim.y < 2^16 (apply_blocks >= chunks)
-    if (need > ws.bytes || apply_blocks > 65535 || tiles > 0x7fffffff) return cudaErrorNotSupported;
-    float2* part = static_cast<float2*>(ws.data);
-    float2* stats = part + columns * chunks;
-    SplitPartials<T, TX><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)), dim3(TX, TY), 0,
-                           stream>>>(x, outer, n, inner, part, chunk_rows);
+  const tile::SplitPlan s = tile::PlanSplit<kVec16<T>>(outer, n, inner, x, y, ws);
+  if (!s.ok) return cudaErrorNotSupported;
+  // Evict-first apply passes for 16-bit only: measured on an H200 (bench/lab/s30_h200.md call 10, against plain
+  // ones) 16-bit 1-3% faster, float32 1-3% slower.
+  const bool evict_first = tile::SplitStream() && sizeof(T) == 2;
+  return tile::WithSplitTx(s.tx, [&](auto tx_c) -> cudaError_t {
+    constexpr int TX = decltype(tx_c)::value;
+    SplitPartials<T, TX><<<s.Grid(), s.Block(), 0, stream>>>(x, outer, n, inner, s.part, s.chunk_rows);
     cudaError_t e = LastLaunchError();
     if (e != cudaSuccess) return e;
-    SplitMerge<<<static_cast<unsigned>(CeilDiv(columns * 32, int64_t{256})), 256, 0, stream>>>(columns, part, stats,
-                                                                                           chunks);
+    SplitMerge<<<static_cast<unsigned>(s.merge_blocks), 256, 0, stream>>>(outer * inner, s.part, s.stats, s.chunks);
     e = LastLaunchError();
     if (e != cudaSuccess) return e;
-    const dim3 apply_grid(static_cast<unsigned>(tiles), static_cast<unsigned>(apply_blocks));
-    const dim3 apply_block(TX, kApplyThreads / TX);
-    // Evict-first apply passes for 16-bit only: measured on an H200 (bench/lab/s30_h200.md call 10, against plain
-    // ones) 16-bit 1-3% faster, float32 1-3% slower.
-    if (tile::SplitStream() && sizeof(T) == 2)
-      SplitApply<T, TX, true><<<apply_grid, apply_block, 0, stream>>>(x, y, outer, n, inner, stats, log);
+    if (evict_first)
+      SplitApply<T, TX, true><<<s.ApplyGrid(), s.ApplyBlock(), 0, stream>>>(x, y, outer, n, inner, s.stats, log);
     else
-      SplitApply<T, TX, false><<<apply_grid, apply_block, 0, stream>>>(x, y, outer, n, inner, stats, log);
+      SplitApply<T, TX, false><<<s.ApplyGrid(), s.ApplyBlock(), 0, stream>>>(x, y, outer, n, inner, s.stats, log);
     return LastLaunchError();
-  };
-  using std::integral_constant;
-  if (ipacks >= 16) return launch(integral_constant<int, 16>{});
-  if (ipacks >= 8) return launch(integral_constant<int, 8>{});
-  return launch(integral_constant<int, 4>{});
+  });
 }
 
 }  // namespace jk::softmax
