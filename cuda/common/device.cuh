@@ -144,18 +144,22 @@ struct Welford {
     mean += d / count;
     m2 += d * (x - mean);
   }
+  // kFast: the weight o.count / n by the special-function unit's reciprocal (__fdividef: 2 ulp, two
+  // instructions) instead of an IEEE division (a reciprocal, its refinement, a range check and a branch to a
+  // slow path): the merges of a row's states sit on its critical path, one per butterfly level.
+  template <bool kFast = false>
   __device__ __forceinline__ void Merge(const Welford& o) {
     if (o.count == 0.f) return;
     float n = count + o.count;
     float d = o.mean - mean;
-    float w = o.count / n;
+    float w = kFast ? __fdividef(o.count, n) : o.count / n;
     mean += d * w;
     m2 += o.m2 + d * d * count * w;
     count = n;
   }
 };
 
-template <int Width>
+template <int Width, bool kFast = false>
 __device__ __forceinline__ Welford WarpAllReduceWelford(Welford w) {
 #pragma unroll
   for (int m = Width / 2; m > 0; m /= 2) {
@@ -163,7 +167,7 @@ __device__ __forceinline__ Welford WarpAllReduceWelford(Welford w) {
     o.count = __shfl_xor_sync(0xffffffffu, w.count, m, Width);
     o.mean = __shfl_xor_sync(0xffffffffu, w.mean, m, Width);
     o.m2 = __shfl_xor_sync(0xffffffffu, w.m2, m, Width);
-    w.Merge(o);
+    w.Merge<kFast>(o);
   }
   return w;
 }
@@ -171,10 +175,10 @@ __device__ __forceinline__ Welford WarpAllReduceWelford(Welford w) {
 // `scratch` holds at least 3 * 32 floats. kTree: the warps' states merged by a butterfly (below); false: one
 // thread's serial merge of them in warp order, the form before session 11, kept where it measured faster
 // (norm_kernels.cuh's two-read kernel for RMSNorm).
-template <bool kTree = true>
+template <bool kTree = true, bool kFast = false>
 __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scratch) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
-  w = WarpAllReduceWelford<32>(w);
+  w = WarpAllReduceWelford<32, kFast>(w);
   __syncthreads();
   if (lane == 0) {
     scratch[warp] = w.count;
@@ -189,7 +193,7 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
       o.count = scratch[i];
       o.mean = scratch[32 + i];
       o.m2 = scratch[64 + i];
-      r.Merge(o);
+      r.Merge<kFast>(o);
     }
     return r;
   }
@@ -210,7 +214,7 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
     o.count = __shfl_xor_sync(0xffffffffu, r.count, k);
     o.mean = __shfl_xor_sync(0xffffffffu, r.mean, k);
     o.m2 = __shfl_xor_sync(0xffffffffu, r.m2, k);
-    r.Merge(o);
+    r.Merge<kFast>(o);
   }
   r.count = __shfl_sync(0xffffffffu, r.count, 0);
   r.mean = __shfl_sync(0xffffffffu, r.mean, 0);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "common/launch.h"
 #include "norm/norm_cluster.cuh"
@@ -16,6 +17,12 @@ namespace {
 constexpr int kThreads = 512;
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
 constexpr int kClusterPacks = 8;  // ClusterRowsNorm's 16-byte packs per thread
+
+// Lab knob JK_NORM_LEAN=1 (re-read at every launch): the kernels' kLean forms (norm_cluster.cuh).
+bool LeanOn() {
+  const char* e = std::getenv("JK_NORM_LEAN");
+  return e != nullptr && std::atoi(e) != 0;
+}
 
 // Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
 // CTA of 512 threads under 64 registers, two per SM. The default takes LayerNorm rows of float32 n >= 16384
@@ -75,7 +82,7 @@ Shape Choose(int64_t n) {
 template <typename T, Kind K, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   constexpr int kP = 16 / sizeof(T);
-  auto kernel = ClusterRowsNormHybrid<T, K, kPacks, kStaged>;
+  auto kernel = LeanOn() ? ClusterRowsNormHybrid<T, K, kPacks, kStaged, true> : ClusterRowsNormHybrid<T, K, kPacks, kStaged>;
   const int64_t packs = CeilDiv(p.n, kP);
   RowSpan span = RowSpanFor(packs, kPacks + kStaged, kThreads, kMaxCluster);
   if (span.ctas == 0) return cudaErrorNotSupported;
@@ -142,11 +149,16 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   // for every row).
   const bool smem_scale =
       SmemScaleOn<T, K>() && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
-  auto kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true> : ClusterRowsNorm<T, K, kClusterPacks, false>;
-  if (smem_scale) {
-    kernel = exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true>
-                      : ClusterRowsNorm<T, K, kClusterPacks, false, true>;
-  }
+  auto pick = [&](auto lean) {
+    constexpr bool kLean = decltype(lean)::value;
+    if (smem_scale) {
+      return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true, kLean>
+                      : ClusterRowsNorm<T, K, kClusterPacks, false, true, kLean>;
+    }
+    return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean>
+                    : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean>;
+  };
+  auto kernel = LeanOn() ? pick(std::true_type{}) : pick(std::false_type{});
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);

@@ -36,8 +36,9 @@ namespace cg = cooperative_groups;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // The row's Welford state from every thread's: the CTA's merge, then the cluster's after one barrier.
+template <bool kFast = false>
 __device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, float4* slot) {
-  w = BlockAllReduceWelford(w, scratch);
+  w = BlockAllReduceWelford<true, kFast>(w, scratch);
   cg::cluster_group cluster = cg::this_cluster();
   if (threadIdx.x == 0) *slot = make_float4(w.count, w.mean, w.m2, 0.f);
   cluster.sync();  // every rank's state for this row is written and visible
@@ -47,15 +48,16 @@ __device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, 
     Welford o;
     o.count = s.x, o.mean = s.y, o.m2 = s.z;
     if (k == 0) r = o;
-    else r.Merge(o);
+    else r.Merge<kFast>(o);
   }
   return r;
 }
 
 // The same through the exchange: this CTA's state pushed to its peers, theirs merged in rank order.
+template <bool kFast = false>
 __device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch, ClusterExchange<float4>& ex,
                                                       int parity, uint32_t use) {
-  w = BlockAllReduceWelford(w, scratch);
+  w = BlockAllReduceWelford<true, kFast>(w, scratch);
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
   if (threadIdx.x == 0) ex.Publish(parity, make_float4(w.count, w.mean, w.m2, 0.f), rank, ranks);
@@ -66,7 +68,7 @@ __device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch,
     Welford o;
     o.count = s.x, o.mean = s.y, o.m2 = s.z;
     if (k == 0) r = o;
-    else r.Merge(o);
+    else r.Merge<kFast>(o);
   }
   return r;
 }
@@ -76,9 +78,10 @@ __device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch,
 // squared deviations from that mean): two exact passes over registers.
 struct ThreadWelford {
   Welford w;
+  template <bool kFast = false>
   __device__ __forceinline__ void Begin(float count, float sum) {
     w.count = count;
-    w.mean = count > 0.f ? sum / count : 0.f;
+    w.mean = count > 0.f ? (kFast ? __fdividef(sum, count) : sum / count) : 0.f;
   }
   __device__ __forceinline__ void Add(float v) {
     const float d = v - w.mean;
@@ -97,12 +100,39 @@ __device__ __forceinline__ Welford SquaresState(float count, float sum_sq) {
   return w;
 }
 
+// kLean's parameter packs as raw words, absent parameters as ones and zeros (none loaded where !live).
+struct ParamWords {
+  uint4 g, b;
+};
+template <typename T, Kind K>
+__device__ __forceinline__ ParamWords LoadParamWords(const T* scale, const T* bias, int col, bool live) {
+  ParamWords r{make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>), make_uint4(0, 0, 0, 0)};
+  if (live) {
+    if (scale != nullptr) r.g = LoadWords(scale + col);
+    if (K == Kind::kLayerNorm && bias != nullptr) r.b = LoadWords(bias + col);
+  }
+  return r;
+}
+// A pack of outputs from x's pack and its parameters' words (NormalizeWith).
+template <Kind K, typename T, int P>
+__device__ __forceinline__ Pack<T, P> NormalizeWords(const Pack<T, P>& v, float mean, float rstd, const ParamWords& w,
+                                                     bool has_scale, bool has_bias) {
+  Pack<T, P> g, b;
+  memcpy(&g, &w.g, 16);
+  memcpy(&b, &w.b, 16);
+  return NormalizeWith<K, T, P>(v, mean, rstd, g, b, has_scale, has_bias);
+}
+
 // kSmemScale: the scale is one row (no per-group parameters) and each thread copies its kPacks scale packs once
 // into its own slots of dynamic shared memory (kPacks x blockDim.x x 16 bytes): a persistent CTA always owns the
 // same columns, so every later row reads them from there instead of from L2 (which otherwise moves as many
 // parameter bytes as x and y together, bench/lab/s14_h200.md call 5). Each thread reads back only the slots it
 // wrote: no barrier.
-template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false>
+//
+// kLean (lab form, JK_NORM_LEAN): the merges' divisions by the special-function unit (Welford::Merge<true>), and the
+// output pass's parameter packs loaded one pack ahead (pack 0's before the reductions), so a row waits for one L2
+// round trip of parameters instead of kPacks of them in a row (each pack's loads sat behind a branch on its column).
+template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false, bool kLean = false>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -125,9 +155,17 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   }
   if constexpr (kExchange) ex.Init();
   auto row_state = [&](const Welford& w, int parity, uint32_t use) {
-    if constexpr (kExchange) return ExchangeRowWelford(w, scratch, ex, parity, use);
-    else return ClusterRowWelford(w, scratch, &slots[parity]);
+    if constexpr (kExchange) return ExchangeRowWelford<kLean>(w, scratch, ex, parity, use);
+    else return ClusterRowWelford<kLean>(w, scratch, &slots[parity]);
   };
+  // kLean: pack k's parameter words, the scale from shared memory where kSmemScale put it there.
+  auto params_of = [&](int k, const T* scale, const T* bias) {
+    const bool live = col_of(k) < ncols;
+    ParamWords r = LoadParamWords<T, K>(kSmemScale ? nullptr : scale, bias, col_of(k), live);
+    if (kSmemScale && live) r.g = my_scale[k * lanes];
+    return r;
+  };
+  const float inv_n = 1.f / static_cast<float>(n);
   uint32_t it = 0;  // this CTA's rows so far: slot set it % 2, its (it / 2)-th use
   for (int64_t row = blockIdx.x / ranks; row < rows; row += gridDim.x / ranks, ++it) {
     const int parity = static_cast<int>(it & 1u);
@@ -162,15 +200,17 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
           if (col_of(k) < ncols)
 #pragma unroll
             for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
-        tw.Begin(static_cast<float>(live * kP), s);
+        tw.Begin<kLean>(static_cast<float>(live * kP), s);
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
           if (col_of(k) < ncols)
 #pragma unroll
             for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
       }
+      ParamWords next{};
+      if constexpr (kLean) next = params_of(0, ScaleRow(p, row), BiasRow(p, row));  // in flight through the reductions
       const Welford w = row_state(tw.w, parity, use);
-      const float var = w.m2 / static_cast<float>(n);
+      const float var = kLean ? w.m2 * inv_n : w.m2 / static_cast<float>(n);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
       asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
@@ -178,7 +218,16 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       const T* bias = BiasRow(p, row);
       T* yr = p.y + row * n;
 #pragma unroll
-      for (int k = 0; k < kPacks; ++k) {
+      for (int k = 0; k < kPacks && kLean; ++k) {
+        const ParamWords cur = next;
+        if (k + 1 < kPacks) next = params_of(k + 1, scale, bias);
+        const int col = col_of(k);
+        if (col >= ncols) continue;
+        StorePack<T, kP>(yr + col, NormalizeWords<K, T, kP>(v[k], mean, rstd, cur, kSmemScale || scale != nullptr,
+                                                             bias != nullptr));
+      }
+#pragma unroll
+      for (int k = 0; k < kPacks && !kLean; ++k) {
         const int col = col_of(k);
         if (col >= ncols) continue;
         if constexpr (kSmemScale) {
@@ -233,7 +282,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
             s1 += f.y - shift;
           }
         }
-        tw.Begin(static_cast<float>(live * kP), s0 + s1);
+        tw.Begin<kLean>(static_cast<float>(live * kP), s0 + s1);
 #pragma unroll
         for (int k = 0; k < kPacks; ++k) {
           if (col_of(k) >= ncols) continue;
@@ -245,8 +294,12 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
           }
         }
       }
+      ParamWords next{};
+      if constexpr (kLean) {  // in flight through the reductions
+        next = params_of(0, ScaleRow(p, row), K == Kind::kLayerNorm ? BiasRow(p, row) : nullptr);
+      }
       const Welford w = row_state(tw.w, parity, use);
-      const float var = w.m2 / static_cast<float>(n);
+      const float var = kLean ? w.m2 * inv_n : w.m2 / static_cast<float>(n);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
       asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
@@ -254,7 +307,14 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       const T* bias = K == Kind::kLayerNorm ? BiasRow(p, row) : nullptr;
       T* yr = p.y + row * n;
 #pragma unroll
-      for (int k = 0; k < kPacks; ++k) {
+      for (int k = 0; k < kPacks && kLean; ++k) {
+        const ParamWords cur = next;
+        if (k + 1 < kPacks) next = params_of(k + 1, scale, bias);
+        const int col = col_of(k);
+        if (col < ncols) StorePackedNormalizedGB<T, K>(yr, raw[k], cur.g, cur.b, col, mean, rstd);
+      }
+#pragma unroll
+      for (int k = 0; k < kPacks && !kLean; ++k) {
         const int col = col_of(k);
         if (col >= ncols) continue;
         if constexpr (kSmemScale)
@@ -280,7 +340,8 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 // stores.
 // Statistics as ClusterRowsNorm's float32 path. Written for any element size (packs widened as read); the
 // launcher builds float32 only (its 16-bit forms lost, see norm_cluster.cu).
-template <typename T, Kind K, int kPacks, int kStaged>
+// kLean: as ClusterRowsNorm's (the parameters one pack ahead through the staged packs, then the register packs).
+template <typename T, Kind K, int kPacks, int kStaged, bool kLean = false>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNormHybrid(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -309,6 +370,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   const int64_t step = gridDim.x / ranks;
   int64_t row = blockIdx.x / ranks;
   if (row < rows) stage(row);
+  const float inv_n = 1.f / static_cast<float>(n);
   uint32_t it = 0;  // this CTA's rows so far: exchange parity it % 2, its (it / 2)-th use
   for (; row < rows; row += step, ++it) {
     const T* xr = p.x + row * n;
@@ -349,7 +411,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         if (col_of(k) < ncols)
 #pragma unroll
           for (int e = 0; e < kP; ++e) s += ToFloat(v[k].v[e]) - shift;
-      tw.Begin(static_cast<float>(min(live, kPacks) * kP), s);
+      tw.Begin<kLean>(static_cast<float>(min(live, kPacks) * kP), s);
 #pragma unroll
       for (int k = 0; k < kPacks; ++k)
         if (col_of(k) < ncols)
@@ -370,28 +432,49 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         o.mean = ps * (1.f / kP);
 #pragma unroll
         for (int e = 0; e < kP; ++e) o.m2 = fmaf(d[e] - o.mean, d[e] - o.mean, o.m2);
-        tw.w.Merge(o);
+        tw.w.Merge<kLean>(o);
       }
     }
-    const Welford w = ranks > 1 ? ExchangeRowWelford(tw.w, scratch, ex, static_cast<int>(it & 1u), it >> 1)
-                                : BlockAllReduceWelford(tw.w, scratch);
-    const float var = w.m2 / static_cast<float>(n);
+    const Welford w = ranks > 1 ? ExchangeRowWelford<kLean>(tw.w, scratch, ex, static_cast<int>(it & 1u), it >> 1)
+                                : BlockAllReduceWelford<true, kLean>(tw.w, scratch);
+    const float var = kLean ? w.m2 * inv_n : w.m2 / static_cast<float>(n);
     const float mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
     const float rstd = RstdFrom(K == Kind::kLayerNorm ? var : var + w.mean * w.mean, p.epsilon);
     asm volatile("" ::: "memory");  // parameter loads after the reductions (see BlockPerRowPacked)
     const T* scale = ScaleRow(p, row);
     const T* bias = BiasRow(p, row);
     T* yr = p.y + row * n;
+    if constexpr (kLean) {
+      const bool has_scale = scale != nullptr, has_bias = K == Kind::kLayerNorm && bias != nullptr;
+      auto params_of = [&](int k) { return LoadParamWords<T, K>(scale, bias, col_of(k), col_of(k) < ncols); };
+      ParamWords next = params_of(kPacks);
 #pragma unroll 1
-    for (int q = 0; q < kStaged; ++q) {
-      const int col = col_of(kPacks + q);
-      if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(slot(q), mean, rstd, scale, bias, col));
-    }
-    if (row + step < rows) stage(row + step);  // the slots' reads above are done: their values were stored
+      for (int q = 0; q < kStaged; ++q) {
+        const ParamWords cur = next;
+        next = params_of(q + 1 < kStaged ? kPacks + q + 1 : 0);  // after the last slot: register pack 0
+        const int col = col_of(kPacks + q);
+        if (col < ncols) StorePack<T, kP>(yr + col, NormalizeWords<K, T, kP>(slot(q), mean, rstd, cur, has_scale, has_bias));
+      }
+      if (row + step < rows) stage(row + step);  // the slots' reads above are done: their values were stored
 #pragma unroll
-    for (int k = 0; k < kPacks; ++k) {
-      const int col = col_of(k);
-      if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
+      for (int k = 0; k < kPacks; ++k) {
+        const ParamWords cur = next;
+        if (k + 1 < kPacks) next = params_of(k + 1);
+        const int col = col_of(k);
+        if (col < ncols) StorePack<T, kP>(yr + col, NormalizeWords<K, T, kP>(v[k], mean, rstd, cur, has_scale, has_bias));
+      }
+    } else {
+#pragma unroll 1
+      for (int q = 0; q < kStaged; ++q) {
+        const int col = col_of(kPacks + q);
+        if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(slot(q), mean, rstd, scale, bias, col));
+      }
+      if (row + step < rows) stage(row + step);  // the slots' reads above are done: their values were stored
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        const int col = col_of(k);
+        if (col < ncols) StorePack<T, kP>(yr + col, NormalizePack<K, T, kP>(v[k], mean, rstd, scale, bias, col));
+      }
     }
     if (rank == 0 && t == 0 && p.mean != nullptr) {
       p.mean[row] = mean;

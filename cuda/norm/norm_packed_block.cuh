@@ -79,10 +79,8 @@ __device__ __forceinline__ float RowSum(float v, float* scratch) {
 // RMSNorm x * rstd * scale, with the scale pack given (StorePackedNormalized below: loaded, absent: 1), the bias
 // pack loaded here (absent: 0), both converted on the fly.
 template <typename T, Kind K>
-__device__ __forceinline__ void StorePackedNormalizedWith(T* yr, const uint4& x, const uint4& g, const T* bias,
-                                                          int col, float mean, float rstd) {
-  uint4 b = make_uint4(0, 0, 0, 0);
-  if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
+__device__ __forceinline__ void StorePackedNormalizedGB(T* yr, const uint4& x, const uint4& g, const uint4& b, int col,
+                                                        float mean, float rstd) {
   uint32_t o[4];
 #pragma unroll
   for (int w = 0; w < 4; ++w) {
@@ -96,6 +94,13 @@ __device__ __forceinline__ void StorePackedNormalizedWith(T* yr, const uint4& x,
     }
   }
   *reinterpret_cast<uint4*>(yr + col) = make_uint4(o[0], o[1], o[2], o[3]);
+}
+template <typename T, Kind K>
+__device__ __forceinline__ void StorePackedNormalizedWith(T* yr, const uint4& x, const uint4& g, const T* bias,
+                                                          int col, float mean, float rstd) {
+  uint4 b = make_uint4(0, 0, 0, 0);
+  if (K == Kind::kLayerNorm && bias != nullptr) b = LoadWords(bias + col);
+  StorePackedNormalizedGB<T, K>(yr, x, g, b, col, mean, rstd);
 }
 template <typename T, Kind K>
 __device__ __forceinline__ void StorePackedNormalized(T* yr, const uint4& x, const T* scale, const T* bias, int col,

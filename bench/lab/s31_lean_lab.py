@@ -1,0 +1,120 @@
+"""Session 31: the norms' long-row kernels in their kLean forms (cuda/norm/norm_cluster.cuh: the merges' divisions on
+the special-function unit, the parameter packs one pack ahead) against the default, in ONE process.
+
+Variants (JK_NORM_LEAN, JK_NORM_HYBRID; both re-read at every launch, XLA command buffers off): "def" (the default
+dispatch), "lean" (JK_NORM_LEAN=1), "hyb" (float32 LayerNorm on the hybrid kernel, JK_NORM_HYBRID=2, lean: it lost
+to the cluster tier before, 66-77% against 80-83%, and spilled 40 bytes where its lean form spills none), jnp.
+Method as s30_split_lab.py: CUPTI kernel time per call (profiler.measure), median of 20 calls, 3 rounds with the order
+rotated (every round's median reported, the best taken); bytes = x read once + y written once; % of the copy ceiling
+measured in the same process. Error: max |y - ref| / max(1, |ref|) against float64 NumPy over 8 rows.
+
+  python bench/lab/s31_lean_lab.py [--quick] [--out FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
+for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_CLUSTER"):
+    os.environ.pop(k, None)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+
+import jax_kernels as jk  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from norm_half_lab import lab_measure, median_ms, rel_error  # noqa: E402
+
+ON_GPU = jax.default_backend() == "gpu"
+DT = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
+# The benchmark's long rows under 90% of the copy ceiling (session 30), and the cluster tier's one-CTA row (16384).
+CASES = [((24576, 65536), "bf16"), ((24576, 65536), "f16"), ((49152, 32768), "f32"), ((24576, 65536), "f32"),
+         ((49152, 16384), "f32"), ((49152, 32768), "bf16")]
+VARIANTS = {"def": {}, "lean": {"JK_NORM_LEAN": "1"}, "hyb": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "jnp": {}}
+
+
+def jnp_norm(op):
+    def ln(x, s, b):
+        xf = x.astype(jnp.float32)
+        m = xf.mean(-1, keepdims=True)
+        v = ((xf - m) ** 2).mean(-1, keepdims=True)
+        return ((xf - m) * jax.lax.rsqrt(v + 1e-5) * s.astype(jnp.float32) + b.astype(jnp.float32)).astype(x.dtype)
+
+    def rms(x, s, b):
+        xf = x.astype(jnp.float32)
+        return (xf * jax.lax.rsqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * s.astype(jnp.float32)).astype(x.dtype)
+    return jax.jit(ln if op == "layer_norm" else rms)
+
+
+def ours(op):
+    if op == "layer_norm":
+        return jax.jit(lambda x, s, b: jk.layer_norm(x, s, b))
+    return jax.jit(lambda x, s, b: jk.rms_norm(x, s))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s31_lean_lab.txt"))
+    a = ap.parse_args()
+    measure = lab_measure()
+    log = open(a.out, "w")
+
+    def say(line):
+        print(line, flush=True)
+        log.write(line + "\n")
+        log.flush()
+
+    x1 = jax.random.normal(jax.random.key(1), ((1 << 28) if ON_GPU else (1 << 16),), jnp.float32)
+    fc = jax.jit(lambda x: x * jnp.float32(1.0001))
+    ceiling = 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
+    del x1
+    say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
+    cases = CASES if ON_GPU and not a.quick else [((3, 4104), "f32"), ((2, 16392), "bf16")]
+    say(f"{'case':30s} {'def':>8s} {'lean':>8s} {'hyb':>8s} {'jnp':>8s}  ms; % copy def -> lean (hyb); x jnp; "
+        "max err def / lean / hyb; rounds")
+    for shape, dname in cases:
+        dt = DT[dname]
+        k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
+        x = jax.random.normal(k1, shape, dt)
+        s = (1.0 + 0.1 * jax.random.normal(k2, (shape[1],), jnp.float32)).astype(dt)
+        b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
+        nbytes = 2 * x.nbytes
+        for op in ("layer_norm", "rms_norm"):
+            variants = [v for v in VARIANTS if v != "hyb" or (dname == "f32" and op == "layer_norm" and shape[1] > 16384)]
+            fns = {v: (jnp_norm(op) if v == "jnp" else ours(op)) for v in variants}
+
+            def use(v):
+                for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID"):
+                    os.environ.pop(k, None)
+                os.environ.update(VARIANTS[v])
+                return fns[v]
+            errs = {}
+            for v in variants:
+                y = jax.block_until_ready(use(v)(x, s, b))
+                if v != "jnp":
+                    errs[v] = rel_error(x[:8], y[:8], s, b, op)
+                del y
+            times = {v: [] for v in variants}
+            for rnd in range(3):
+                for v in variants[rnd % len(variants):] + variants[:rnd % len(variants)]:
+                    times[v].append(median_ms(measure, use(v), (x, s, b), 20))
+            best = {v: min(t) for v, t in times.items()}
+            pct = {v: nbytes / (best[v] * 1e-3) / 1e9 / ceiling * 100 for v in best}
+            name = f"{op} {dname} {'x'.join(map(str, shape))}"
+            hyb = f"{best['hyb']:8.4f}" if "hyb" in best else f"{'-':>8s}"
+            say(f"{name:30s} {best['def']:8.4f} {best['lean']:8.4f} {hyb} {best['jnp']:8.4f}  "
+                f"{pct['def']:.1f}% -> {pct['lean']:.1f}%" + (f" ({pct['hyb']:.1f}%)" if "hyb" in pct else "") +
+                f"; {best['jnp'] / best['def']:.2f}x -> {best['jnp'] / best['lean']:.2f}x; err " +
+                " / ".join(f"{errs[v]:.1e}" for v in errs) + "; rounds " +
+                " | ".join(" ".join(f"{t:.4f}" for t in times[v]) for v in times))
+        del x
+    for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID"):
+        os.environ.pop(k, None)
+
+
+if __name__ == "__main__":
+    main()
