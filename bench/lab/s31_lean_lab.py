@@ -2,10 +2,12 @@
 the special-function unit, the parameter packs one pack ahead) against the default, in ONE process.
 
 Variants (JK_NORM_LEAN, JK_NORM_HYBRID; both re-read at every launch, XLA command buffers off): "def" (the default
-dispatch), "lean" (JK_NORM_LEAN=1), "hyb" (float32 LayerNorm on the hybrid kernel, JK_NORM_HYBRID=2, lean: it lost
-to the cluster tier before, 66-77% against 80-83%, and spilled 40 bytes where its lean form spills none), jnp.
+dispatch), "lean" (JK_NORM_LEAN=1), for float32 rows past 16384 "h1" / "h2" (the hybrid kernel's lean form at 6 + 10
+/ 4 + 12 packs: LayerNorm lost on it before, 66-77% against the cluster tier's 80-83%, RMSNorm at 6 + 10; they spilled
+24-40 bytes where their lean forms spill 0-8; RMSNorm's "lean" is already h2), jnp.
 Method as s30_split_lab.py: CUPTI kernel time per call (profiler.measure), median of 20 calls, 3 rounds with the order
-rotated (every round's median reported, the best taken); bytes = x read once + y written once; % of the copy ceiling
+rotated (every round's median reported, the best taken; up to 20 calls, fewer where their outputs, all
+alive during the measurement, would pass 30 GB); bytes = x read once + y written once; % of the copy ceiling
 measured in the same process. Error: max |y - ref| / max(1, |ref|) against float64 NumPy over 8 rows.
 
   python bench/lab/s31_lean_lab.py [--quick] [--out FILE]
@@ -33,7 +35,8 @@ DT = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
 # The benchmark's long rows under 90% of the copy ceiling (session 30), and the cluster tier's one-CTA row (16384).
 CASES = [((24576, 65536), "bf16"), ((24576, 65536), "f16"), ((49152, 32768), "f32"), ((24576, 65536), "f32"),
          ((49152, 16384), "f32"), ((49152, 32768), "bf16")]
-VARIANTS = {"def": {}, "lean": {"JK_NORM_LEAN": "1"}, "hyb": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "jnp": {}}
+VARIANTS = {"def": {}, "lean": {"JK_NORM_LEAN": "1"}, "h1": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "1"},
+            "h2": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "jnp": {}}
 
 
 def jnp_norm(op):
@@ -58,6 +61,7 @@ def ours(op):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--dtypes", default="bf16,f16,f32", help="cases of these dtypes only")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s31_lean_lab.txt"))
     a = ap.parse_args()
     measure = lab_measure()
@@ -73,9 +77,10 @@ def main():
     ceiling = 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
     del x1
     say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
-    cases = CASES if ON_GPU and not a.quick else [((3, 4104), "f32"), ((2, 16392), "bf16")]
-    say(f"{'case':30s} {'def':>8s} {'lean':>8s} {'hyb':>8s} {'jnp':>8s}  ms; % copy def -> lean (hyb); x jnp; "
-        "max err def / lean / hyb; rounds")
+    cases = CASES if ON_GPU and not a.quick else [((3, 4104), "f32"), ((2, 16392), "bf16"), ((3, 20000), "f32")]
+    cases = [c for c in cases if c[1] in a.dtypes.split(",")]
+    say(f"{'case':30s} {'def':>8s} {'lean':>8s} {'h1':>8s} {'h2':>8s} {'jnp':>8s}  ms; % copy def -> lean (h1, h2); "
+        "x jnp; max err per variant; rounds")
     for shape, dname in cases:
         dt = DT[dname]
         k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
@@ -84,7 +89,9 @@ def main():
         b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
         nbytes = 2 * x.nbytes
         for op in ("layer_norm", "rms_norm"):
-            variants = [v for v in VARIANTS if v != "hyb" or (dname == "f32" and op == "layer_norm" and shape[1] > 16384)]
+            hybrid = dname == "f32" and shape[1] > 16384
+            variants = [v for v in VARIANTS if v not in ("h1", "h2") or (hybrid and (v == "h1" or op == "layer_norm"))]
+            iters = max(3, min(20, int(30e9 // x.nbytes)))
             fns = {v: (jnp_norm(op) if v == "jnp" else ours(op)) for v in variants}
 
             def use(v):
@@ -101,15 +108,16 @@ def main():
             times = {v: [] for v in variants}
             for rnd in range(3):
                 for v in variants[rnd % len(variants):] + variants[:rnd % len(variants)]:
-                    times[v].append(median_ms(measure, use(v), (x, s, b), 20))
+                    times[v].append(median_ms(measure, use(v), (x, s, b), iters))
             best = {v: min(t) for v, t in times.items()}
             pct = {v: nbytes / (best[v] * 1e-3) / 1e9 / ceiling * 100 for v in best}
             name = f"{op} {dname} {'x'.join(map(str, shape))}"
-            hyb = f"{best['hyb']:8.4f}" if "hyb" in best else f"{'-':>8s}"
-            say(f"{name:30s} {best['def']:8.4f} {best['lean']:8.4f} {hyb} {best['jnp']:8.4f}  "
-                f"{pct['def']:.1f}% -> {pct['lean']:.1f}%" + (f" ({pct['hyb']:.1f}%)" if "hyb" in pct else "") +
+            col = lambda v: f"{best[v]:8.4f}" if v in best else f"{'-':>8s}"  # noqa: E731
+            extra = ", ".join(f"{v} {pct[v]:.1f}%" for v in ("h1", "h2") if v in pct)
+            say(f"{name:30s} {col('def')} {col('lean')} {col('h1')} {col('h2')} {col('jnp')}  "
+                f"{pct['def']:.1f}% -> {pct['lean']:.1f}%" + (f" ({extra})" if extra else "") +
                 f"; {best['jnp'] / best['def']:.2f}x -> {best['jnp'] / best['lean']:.2f}x; err " +
-                " / ".join(f"{errs[v]:.1e}" for v in errs) + "; rounds " +
+                " / ".join(f"{v} {errs[v]:.1e}" for v in errs) + f"; {iters} calls; rounds " +
                 " | ".join(" ".join(f"{t:.4f}" for t in times[v]) for v in times))
         del x
     for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID"):

@@ -171,7 +171,15 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
     const int parity = static_cast<int>(it & 1u);
     const uint32_t use = it >> 1;
     const T* xr = p.x + row * n;
-    const float shift = RowShift<K>(p.x, row, rows, n);
+    // kUnshifted: 16-bit rows in the lean form take no shift. A thread's 64 values of at most 11 significant bits
+    // sum exactly in float32 wherever they share a few binades (where they do not, the variance dwarfs the
+    // rounding), so its two passes over registers are exact without it; the shift cost a load per row and
+    // two additions per element (the sum's and the deviation's).
+    constexpr bool kUnshifted = kLean && sizeof(T) == 2;
+    const float shift = kUnshifted ? 0.f : RowShift<K>(p.x, row, rows, n);
+    // Without the shift's load, ptxas hoisted the packs' 64-bit addresses out of the row loop and spilled them (48
+    // bytes, reloaded every row): the row's base pointer made opaque keeps them per row.
+    if constexpr (kUnshifted) asm volatile("" : "+l"(xr));
     ThreadWelford tw;
     float mean = 0.f, rstd;
     if constexpr (sizeof(T) == 4) {
@@ -242,7 +250,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       }
     } else {
       uint32_t pad = 0;
-      if constexpr (K == Kind::kLayerNorm) {
+      if constexpr (K == Kind::kLayerNorm && !kUnshifted) {
         const uint16_t bits = *reinterpret_cast<const uint16_t*>(xr);
         pad = uint32_t{bits} * 0x10001u;
       }
@@ -271,7 +279,8 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         }
         tw.w = SquaresState(static_cast<float>(live * kP), q0 + q1);
       } else {
-        // Padding packs hold the shift: they add nothing to the shifted sum, and the M2 pass skips them.
+        // Padding packs hold the shift (kUnshifted: zeros): they add nothing to the shifted sum, and the M2 pass
+        // skips them.
         float s0 = 0.f, s1 = 0.f;
 #pragma unroll
         for (int k = 0; k < kPacks; ++k) {
