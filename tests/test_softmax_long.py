@@ -387,3 +387,31 @@ def test_norm_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n):
 def test_norm_hybrid_large_mean_and_groups(monkeypatch, rng, knob):
     monkeypatch.setenv("JK_NORM_HYBRID", knob)
     check_norm_large_mean_and_groups(rng)
+
+
+# The cluster and hybrid kernels' kLean forms (norm_cluster.cuh) and their plain forms, each forced by JK_NORM_LEAN
+# (by default: lean for 16-bit rows and on the hybrid kernel, plain for float32 LayerNorm). Both stay reachable, so
+# both are tested: rows of one CTA (16384 float32), persistent clusters over several rows, a padded last rank.
+NORM_LEAN = ["0", "1"] if ON_GPU else []
+
+
+@pytest.mark.parametrize("lean", NORM_LEAN)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", [(3, 16384), (600, 40000), (3, 65544)])
+def test_norm_lean_forms(monkeypatch, rng, lean, dtype, rows, n):
+    monkeypatch.setenv("JK_NORM_LEAN", lean)
+    check_norm_rows(rng, dtype, rows, n)
+
+
+@pytest.mark.parametrize("lean", NORM_LEAN)
+def test_norm_lean_large_mean(monkeypatch, rng, lean):
+    """16-bit rows far from zero: the lean form's two passes take no shift (kUnshifted), and must stay exact."""
+    monkeypatch.setenv("JK_NORM_LEAN", lean)
+    check_norm_large_mean_and_groups(rng)
+    for dtype, loc, scale in [(jnp.bfloat16, 4096.0, 40.0), (jnp.float16, 1000.0, 1.0)]:
+        x, xf = randn(rng, (4, 65536), dtype, scale=scale, loc=loc)
+        y, mean, rstd = jax.jit(lambda v: jk.layer_norm(v, return_stats=True))(x)
+        ey, em, er = np_layer_norm(xf, None, None)
+        assert_close(mean, em, jnp.float32, rtol=1e-6, atol=0)
+        assert_close(rstd, er, jnp.float32, rtol=1e-4, atol=0)
+        assert_close(y, ey, dtype, scale=2.0)

@@ -18,10 +18,17 @@ constexpr int kThreads = 512;
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
 constexpr int kClusterPacks = 8;  // ClusterRowsNorm's 16-byte packs per thread
 
-// Lab knob JK_NORM_LEAN=1 (re-read at every launch): the kernels' kLean forms (norm_cluster.cuh).
-bool LeanOn() {
+// The kernels' kLean forms (norm_cluster.cuh): the default for 16-bit rows and on the hybrid kernel (RMSNorm float32).
+// H200, one process, CUPTI against the plain forms (bench/lab/s31_lean_lab_h200.txt, % of the copy ceiling):
+//   LayerNorm 16-bit 24576 x 65536   80.4-81.1% -> 83.5-84.0%     RMSNorm 16-bit 65536   88.1-88.5% -> 88.4-88.6%
+//   RMSNorm float32 49152 x 32768    84.7% -> 86.3% (6 + 10 packs: 89.2%)
+//   RMSNorm float32 24576 x 65536    84.4% -> 85.3% (6 + 10 packs: 88.4%)
+// Float32 LayerNorm lost with it (16384 / 32768 / 65536: 97.3 / 88.9 / 86.6% -> 95.1 / 88.0 / 85.6%; its form with
+// the scale in shared memory spills 16 bytes) and keeps the plain one. Lab knob JK_NORM_LEAN=0|1 (re-read at every
+// launch) forces either.
+bool LeanOn(bool by_default) {
   const char* e = std::getenv("JK_NORM_LEAN");
-  return e != nullptr && std::atoi(e) != 0;
+  return e != nullptr ? std::atoi(e) != 0 : by_default;
 }
 
 // Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
@@ -66,14 +73,17 @@ Shape Choose(int64_t n) {
 }
 
 // Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 (one CTA up
-// to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's
-// float32 rows of 28672 columns and more (HybridRowsChoice), at 4 + 12 packs per thread (registers + staged). Measured on an H200
-// (bench/lab/s12_h200.md call 2, % of the copy ceiling; the tiers before: two reads):
-//   RMSNorm float32 49152 x 32768   81% -> 85% (1.26x jnp)    24576 x 65536   69% -> 84% (1.01x -> 1.25x)
-// At 6 + 10 packs RMSNorm lost (63-71%). LayerNorm lost at either shape (66-77% against the cluster tier's 80-83%,
-// calls 2-3), and so did every 16-bit form (4 + 12, 2 + 14 packs: 31-40%; they spilled 8-160 bytes; not built
-// since). Lab knob JK_NORM_HYBRID (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12;
-// unset: the default (set JK_NORM_CLUSTER alone: off).
+// to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's float32 rows of 28672 columns and more
+// (HybridRowsChoice), at 6 + 10 packs per thread (registers + staged), lean. Measured on an H200 (% of the copy
+// ceiling; the tiers before: two reads):
+//   RMSNorm float32 49152 x 32768   81% -> 85% (4 + 12, 1.26x jnp; bench/lab/s12_h200.md call 2) -> 89.2% (6 + 10,
+//                                   lean; 4 + 12 lean: 86.3%; bench/lab/s31_lean_lab_h200.txt)
+//   RMSNorm float32 24576 x 65536   69% -> 84% (4 + 12, 1.01x -> 1.25x) -> 88.4% (6 + 10 lean; 4 + 12 lean: 85.3%)
+// The plain 6 + 10 form had lost (63-71%; it spilled 32 bytes, its lean form none). LayerNorm lost at either shape
+// (66-77% against the cluster tier's 80-83%, s12 calls 2-3; lean 79-83% against 87-89%, session 31), and so did every
+// 16-bit form (4 + 12, 2 + 14 packs: 31-40%; they spilled 8-160 bytes; not built since). Lab knob JK_NORM_HYBRID
+// (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12; unset: the default (set JK_NORM_CLUSTER
+// alone: off).
 // The cluster-size limit keeps n <= 8 x 512 x 64 here, as the kernel's 32-bit column math wants.
 // The span: the fewest CTAs of up to 512 threads, unless CTAs of up to 256 threads (twice as many) keep more threads
 // resident on an SM. That happens where the wider CTA has 384 threads (two per SM by registers: 768 threads; RMSNorm
@@ -82,7 +92,8 @@ Shape Choose(int64_t n) {
 template <typename T, Kind K, int kPacks, int kStaged>
 cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
   constexpr int kP = 16 / sizeof(T);
-  auto kernel = LeanOn() ? ClusterRowsNormHybrid<T, K, kPacks, kStaged, true> : ClusterRowsNormHybrid<T, K, kPacks, kStaged>;
+  auto kernel = LeanOn(true) ? ClusterRowsNormHybrid<T, K, kPacks, kStaged, true>
+                             : ClusterRowsNormHybrid<T, K, kPacks, kStaged, false>;
   const int64_t packs = CeilDiv(p.n, kP);
   RowSpan span = RowSpanFor(packs, kPacks + kStaged, kThreads, kMaxCluster);
   if (span.ctas == 0) return cudaErrorNotSupported;
@@ -115,13 +126,13 @@ bool SmemScaleOn() {
 // RMSNorm float32 rows of 16385-28671 columns keep the two-read tier: there the hybrid ran a CTA of up to 448 threads
 // and lost at 20480 and 24576 columns (H200, session 19, bench/lab/s19_h200.md, CUPTI against jnp in processes of
 // their own: hybrid 1.27x / 0.97x (84% / 65% of copy), two reads 1.33x / 1.35x (88% / 90%); 28672 a tie, 1.25x /
-// 1.24x).
+// 1.24x; measured at 4 + 12 packs, the same span as 6 + 10).
 constexpr int64_t kHybridRmsMinColumns = 28672;
 template <Kind K>
 int HybridRowsChoice(int64_t n) {
   if (const char* e = std::getenv("JK_NORM_HYBRID")) return std::atoi(e);
   if (std::getenv("JK_NORM_CLUSTER") != nullptr) return 0;  // the cluster tier's knob forces that tier
-  return K == Kind::kRmsNorm && n >= kHybridRmsMinColumns ? 2 : 0;
+  return K == Kind::kRmsNorm && n >= kHybridRmsMinColumns ? 1 : 0;
 }
 template <typename T, Kind K>
 cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
@@ -158,7 +169,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
     return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean>
                     : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean>;
   };
-  auto kernel = LeanOn() ? pick(std::true_type{}) : pick(std::false_type{});
+  auto kernel = LeanOn(sizeof(T) == 2) ? pick(std::true_type{}) : pick(std::false_type{});
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);

@@ -129,9 +129,11 @@ __device__ __forceinline__ Pack<T, P> NormalizeWords(const Pack<T, P>& v, float 
 // parameter bytes as x and y together, bench/lab/s14_h200.md call 5). Each thread reads back only the slots it
 // wrote: no barrier.
 //
-// kLean (lab form, JK_NORM_LEAN): the merges' divisions by the special-function unit (Welford::Merge<true>), and the
-// output pass's parameter packs loaded one pack ahead (pack 0's before the reductions), so a row waits for one L2
-// round trip of parameters instead of kPacks of them in a row (each pack's loads sat behind a branch on its column).
+// kLean (the launcher's default for 16-bit rows; JK_NORM_LEAN forces it): the merges' divisions by the special-function
+// unit (Welford::Merge<true>); the output pass's parameter packs loaded one pack ahead (pack 0's before the
+// reductions), so a row waits for one L2 round trip of parameters instead of kPacks of them in a row (each pack's
+// loads sat behind a branch on its column); 16-bit rows without the shift (kUnshifted below). Fewer instructions
+// mattered for 16-bit LayerNorm, which issues on about two thirds of its cycles (bench/lab/s14_h200.md).
 template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false, bool kLean = false>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
