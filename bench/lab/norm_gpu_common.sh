@@ -1,8 +1,8 @@
 # Sourced by the norm labs' one-call GPU scripts (norm_half_gpu.sh, norm_short_gpu.sh, norm_packed_gpu.sh):
 # the start (build, the time budget) and the steps they share. Not run on its own.
 #   lab_clock DEFAULT_S           REPO, OUT, left() (seconds left of JK_TOTAL_S, default DEFAULT_S), no build
-#   norm_gpu_start DEFAULT_S      lab_clock, then builds (bench/gpu_check.sh build; exits on failure) and cds to
-#                                 /tmp (the installed package, not the source tree)
+#   norm_gpu_start DEFAULT_S      lab_clock, then builds (bench/gpu_check.sh build; exits on failure; not with
+#                                 JK_NO_BUILD=1) and cds to /tmp (the installed package, not the source tree)
 #   norm_short_lab T_MARGIN B_MARGIN ARGS...   bench/lab/norm_short_lab.py ARGS under a timeout of left - T_MARGIN
 #                                 and --budget left - B_MARGIN; log $OUT/lab.log, errors and the report printed
 #   norm_tier_tests K HI T DIV TIER...   the tests of tests/test_norms.py matching -k K with JK_NORM_TIER=TIER,
@@ -27,7 +27,8 @@ lab_clock() {
 norm_gpu_start() {
   lab_clock "$1"
   export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} PYTHONUNBUFFERED=1
-  OUT=$OUT bash "$REPO/bench/gpu_check.sh" build || exit 1
+  # JK_NO_BUILD=1: a script run after another in the same call keeps the package that one built.
+  if [ "${JK_NO_BUILD:-0}" != 1 ]; then OUT=$OUT bash "$REPO/bench/gpu_check.sh" build || exit 1; fi
   cd /tmp
 }
 

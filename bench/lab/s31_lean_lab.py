@@ -4,7 +4,10 @@ the special-function unit, the parameter packs one pack ahead) against the defau
 Variants (JK_NORM_LEAN, JK_NORM_HYBRID; both re-read at every launch, XLA command buffers off): "def" (the default
 dispatch), "lean" (JK_NORM_LEAN=1), for float32 rows past 16384 "h1" / "h2" (the hybrid kernel's lean form at 6 + 10
 / 4 + 12 packs: LayerNorm lost on it before, 66-77% against the cluster tier's 80-83%, RMSNorm at 6 + 10; they spilled
-24-40 bytes where their lean forms spill 0-8; RMSNorm's "lean" is already h2), jnp.
+24-40 bytes where their lean forms spill 0-8; RMSNorm's "lean" is already h2), and with --more (after lean became
+the default for 16-bit rows and 6 + 10 packs the hybrid's) "plain" (JK_NORM_LEAN=0) and for 16-bit rows "ss"
+(JK_NORM_SMEM_SCALE=1: the scale in shared memory, whose lean 16-bit forms no longer spill, or 16 bytes for
+LayerNorm, against 16-40 in session 14, where it lost), jnp.
 Method as s30_split_lab.py: CUPTI kernel time per call (profiler.measure), median of 20 calls, 3 rounds with the order
 rotated (every round's median reported, the best taken; up to 20 calls, fewer where their outputs, all
 alive during the measurement, would pass 30 GB); bytes = x read once + y written once; % of the copy ceiling
@@ -19,7 +22,7 @@ import os
 import sys
 
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
-for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_CLUSTER"):
+for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_CLUSTER", "JK_NORM_SMEM_SCALE"):
     os.environ.pop(k, None)
 
 import jax  # noqa: E402
@@ -36,7 +39,9 @@ DT = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
 CASES = [((24576, 65536), "bf16"), ((24576, 65536), "f16"), ((49152, 32768), "f32"), ((24576, 65536), "f32"),
          ((49152, 16384), "f32"), ((49152, 32768), "bf16")]
 VARIANTS = {"def": {}, "lean": {"JK_NORM_LEAN": "1"}, "h1": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "1"},
-            "h2": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "jnp": {}}
+            "h2": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "plain": {"JK_NORM_LEAN": "0"},
+            "ss": {"JK_NORM_SMEM_SCALE": "1"}, "jnp": {}}
+KNOBS = ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_SMEM_SCALE")
 
 
 def jnp_norm(op):
@@ -62,6 +67,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--dtypes", default="bf16,f16,f32", help="cases of these dtypes only")
+    ap.add_argument("--more", action="store_true", help="the plain and ss variants; no h1 / h2")
+    ap.add_argument("--n", type=int, default=0, help="rows of this length only")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s31_lean_lab.txt"))
     a = ap.parse_args()
     measure = lab_measure()
@@ -78,7 +85,7 @@ def main():
     del x1
     say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
     cases = CASES if ON_GPU and not a.quick else [((3, 4104), "f32"), ((2, 16392), "bf16"), ((3, 20000), "f32")]
-    cases = [c for c in cases if c[1] in a.dtypes.split(",")]
+    cases = [c for c in cases if c[1] in a.dtypes.split(",") and a.n in (0, c[0][1])]
     say(f"{'case':30s} {'def':>8s} {'lean':>8s} {'h1':>8s} {'h2':>8s} {'jnp':>8s}  ms; % copy def -> lean (h1, h2); "
         "x jnp; max err per variant; rounds")
     for shape, dname in cases:
@@ -90,12 +97,16 @@ def main():
         nbytes = 2 * x.nbytes
         for op in ("layer_norm", "rms_norm"):
             hybrid = dname == "f32" and shape[1] > 16384
-            variants = [v for v in VARIANTS if v not in ("h1", "h2") or (hybrid and (v == "h1" or op == "layer_norm"))]
+            if a.more:
+                variants = ["def", "plain"] + (["ss"] if dname != "f32" else []) + ["jnp"]
+            else:
+                variants = [v for v in ("def", "lean", "h1", "h2", "jnp")
+                            if v not in ("h1", "h2") or (hybrid and (v == "h1" or op == "layer_norm"))]
             iters = max(3, min(20, int(30e9 // x.nbytes)))
             fns = {v: (jnp_norm(op) if v == "jnp" else ours(op)) for v in variants}
 
             def use(v):
-                for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID"):
+                for k in KNOBS:
                     os.environ.pop(k, None)
                 os.environ.update(VARIANTS[v])
                 return fns[v]
@@ -112,6 +123,12 @@ def main():
             best = {v: min(t) for v, t in times.items()}
             pct = {v: nbytes / (best[v] * 1e-3) / 1e9 / ceiling * 100 for v in best}
             name = f"{op} {dname} {'x'.join(map(str, shape))}"
+            if a.more:
+                say(f"{name:30s} " + " ".join(f"{v} {best[v]:.4f} ({pct[v]:.1f}%)" for v in variants) +
+                    f"; x jnp {best['jnp'] / best['def']:.2f}; err " +
+                    " / ".join(f"{v} {errs[v]:.1e}" for v in errs) + f"; {iters} calls; rounds " +
+                    " | ".join(" ".join(f"{t:.4f}" for t in times[v]) for v in times))
+                continue
             col = lambda v: f"{best[v]:8.4f}" if v in best else f"{'-':>8s}"  # noqa: E731
             extra = ", ".join(f"{v} {pct[v]:.1f}%" for v in ("h1", "h2") if v in pct)
             say(f"{name:30s} {col('def')} {col('lean')} {col('h1')} {col('h2')} {col('jnp')}  "
@@ -120,7 +137,7 @@ def main():
                 " / ".join(f"{v} {errs[v]:.1e}" for v in errs) + f"; {iters} calls; rounds " +
                 " | ".join(" ".join(f"{t:.4f}" for t in times[v]) for v in times))
         del x
-    for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID"):
+    for k in KNOBS:
         os.environ.pop(k, None)
 
 
