@@ -116,12 +116,15 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
 // H200 (bench/lab/s14_h200.md call 6, % of the copy ceiling, scale from L2 -> from shared memory):
 //   LayerNorm float32 49152 x 32768   84% -> 88%      24576 x 65536   80% -> 86%
 //   LayerNorm 16-bit  24576 x 65536   80% -> 77-80%   RMSNorm 16-bit  24576 x 65536   88% -> 71%
-// (the 16-bit forms spill 16-40 bytes with the slots' addressing). Lab knob JK_NORM_SMEM_SCALE=1|0 (re-read at
-// every launch) forces it on or off for every dtype.
+// (the 16-bit forms spill 16-40 bytes with the slots' addressing). The lean 16-bit RMSNorm forms spill none with it
+// (session 31, bench/lab/s31_ss_lab_h200.txt, lean, scale from L2 -> from shared memory):
+//   RMSNorm 16-bit 24576 x 65536     88.5-88.7% -> 92.1-92.3%     LayerNorm 16-bit 65536   83.7-84.1% -> 80.0-80.4%
+// so it is on for float32 LayerNorm and for lean 16-bit RMSNorm. Lab knob JK_NORM_SMEM_SCALE=1|0 (re-read at every
+// launch) forces it on or off for every dtype.
 template <typename T, Kind K>
-bool SmemScaleOn() {
+bool SmemScaleOn(bool lean) {
   if (const char* e = std::getenv("JK_NORM_SMEM_SCALE")) return std::atoi(e) != 0;
-  return sizeof(T) == 4 && K == Kind::kLayerNorm;
+  return sizeof(T) == 4 ? K == Kind::kLayerNorm : K == Kind::kRmsNorm && lean;
 }
 // RMSNorm float32 rows of 16385-28671 columns keep the two-read tier: there the hybrid ran a CTA of up to 448 threads
 // and lost at 20480 and 24576 columns (H200, session 19, bench/lab/s19_h200.md, CUPTI against jnp in processes of
@@ -158,10 +161,11 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const bool exchange = shape.ctas > 1 && ClusterExchangeOn();
   // The scale in shared memory (kSmemScale): one scale row, on a persistent grid (a CTA per row would copy it
   // for every row).
+  const bool lean = LeanOn(sizeof(T) == 2);
   const bool smem_scale =
-      SmemScaleOn<T, K>() && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
-  auto pick = [&](auto lean) {
-    constexpr bool kLean = decltype(lean)::value;
+      SmemScaleOn<T, K>(lean) && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
+  auto pick = [&](auto lean_tag) {
+    constexpr bool kLean = decltype(lean_tag)::value;
     if (smem_scale) {
       return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true, kLean>
                       : ClusterRowsNorm<T, K, kClusterPacks, false, true, kLean>;
@@ -169,7 +173,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
     return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean>
                     : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean>;
   };
-  auto kernel = LeanOn(sizeof(T) == 2) ? pick(std::true_type{}) : pick(std::false_type{});
+  auto kernel = lean ? pick(std::true_type{}) : pick(std::false_type{});
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);
