@@ -144,7 +144,7 @@ struct Welford {
     mean += d / count;
     m2 += d * (x - mean);
   }
-  // kFast: the weight o.count / n by the special-function unit's reciprocal (RcpApprox: 1 ulp, n >= 1 here; two
+  // kFast: the weight o.count / n by the special-function unit's reciprocal (__fdividef: 2 ulp, two
   // instructions) instead of an IEEE division (a reciprocal, its refinement, a range check and a branch to a
   // slow path): the merges of a row's states sit on its critical path, one per butterfly level.
   template <bool kFast = false>
@@ -152,7 +152,7 @@ struct Welford {
     if (o.count == 0.f) return;
     float n = count + o.count;
     float d = o.mean - mean;
-    float w = kFast ? o.count * RcpApprox(n) : o.count / n;
+    float w = kFast ? __fdividef(o.count, n) : o.count / n;
     mean += d * w;
     m2 += o.m2 + d * d * count * w;
     count = n;

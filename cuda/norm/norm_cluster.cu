@@ -164,21 +164,16 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const bool lean = LeanOn(sizeof(T) == 2);
   const bool smem_scale =
       SmemScaleOn<T, K>(lean) && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
-  // LayerNorm rows that fill every rank's packs exactly (the benchmark's 16-bit 65536) take the lean kernel's kFull
-  // form: no per-pack column checks. (RMSNorm's kFull forms spilled 16-24 bytes where its others spill none.)
-  const bool full = K == Kind::kLayerNorm &&
-                    p.n == int64_t{shape.ctas} * kClusterPacks * shape.threads * (16 / int64_t{sizeof(T)});
-  auto pick = [&](auto lean_tag, auto full_tag) {
-    constexpr bool kLean = decltype(lean_tag)::value, kFull = decltype(full_tag)::value;
+  auto pick = [&](auto lean_tag) {
+    constexpr bool kLean = decltype(lean_tag)::value;
     if (smem_scale) {
-      return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true, kLean, kFull>
-                      : ClusterRowsNorm<T, K, kClusterPacks, false, true, kLean, kFull>;
+      return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true, kLean>
+                      : ClusterRowsNorm<T, K, kClusterPacks, false, true, kLean>;
     }
-    return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean, kFull>
-                    : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean, kFull>;
+    return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean>
+                    : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean>;
   };
-  auto kernel = !lean ? pick(std::false_type{}, std::false_type{})
-                : full ? pick(std::true_type{}, std::true_type{}) : pick(std::true_type{}, std::false_type{});
+  auto kernel = lean ? pick(std::true_type{}) : pick(std::false_type{});
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);

@@ -81,7 +81,7 @@ struct ThreadWelford {
   template <bool kFast = false>
   __device__ __forceinline__ void Begin(float count, float sum) {
     w.count = count;
-    w.mean = count > 0.f ? (kFast ? sum * RcpApprox(count) : sum / count) : 0.f;
+    w.mean = count > 0.f ? (kFast ? __fdividef(sum, count) : sum / count) : 0.f;
   }
   __device__ __forceinline__ void Add(float v) {
     const float d = v - w.mean;
@@ -134,8 +134,7 @@ __device__ __forceinline__ Pack<T, P> NormalizeWords(const Pack<T, P>& v, float 
 // reductions), so a row waits for one L2 round trip of parameters instead of kPacks of them in a row (each pack's
 // loads sat behind a branch on its column); 16-bit rows without the shift (kUnshifted below). Fewer instructions
 // mattered for 16-bit LayerNorm, which issues on about two thirds of its cycles (bench/lab/s14_h200.md).
-template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false, bool kLean = false,
-          bool kFull = false>
+template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false, bool kLean = false>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -150,13 +149,11 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
-  // kFull (the launcher's promise: n = ranks x kPacks x blockDim.x x kP): every pack inside the row, no checks.
-  auto inside = [&](int k) { return kFull || col_of(k) < ncols; };
   uint4* const my_scale = scale_slots + t;  // this thread's slot k at my_scale[k * lanes]
   if constexpr (kSmemScale) {
 #pragma unroll
     for (int k = 0; k < kPacks; ++k)
-      if (inside(k)) my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
+      if (col_of(k) < ncols) my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
   }
   if constexpr (kExchange) ex.Init();
   auto row_state = [&](const Welford& w, int parity, uint32_t use) {
@@ -165,7 +162,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   };
   // kLean: pack k's parameter words, the scale from shared memory where kSmemScale put it there.
   auto params_of = [&](int k, const T* scale, const T* bias) {
-    const bool live = inside(k);
+    const bool live = col_of(k) < ncols;
     ParamWords r = LoadParamWords<T, K>(kSmemScale ? nullptr : scale, bias, col_of(k), live);
     if (kSmemScale && live) r.g = my_scale[k * lanes];
     return r;
@@ -183,14 +180,8 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
     constexpr bool kUnshifted = kLean && sizeof(T) == 2;
     const float shift = kUnshifted ? 0.f : RowShift<K>(p.x, row, rows, n);
     // Without the shift's load, ptxas hoisted the packs' 64-bit addresses out of the row loop and spilled them (48
-    // bytes, reloaded every row). Hiding a per-row value from it keeps them per row: the thread's first column where
-    // every pack is inside the row (LayerNorm's kFull: no spill, global loads), else the row pointer (no spill or 8-16
-    // bytes, but the loads become generic). Measured by ptxas's stack sizes (sm_90a), each form where it spilled less.
-    constexpr bool kOpaqueColumns = kUnshifted && kFull && K == Kind::kLayerNorm;
-    if constexpr (kUnshifted && !kOpaqueColumns) asm volatile("" : "+l"(xr));
-    int col0 = col_of(0);
-    if constexpr (kOpaqueColumns) asm volatile("" : "+r"(col0));
-    auto col_at = [&](int k) { return kOpaqueColumns ? col0 + k * lanes * kP : col_of(k); };  // = col_of(k)
+    // bytes, reloaded every row): the row's base pointer made opaque keeps them per row.
+    if constexpr (kUnshifted) asm volatile("" : "+l"(xr));
     ThreadWelford tw;
     float mean = 0.f, rstd;
     if constexpr (sizeof(T) == 4) {
@@ -199,7 +190,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (inside(k)) {
+        if (col < ncols) {
           v[k] = LoadPack<T, kP>(xr + col);
           ++live;
         }
@@ -208,7 +199,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         float q = 0.f;  // RMSNorm: the sum of squares in one pass (see SquaresState)
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
+          if (col_of(k) < ncols)
 #pragma unroll
             for (int e = 0; e < kP; ++e) q = fmaf(v[k].v[e], v[k].v[e], q);
         tw.w = SquaresState(static_cast<float>(live * kP), q);
@@ -216,13 +207,13 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         float s = 0.f;
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
+          if (col_of(k) < ncols)
 #pragma unroll
             for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
         tw.Begin<kLean>(static_cast<float>(live * kP), s);
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
+          if (col_of(k) < ncols)
 #pragma unroll
             for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
       }
@@ -241,14 +232,14 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         const ParamWords cur = next;
         if (k + 1 < kPacks) next = params_of(k + 1, scale, bias);
         const int col = col_of(k);
-        if (!inside(k)) continue;
+        if (col >= ncols) continue;
         StorePack<T, kP>(yr + col, NormalizeWords<K, T, kP>(v[k], mean, rstd, cur, kSmemScale || scale != nullptr,
                                                              bias != nullptr));
       }
 #pragma unroll
       for (int k = 0; k < kPacks && !kLean; ++k) {
         const int col = col_of(k);
-        if (!inside(k)) continue;
+        if (col >= ncols) continue;
         if constexpr (kSmemScale) {
           const uint4 gw = my_scale[k * lanes];
           Pack<T, kP> g, b;
@@ -269,15 +260,13 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       int live = 0;
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
-        const int col = col_at(k);
-        raw[k] = inside(k) ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
-        if constexpr (K == Kind::kLayerNorm) live += inside(k);
+        const int col = col_of(k);
+        raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
+        if constexpr (K == Kind::kLayerNorm) live += col < ncols;
       }
       // RMSNorm counts its packs inside the row by formula: counted in the loop, its instantiations kept five
       // 64-bit pack offsets in local memory (40-56 bytes of stack, reloaded every row); LayerNorm's did not spill.
-      if constexpr (K == Kind::kRmsNorm) {
-        live = kFull ? kPacks : min(kPacks, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
-      }
+      if constexpr (K == Kind::kRmsNorm) live = min(kPacks, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
       if constexpr (K == Kind::kRmsNorm) {
         // RMSNorm: the sum of squares in one pass (see SquaresState); padding packs hold zeros.
         float q0 = 0.f, q1 = 0.f;
@@ -307,7 +296,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         tw.Begin<kLean>(static_cast<float>(live * kP), s0 + s1);
 #pragma unroll
         for (int k = 0; k < kPacks; ++k) {
-          if (!inside(k)) continue;
+          if (col_of(k) >= ncols) continue;
 #pragma unroll
           for (int w = 0; w < 4; ++w) {
             const float2 f = UnpackAgain<T, 1>(Word(raw[k], w));
@@ -332,13 +321,13 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       for (int k = 0; k < kPacks && kLean; ++k) {
         const ParamWords cur = next;
         if (k + 1 < kPacks) next = params_of(k + 1, scale, bias);
-        const int col = col_at(k);
-        if (inside(k)) StorePackedNormalizedGB<T, K>(yr, raw[k], cur.g, cur.b, col, mean, rstd);
+        const int col = col_of(k);
+        if (col < ncols) StorePackedNormalizedGB<T, K>(yr, raw[k], cur.g, cur.b, col, mean, rstd);
       }
 #pragma unroll
       for (int k = 0; k < kPacks && !kLean; ++k) {
-        const int col = col_at(k);
-        if (!inside(k)) continue;
+        const int col = col_of(k);
+        if (col >= ncols) continue;
         if constexpr (kSmemScale)
           StorePackedNormalizedWith<T, K>(yr, raw[k], my_scale[k * lanes], bias, col, mean, rstd);
         else
