@@ -375,11 +375,19 @@ NORM_HYBRID_ROWS = [(3, 16388), (600, 20000), (2, 32768), (3, 32776), (600, 4000
                     (2, 131072)]
 
 
-@pytest.mark.parametrize("knob", NORM_HYBRID)
+# The cluster and hybrid kernels' kLean forms (norm_cluster.cuh) and their plain forms, each forced by JK_NORM_LEAN
+# (by default: lean for 16-bit rows and on the hybrid kernel, plain for float32 LayerNorm). Both stay reachable, so
+# both are tested: rows of one CTA (16384 float32), persistent clusters over several rows, a padded last rank.
+NORM_LEAN = ["0", "1"] if ON_GPU else []
+NORM_LEAN_ROWS = [(3, 16384), (600, 40000), (3, 65544)]
+NORM_KNOB_ROWS = ([("JK_NORM_HYBRID", k, rows, n) for k in NORM_HYBRID for rows, n in NORM_HYBRID_ROWS] +
+                  [("JK_NORM_LEAN", v, rows, n) for v in NORM_LEAN for rows, n in NORM_LEAN_ROWS])
+
+
+@pytest.mark.parametrize("env,value,rows,n", NORM_KNOB_ROWS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("rows,n", NORM_HYBRID_ROWS)
-def test_norm_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n):
-    monkeypatch.setenv("JK_NORM_HYBRID", knob)
+def test_norm_knob_rows(monkeypatch, rng, env, value, dtype, rows, n):
+    monkeypatch.setenv(env, value)
     check_norm_rows(rng, dtype, rows, n)
 
 
@@ -387,20 +395,6 @@ def test_norm_hybrid_rows(monkeypatch, rng, knob, dtype, rows, n):
 def test_norm_hybrid_large_mean_and_groups(monkeypatch, rng, knob):
     monkeypatch.setenv("JK_NORM_HYBRID", knob)
     check_norm_large_mean_and_groups(rng)
-
-
-# The cluster and hybrid kernels' kLean forms (norm_cluster.cuh) and their plain forms, each forced by JK_NORM_LEAN
-# (by default: lean for 16-bit rows and on the hybrid kernel, plain for float32 LayerNorm). Both stay reachable, so
-# both are tested: rows of one CTA (16384 float32), persistent clusters over several rows, a padded last rank.
-NORM_LEAN = ["0", "1"] if ON_GPU else []
-
-
-@pytest.mark.parametrize("lean", NORM_LEAN)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("rows,n", [(3, 16384), (600, 40000), (3, 65544)])
-def test_norm_lean_forms(monkeypatch, rng, lean, dtype, rows, n):
-    monkeypatch.setenv("JK_NORM_LEAN", lean)
-    check_norm_rows(rng, dtype, rows, n)
 
 
 @pytest.mark.parametrize("lean", NORM_LEAN)

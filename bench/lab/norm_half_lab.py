@@ -88,6 +88,63 @@ def median_ms(measure, f, args, iters):
     return float(np.median([t for t in ts if t is not None]))
 
 
+def lab_log(path):
+    """say(line, quiet=False): the line printed (unless quiet) and appended to the log file at path."""
+    log = open(path, "w")
+
+    def say(line, quiet=False):  # quiet: the log file only (a device reply keeps the last 12,000 characters)
+        if not quiet:
+            print(line, flush=True)
+        log.write(line + "\n")
+        log.flush()
+    return say
+
+
+def copy_ceiling(measure, warm=0):
+    """GB/s of x * c over a 1 GiB float32 array (64 KiB off a GPU), median of 20 timed calls after `warm` untimed."""
+    import jax
+    import jax.numpy as jnp
+    x1 = jax.random.normal(jax.random.key(1), ((1 << 28) if jax.default_backend() == "gpu" else (1 << 16),),
+                           jnp.float32)
+    fc = jax.jit(lambda x: x * jnp.float32(1.0001))
+    for _ in range(warm):
+        jax.block_until_ready(fc(x1))
+    return 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
+
+
+def lab_start(path, warm=0):
+    """(measure, say, ceiling) for a one-process lab: the timer, its log (lab_log), the copy ceiling, logged."""
+    import jax
+    measure = lab_measure()
+    say = lab_log(path)
+    ceiling = copy_ceiling(measure, warm)
+    say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
+    return measure, say, ceiling
+
+
+def lab_inputs(shape, dt):
+    """x ~ N(0, 1) of `shape`, scale ~ 1 + N(0, 0.1) and bias ~ N(0, 0.1) over shape[1], all in dt (keyed by shape[1])."""
+    import jax
+    import jax.numpy as jnp
+    k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
+    x = jax.random.normal(k1, shape, dt)
+    s = (1.0 + 0.1 * jax.random.normal(k2, (shape[1],), jnp.float32)).astype(dt)
+    b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
+    return x, s, b
+
+
+def rotated_rounds(measure, use, variants, args, iters, rounds=3):
+    """{variant: [median ms of each round]}: use(v) sets variant v up and returns its function; round r starts with
+    the r-th variant, so no variant always runs first."""
+    variants = list(variants)
+    times = {v: [] for v in variants}
+    for rnd in range(rounds):
+        k = rnd % len(variants)
+        for v in variants[k:] + variants[:k]:
+            times[v].append(median_ms(measure, use(v), args, iters))
+    return times
+
+
 # ---------------------------------------------------------------------------------------------- worker
 def worker(name: str, cases: list, with_jnp: bool, deadline: float):
     import jax

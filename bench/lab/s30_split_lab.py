@@ -24,7 +24,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from norm_half_lab import lab_measure, median_ms  # noqa: E402
+from norm_half_lab import lab_inputs, lab_start, rotated_rounds  # noqa: E402
 from strided_lab import err, make  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
@@ -41,27 +41,11 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s30_split_lab.txt"))
     a = ap.parse_args()
-    measure = lab_measure()
-    log = open(a.out, "w")
-
-    def say(line):
-        print(line, flush=True)
-        log.write(line + "\n")
-        log.flush()
-
-    x1 = jax.random.normal(jax.random.key(1), ((1 << 28) if ON_GPU else (1 << 16),), jnp.float32)
-    fc = jax.jit(lambda x: x * jnp.float32(1.0001))
-    ceiling = 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
-    del x1
-    say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
+    measure, say, ceiling = lab_start(a.out)
     cases = CASES if ON_GPU and not a.quick else [((2, 4200, 16), "bf16"), ((1, 5000, 8), "f32")]
     say(f"{'case':36s} {'split':>8s} {'plain':>8s} {'before':>8s} {'jnp':>8s}  ms; x jnp, % copy (split); max err; rounds")
     for shape, dname in cases:
-        dt = DT[dname]
-        k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
-        x = jax.random.normal(k1, shape, dt)
-        s = (1.0 + 0.1 * jax.random.normal(k2, (shape[1],), jnp.float32)).astype(dt)
-        b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
+        x, s, b = lab_inputs(shape, DT[dname])
         nbytes = 2 * x.nbytes
         for op in ("layer_norm", "rms_norm", "softmax"):
             ours, theirs = make(op, False)
@@ -78,11 +62,7 @@ def main():
                 jax.block_until_ready(f(x, s, b))
                 if v != "jnp":
                     errs[v] = err(op, f, x, s, b, False)
-            times = {v: [] for v in variants}
-            order = list(variants)
-            for rnd in range(3):
-                for v in order[rnd:] + order[:rnd]:
-                    times[v].append(median_ms(measure, use(v), (x, s, b), 20))
+            times = rotated_rounds(measure, use, variants, (x, s, b), 20)
             best = {v: min(t) for v, t in times.items()}
             name = f"{op} {dname} {'x'.join(map(str, shape))}"
             say(f"{name:36s} {best['split']:8.4f} {best['plain']:8.4f} {best['before']:8.4f} {best['jnp']:8.4f}  "

@@ -31,7 +31,7 @@ import jax.numpy as jnp  # noqa: E402
 import jax_kernels as jk  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from norm_half_lab import lab_measure, median_ms, rel_error  # noqa: E402
+from norm_half_lab import lab_inputs, lab_start, rel_error, rotated_rounds  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
 DT = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
@@ -71,29 +71,13 @@ def main():
     ap.add_argument("--n", type=int, default=0, help="rows of this length only")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s31_lean_lab.txt"))
     a = ap.parse_args()
-    measure = lab_measure()
-    log = open(a.out, "w")
-
-    def say(line):
-        print(line, flush=True)
-        log.write(line + "\n")
-        log.flush()
-
-    x1 = jax.random.normal(jax.random.key(1), ((1 << 28) if ON_GPU else (1 << 16),), jnp.float32)
-    fc = jax.jit(lambda x: x * jnp.float32(1.0001))
-    ceiling = 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
-    del x1
-    say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
+    measure, say, ceiling = lab_start(a.out)
     cases = CASES if ON_GPU and not a.quick else [((3, 4104), "f32"), ((2, 16392), "bf16"), ((3, 20000), "f32")]
     cases = [c for c in cases if c[1] in a.dtypes.split(",") and a.n in (0, c[0][1])]
     say(f"{'case':30s} {'def':>8s} {'lean':>8s} {'h1':>8s} {'h2':>8s} {'jnp':>8s}  ms; % copy def -> lean (h1, h2); "
         "x jnp; max err per variant; rounds")
     for shape, dname in cases:
-        dt = DT[dname]
-        k1, k2, k3 = jax.random.split(jax.random.key(shape[1]), 3)
-        x = jax.random.normal(k1, shape, dt)
-        s = (1.0 + 0.1 * jax.random.normal(k2, (shape[1],), jnp.float32)).astype(dt)
-        b = (0.1 * jax.random.normal(k3, (shape[1],), jnp.float32)).astype(dt)
+        x, s, b = lab_inputs(shape, DT[dname])
         nbytes = 2 * x.nbytes
         for op in ("layer_norm", "rms_norm"):
             hybrid = dname == "f32" and shape[1] > 16384
@@ -116,10 +100,7 @@ def main():
                 if v != "jnp":
                     errs[v] = rel_error(x[:8], y[:8], s, b, op)
                 del y
-            times = {v: [] for v in variants}
-            for rnd in range(3):
-                for v in variants[rnd % len(variants):] + variants[:rnd % len(variants)]:
-                    times[v].append(median_ms(measure, use(v), (x, s, b), iters))
+            times = rotated_rounds(measure, use, variants, (x, s, b), iters)
             best = {v: min(t) for v, t in times.items()}
             pct = {v: nbytes / (best[v] * 1e-3) / 1e9 / ceiling * 100 for v in best}
             name = f"{op} {dname} {'x'.join(map(str, shape))}"

@@ -27,7 +27,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from norm_half_lab import lab_measure, median_ms  # noqa: E402
+from norm_half_lab import lab_measure, lab_start, median_ms  # noqa: E402
 
 import jax_kernels as jk  # noqa: E402
 from jax_kernels import reference as ref  # noqa: E402
@@ -106,21 +106,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "strided_lab.txt"))
     a = ap.parse_args()
     t_end = time.time() + a.budget
-    log = open(a.out, "w")
-
-    def say(line, quiet=False):  # quiet: the log file only (the device reply keeps the last 12,000 characters)
-        if not quiet:
-            print(line, flush=True)
-        log.write(line + "\n")
-        log.flush()
-
-    x1 = jax.random.normal(jax.random.key(1), ((1 << 28) if ON_GPU else (1 << 16),), jnp.float32)
-    fc = jax.jit(lambda x: x * jnp.float32(1.0001))
-    for _ in range(20):
-        jax.block_until_ready(fc(x1))
-    ceiling = 2 * x1.nbytes / (median_ms(measure, fc, (x1,), 20) * 1e-3) / 1e9
-    del x1
-    say(f"copy ceiling {ceiling:.0f} GB/s ({jax.devices()[0].device_kind})")
+    _, say, ceiling = lab_start(a.out, warm=20)  # (the module's own measure times the cases)
 
     big = ON_GPU and not a.quick
     # (shape, dtype, ops, vmapped): the benchmark case first

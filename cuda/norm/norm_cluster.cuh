@@ -176,11 +176,14 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
     // kUnshifted: 16-bit rows in the lean form take no shift. A thread's 64 values of at most 11 significant bits
     // sum exactly in float32 wherever they share a few binades (where they do not, the variance dwarfs the
     // rounding), so its two passes over registers are exact without it; the shift cost a load per row and
-    // two additions per element (the sum's and the deviation's).
+    // two additions per element (the sum's and the deviation's). Only the merged means' rounding moves: within
+    // 0.88 float32 ulp of the mean against 0.50 shifted (bench/lab/s31_unshifted_check.py, H200).
     constexpr bool kUnshifted = kLean && sizeof(T) == 2;
     const float shift = kUnshifted ? 0.f : RowShift<K>(p.x, row, rows, n);
     // Without the shift's load, ptxas hoisted the packs' 64-bit addresses out of the row loop and spilled them (48
-    // bytes, reloaded every row): the row's base pointer made opaque keeps them per row.
+    // bytes, reloaded every row): the row's base pointer made opaque keeps them per row. The loads become generic
+    // (LD.E.128), as measured; hiding the thread's first column instead kept global loads but hid the stores' 16-byte
+    // alignment too, split each store in four and lost (84% -> 68% of copy, bench/lab/s31_h200.md call 7).
     if constexpr (kUnshifted) asm volatile("" : "+l"(xr));
     ThreadWelford tw;
     float mean = 0.f, rstd;
@@ -227,6 +230,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       const T* scale = ScaleRow(p, row);
       const T* bias = BiasRow(p, row);
       T* yr = p.y + row * n;
+      // Two output loops whose conditions carry kLean: one compiles away.
 #pragma unroll
       for (int k = 0; k < kPacks && kLean; ++k) {
         const ParamWords cur = next;
