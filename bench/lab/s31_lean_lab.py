@@ -7,7 +7,9 @@ dispatch), "lean" (JK_NORM_LEAN=1), for float32 rows past 16384 "h1" / "h2" (the
 24-40 bytes where their lean forms spill 0-8; RMSNorm's "lean" is already h2), and with --more (after lean became
 the default for 16-bit rows and 6 + 10 packs the hybrid's) "plain" (JK_NORM_LEAN=0) and for 16-bit rows "ss"
 (JK_NORM_SMEM_SCALE=1: the scale in shared memory, whose lean 16-bit forms no longer spill, or 16 bytes for
-LayerNorm, against 16-40 in session 14, where it lost), jnp.
+LayerNorm, against 16-40 in session 14, where it lost), jnp; --variants picks among those and "full" (JK_NORM_FULL=1:
+16-bit LayerNorm's lean kFull form, no per-pack column checks) and "h3" (JK_NORM_HYBRID=3: float32 RMSNorm's hybrid
+at 7 + 9 packs, lean), each where it applies.
 Method as s30_split_lab.py: CUPTI kernel time per call (profiler.measure), median of 20 calls, 3 rounds with the order
 rotated (every round's median reported, the best taken; up to 20 calls, fewer where their outputs, all
 alive during the measurement, would pass 30 GB); bytes = x read once + y written once; % of the copy ceiling
@@ -40,8 +42,20 @@ CASES = [((24576, 65536), "bf16"), ((24576, 65536), "f16"), ((49152, 32768), "f3
          ((49152, 16384), "f32"), ((49152, 32768), "bf16")]
 VARIANTS = {"def": {}, "lean": {"JK_NORM_LEAN": "1"}, "h1": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "1"},
             "h2": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "plain": {"JK_NORM_LEAN": "0"},
-            "ss": {"JK_NORM_SMEM_SCALE": "1"}, "jnp": {}}
-KNOBS = ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_SMEM_SCALE")
+            "ss": {"JK_NORM_SMEM_SCALE": "1"}, "full": {"JK_NORM_FULL": "1"}, "h3": {"JK_NORM_HYBRID": "3"},
+            "jnp": {}}
+KNOBS = ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_SMEM_SCALE", "JK_NORM_FULL")
+
+
+def applies(v, op, dname, n):
+    """Whether variant v reaches a kernel of its own for this case (else it would time the default twice)."""
+    if v in ("h1", "h2", "h3"):
+        return dname == "f32" and n > 16384 and (v != "h2" or op == "layer_norm") and (v != "h3" or op == "rms_norm")
+    if v == "ss":
+        return dname != "f32"
+    if v == "full":
+        return dname != "f32" and op == "layer_norm"
+    return True
 
 
 def jnp_norm(op):
@@ -68,6 +82,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--dtypes", default="bf16,f16,f32", help="cases of these dtypes only")
     ap.add_argument("--more", action="store_true", help="the plain and ss variants; no h1 / h2")
+    ap.add_argument("--variants", default="", help="comma-separated variants (with --more), each where it applies")
     ap.add_argument("--n", type=int, default=0, help="rows of this length only")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s31_lean_lab.txt"))
     a = ap.parse_args()
@@ -82,7 +97,10 @@ def main():
         for op in ("layer_norm", "rms_norm"):
             hybrid = dname == "f32" and shape[1] > 16384
             if a.more:
-                variants = ["def", "plain"] + (["ss"] if dname != "f32" else []) + ["jnp"]
+                chosen = a.variants.split(",") if a.variants else ["def", "plain", "ss", "jnp"]
+                variants = [v for v in chosen if applies(v, op, dname, shape[1])]
+                if len(variants) < 3:  # nothing but the default and jnp: not this lab's case
+                    continue
             else:
                 variants = [v for v in ("def", "lean", "h1", "h2", "jnp")
                             if v not in ("h1", "h2") or (hybrid and (v == "h1" or op == "layer_norm"))]

@@ -82,8 +82,8 @@ Shape Choose(int64_t n) {
 // The plain 6 + 10 form had lost (63-71%; it spilled 32 bytes, its lean form none). LayerNorm lost at either shape
 // (66-77% against the cluster tier's 80-83%, s12 calls 2-3; lean 79-83% against 87-89%, session 31), and so did every
 // 16-bit form (4 + 12, 2 + 14 packs: 31-40%; they spilled 8-160 bytes; not built since). Lab knob JK_NORM_HYBRID
-// (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12; unset: the default (set JK_NORM_CLUSTER
-// alone: off).
+// (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12, 3 = 7 + 9 (lab: its lean form spills
+// none); unset: the default (set JK_NORM_CLUSTER alone: off).
 // The cluster-size limit keeps n <= 8 x 512 x 64 here, as the kernel's 32-bit column math wants.
 // The span: the fewest CTAs of up to 512 threads, unless CTAs of up to 256 threads (twice as many) keep more threads
 // resident on an SM. That happens where the wider CTA has 384 threads (two per SM by registers: 768 threads; RMSNorm
@@ -142,6 +142,7 @@ cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice
   static_assert(sizeof(T) == 4, "float32 only: the 16-bit forms lost (above)");
   if (choice == 1) return LaunchHybridRowsImpl<T, K, 6, 10>(p, stream);
   if (choice == 2) return LaunchHybridRowsImpl<T, K, 4, 12>(p, stream);
+  if (choice == 3) return LaunchHybridRowsImpl<T, K, 7, 9>(p, stream);
   return cudaErrorNotSupported;
 }
 }  // namespace
@@ -164,16 +165,22 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const bool lean = LeanOn(sizeof(T) == 2);
   const bool smem_scale =
       SmemScaleOn<T, K>(lean) && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
-  auto pick = [&](auto lean_tag) {
-    constexpr bool kLean = decltype(lean_tag)::value;
+  // Lab form (JK_NORM_FULL=1, re-read per launch; 16-bit LayerNorm only): rows that fill every rank's packs exactly
+  // take the lean kernel's kFull form, without per-pack column checks.
+  const char* full_env = std::getenv("JK_NORM_FULL");
+  const bool full = lean && K == Kind::kLayerNorm && sizeof(T) == 2 && full_env != nullptr && std::atoi(full_env) != 0 &&
+                    p.n == int64_t{shape.ctas} * kClusterPacks * shape.threads * (16 / int64_t{sizeof(T)});
+  auto pick = [&](auto lean_tag, auto full_tag) {
+    constexpr bool kLean = decltype(lean_tag)::value, kFull = decltype(full_tag)::value;
     if (smem_scale) {
-      return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true, kLean>
-                      : ClusterRowsNorm<T, K, kClusterPacks, false, true, kLean>;
+      return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, true, kLean, kFull>
+                      : ClusterRowsNorm<T, K, kClusterPacks, false, true, kLean, kFull>;
     }
-    return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean>
-                    : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean>;
+    return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean, kFull>
+                    : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean, kFull>;
   };
-  auto kernel = lean ? pick(std::true_type{}) : pick(std::false_type{});
+  auto kernel = !lean ? pick(std::false_type{}, std::false_type{})
+                : full ? pick(std::true_type{}, std::true_type{}) : pick(std::true_type{}, std::false_type{});
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);

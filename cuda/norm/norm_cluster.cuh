@@ -134,7 +134,8 @@ __device__ __forceinline__ Pack<T, P> NormalizeWords(const Pack<T, P>& v, float 
 // reductions), so a row waits for one L2 round trip of parameters instead of kPacks of them in a row (each pack's
 // loads sat behind a branch on its column); 16-bit rows without the shift (kUnshifted below). Fewer instructions
 // mattered for 16-bit LayerNorm, which issues on about two thirds of its cycles (bench/lab/s14_h200.md).
-template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false, bool kLean = false>
+template <typename T, Kind K, int kPacks, bool kExchange, bool kSmemScale = false, bool kLean = false,
+          bool kFull = false>
 __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 per SM
     ClusterRowsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -149,11 +150,13 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
+  // kFull (lab form, the launcher's promise: n = ranks x kPacks x blockDim.x x kP): every pack inside the row.
+  auto inside = [&](int k) { return kFull || col_of(k) < ncols; };
   uint4* const my_scale = scale_slots + t;  // this thread's slot k at my_scale[k * lanes]
   if constexpr (kSmemScale) {
 #pragma unroll
     for (int k = 0; k < kPacks; ++k)
-      if (col_of(k) < ncols) my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
+      if (inside(k)) my_scale[k * lanes] = *reinterpret_cast<const uint4*>(p.scale + col_of(k));
   }
   if constexpr (kExchange) ex.Init();
   auto row_state = [&](const Welford& w, int parity, uint32_t use) {
@@ -162,7 +165,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   };
   // kLean: pack k's parameter words, the scale from shared memory where kSmemScale put it there.
   auto params_of = [&](int k, const T* scale, const T* bias) {
-    const bool live = col_of(k) < ncols;
+    const bool live = inside(k);
     ParamWords r = LoadParamWords<T, K>(kSmemScale ? nullptr : scale, bias, col_of(k), live);
     if (kSmemScale && live) r.g = my_scale[k * lanes];
     return r;
@@ -193,7 +196,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        if (col < ncols) {
+        if (inside(k)) {
           v[k] = LoadPack<T, kP>(xr + col);
           ++live;
         }
@@ -202,7 +205,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         float q = 0.f;  // RMSNorm: the sum of squares in one pass (see SquaresState)
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
-          if (col_of(k) < ncols)
+          if (inside(k))
 #pragma unroll
             for (int e = 0; e < kP; ++e) q = fmaf(v[k].v[e], v[k].v[e], q);
         tw.w = SquaresState(static_cast<float>(live * kP), q);
@@ -210,13 +213,13 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         float s = 0.f;
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
-          if (col_of(k) < ncols)
+          if (inside(k))
 #pragma unroll
             for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
         tw.Begin<kLean>(static_cast<float>(live * kP), s);
 #pragma unroll
         for (int k = 0; k < kPacks; ++k)
-          if (col_of(k) < ncols)
+          if (inside(k))
 #pragma unroll
             for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
       }
@@ -236,14 +239,14 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         const ParamWords cur = next;
         if (k + 1 < kPacks) next = params_of(k + 1, scale, bias);
         const int col = col_of(k);
-        if (col >= ncols) continue;
+        if (!inside(k)) continue;
         StorePack<T, kP>(yr + col, NormalizeWords<K, T, kP>(v[k], mean, rstd, cur, kSmemScale || scale != nullptr,
                                                              bias != nullptr));
       }
 #pragma unroll
       for (int k = 0; k < kPacks && !kLean; ++k) {
         const int col = col_of(k);
-        if (col >= ncols) continue;
+        if (!inside(k)) continue;
         if constexpr (kSmemScale) {
           const uint4 gw = my_scale[k * lanes];
           Pack<T, kP> g, b;
@@ -265,12 +268,14 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
 #pragma unroll
       for (int k = 0; k < kPacks; ++k) {
         const int col = col_of(k);
-        raw[k] = col < ncols ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
-        if constexpr (K == Kind::kLayerNorm) live += col < ncols;
+        raw[k] = inside(k) ? LoadWords(xr + col) : make_uint4(pad, pad, pad, pad);
+        if constexpr (K == Kind::kLayerNorm) live += inside(k);
       }
       // RMSNorm counts its packs inside the row by formula: counted in the loop, its instantiations kept five
       // 64-bit pack offsets in local memory (40-56 bytes of stack, reloaded every row); LayerNorm's did not spill.
-      if constexpr (K == Kind::kRmsNorm) live = min(kPacks, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
+      if constexpr (K == Kind::kRmsNorm) {
+        live = kFull ? kPacks : min(kPacks, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
+      }
       if constexpr (K == Kind::kRmsNorm) {
         // RMSNorm: the sum of squares in one pass (see SquaresState); padding packs hold zeros.
         float q0 = 0.f, q1 = 0.f;
@@ -300,7 +305,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         tw.Begin<kLean>(static_cast<float>(live * kP), s0 + s1);
 #pragma unroll
         for (int k = 0; k < kPacks; ++k) {
-          if (col_of(k) >= ncols) continue;
+          if (!inside(k)) continue;
 #pragma unroll
           for (int w = 0; w < 4; ++w) {
             const float2 f = UnpackAgain<T, 1>(Word(raw[k], w));
@@ -326,12 +331,12 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
         const ParamWords cur = next;
         if (k + 1 < kPacks) next = params_of(k + 1, scale, bias);
         const int col = col_of(k);
-        if (col < ncols) StorePackedNormalizedGB<T, K>(yr, raw[k], cur.g, cur.b, col, mean, rstd);
+        if (inside(k)) StorePackedNormalizedGB<T, K>(yr, raw[k], cur.g, cur.b, col, mean, rstd);
       }
 #pragma unroll
       for (int k = 0; k < kPacks && !kLean; ++k) {
         const int col = col_of(k);
-        if (col >= ncols) continue;
+        if (!inside(k)) continue;
         if constexpr (kSmemScale)
           StorePackedNormalizedWith<T, K>(yr, raw[k], my_scale[k * lanes], bias, col, mean, rstd);
         else
