@@ -74,16 +74,19 @@ Shape Choose(int64_t n) {
 
 // Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 (one CTA up
 // to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's float32 rows of 28672 columns and more
-// (HybridRowsChoice), at 6 + 10 packs per thread (registers + staged), lean. Measured on an H200 (% of the copy
+// (HybridRowsChoice), at 7 + 9 packs per thread (registers + staged), lean. Measured on an H200 (% of the copy
 // ceiling; the tiers before: two reads):
 //   RMSNorm float32 49152 x 32768   81% -> 85% (4 + 12, 1.26x jnp; bench/lab/s12_h200.md call 2) -> 89.2% (6 + 10,
-//                                   lean; 4 + 12 lean: 86.3%; bench/lab/s31_lean_lab_h200.txt)
+//                                   lean; 4 + 12 lean: 86.3%; bench/lab/s31_lean_lab_h200.txt) -> 90.0% (7 + 9
+//                                   lean, against 89.8% for 6 + 10 in the same process; s31_full_h3_lab_h200.txt)
 //   RMSNorm float32 24576 x 65536   69% -> 84% (4 + 12, 1.01x -> 1.25x) -> 88.4% (6 + 10 lean; 4 + 12 lean: 85.3%)
-// The plain 6 + 10 form had lost (63-71%; it spilled 32 bytes, its lean form none). LayerNorm lost at either shape
+//                                   -> 89.3% (7 + 9 lean, 6 + 10: 89.1%)
+// The plain 6 + 10 form had lost (63-71%; it spilled 32 bytes, its lean form none; 7 + 9: 40 bytes, lean none; 8 + 8
+// lean spills 24). LayerNorm lost at either shape
 // (66-77% against the cluster tier's 80-83%, s12 calls 2-3; lean 79-83% against 87-89%, session 31), and so did every
 // 16-bit form (4 + 12, 2 + 14 packs: 31-40%; they spilled 8-160 bytes; not built since). Lab knob JK_NORM_HYBRID
-// (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12, 3 = 7 + 9 (lab: its lean form spills
-// none); unset: the default (set JK_NORM_CLUSTER alone: off).
+// (re-read per launch, float32 only): 0 = off, 1 = 6 + 10 packs, 2 = 4 + 12, 3 = 7 + 9; unset: the default (set
+// JK_NORM_CLUSTER alone: off).
 // The cluster-size limit keeps n <= 8 x 512 x 64 here, as the kernel's 32-bit column math wants.
 // The span: the fewest CTAs of up to 512 threads, unless CTAs of up to 256 threads (twice as many) keep more threads
 // resident on an SM. That happens where the wider CTA has 384 threads (two per SM by registers: 768 threads; RMSNorm
@@ -129,13 +132,13 @@ bool SmemScaleOn(bool lean) {
 // RMSNorm float32 rows of 16385-28671 columns keep the two-read tier: there the hybrid ran a CTA of up to 448 threads
 // and lost at 20480 and 24576 columns (H200, session 19, bench/lab/s19_h200.md, CUPTI against jnp in processes of
 // their own: hybrid 1.27x / 0.97x (84% / 65% of copy), two reads 1.33x / 1.35x (88% / 90%); 28672 a tie, 1.25x /
-// 1.24x; measured at 4 + 12 packs, the same span as 6 + 10).
+// 1.24x; measured at 4 + 12 packs, the same span as 7 + 9).
 constexpr int64_t kHybridRmsMinColumns = 28672;
 template <Kind K>
 int HybridRowsChoice(int64_t n) {
   if (const char* e = std::getenv("JK_NORM_HYBRID")) return std::atoi(e);
   if (std::getenv("JK_NORM_CLUSTER") != nullptr) return 0;  // the cluster tier's knob forces that tier
-  return K == Kind::kRmsNorm && n >= kHybridRmsMinColumns ? 1 : 0;
+  return K == Kind::kRmsNorm && n >= kHybridRmsMinColumns ? 3 : 0;
 }
 template <typename T, Kind K>
 cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice) {
@@ -165,10 +168,12 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const bool lean = LeanOn(sizeof(T) == 2);
   const bool smem_scale =
       SmemScaleOn<T, K>(lean) && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
-  // Lab form (JK_NORM_FULL=1, re-read per launch; 16-bit LayerNorm only): rows that fill every rank's packs exactly
-  // take the lean kernel's kFull form, without per-pack column checks.
+  // Lean 16-bit LayerNorm rows that fill every rank's packs exactly (the benchmark's 65536: 2 x 8 x 512 x 8) take the
+  // kFull form, without per-pack column checks. H200, one process (bench/lab/s31_full_h3_lab_h200.txt): 24576 x 65536
+  // bf16 / f16 84.0% / 83.7% -> 89.3% / 89.1% of copy. RMSNorm's kFull forms spill 16 bytes where its others spill
+  // none: not used. Lab knob JK_NORM_FULL=0 (re-read at every launch) keeps the checked form.
   const char* full_env = std::getenv("JK_NORM_FULL");
-  const bool full = lean && K == Kind::kLayerNorm && sizeof(T) == 2 && full_env != nullptr && std::atoi(full_env) != 0 &&
+  const bool full = lean && K == Kind::kLayerNorm && sizeof(T) == 2 && (full_env == nullptr || std::atoi(full_env) != 0) &&
                     p.n == int64_t{shape.ctas} * kClusterPacks * shape.threads * (16 / int64_t{sizeof(T)});
   auto pick = [&](auto lean_tag, auto full_tag) {
     constexpr bool kLean = decltype(lean_tag)::value, kFull = decltype(full_tag)::value;

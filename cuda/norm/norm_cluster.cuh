@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
   const int ncols = static_cast<int>(n);  // < 2^31 in this tier (the launcher checks)
   const int t = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   auto col_of = [&](int k) { return ((static_cast<int>(rank) * kPacks + k) * lanes + t) * kP; };
-  // kFull (lab form, the launcher's promise: n = ranks x kPacks x blockDim.x x kP): every pack inside the row.
+  // kFull (the launcher's promise: n = ranks x kPacks x blockDim.x x kP): every pack inside the row, no checks.
   auto inside = [&](int k) { return kFull || col_of(k) < ncols; };
   uint4* const my_scale = scale_slots + t;  // this thread's slot k at my_scale[k * lanes]
   if constexpr (kSmemScale) {
