@@ -380,8 +380,10 @@ NORM_HYBRID_ROWS = [(3, 16388), (600, 20000), (2, 32768), (3, 32776), (600, 4000
 # both are tested: rows of one CTA (16384 float32), persistent clusters over several rows, a padded last rank.
 NORM_LEAN = ["0", "1"] if ON_GPU else []
 NORM_LEAN_ROWS = [(3, 16384), (600, 40000), (3, 65544)]
+# JK_NORM_FULL=0: 16-bit LayerNorm rows that fill every rank (65536) on the checked lean form, not kFull.
 NORM_KNOB_ROWS = ([("JK_NORM_HYBRID", k, rows, n) for k in NORM_HYBRID for rows, n in NORM_HYBRID_ROWS] +
-                  [("JK_NORM_LEAN", v, rows, n) for v in NORM_LEAN for rows, n in NORM_LEAN_ROWS])
+                  [("JK_NORM_LEAN", v, rows, n) for v in NORM_LEAN for rows, n in NORM_LEAN_ROWS] +
+                  ([("JK_NORM_FULL", "0", rows, 65536) for rows in (3, 600)] if ON_GPU else []))
 
 
 @pytest.mark.parametrize("env,value,rows,n", NORM_KNOB_ROWS)
