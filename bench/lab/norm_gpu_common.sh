@@ -10,6 +10,8 @@
 #   norm_default_tests            the default dispatch's suite (not large) with the time left; $OUT/tests.log
 #   matmul_tests                  tests/test_matmul.py + tests/test_linear_epilogue.py with the time left;
 #                                 $OUT/tests_matmul.log
+#   norm_long_tests T             tests/test_softmax_long.py + tests/test_norms.py (-n 16) under a timeout of T s;
+#                                 $OUT/tests_long_norms.log, its summary and failures printed
 #   ncu_base_metrics, ncu_stall_metrics REASON...   Nsight Compute metric lists (see below)
 #   ncu_run SCRIPT METRICS        Nsight Compute over python3 SCRIPT with the benchmark's conditions (no cache flush,
 #                                 clocks as the card runs them) into $OUT/ncu.csv, then one line per kernel: its
@@ -33,6 +35,13 @@ norm_gpu_start() {
 }
 
 left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
+
+norm_long_tests() {
+  echo "=== tests ($(left)s left)"
+  timeout -k 5 "$1" python3 -m pytest -q -p no:cacheprovider -o addopts= -x -n 16 \
+    "$REPO/tests/test_softmax_long.py" "$REPO/tests/test_norms.py" >"$OUT/tests_long_norms.log" 2>&1
+  echo "tests rc=$?"; tail -1 "$OUT/tests_long_norms.log"; grep -E "^(FAILED|ERROR)" "$OUT/tests_long_norms.log" | head
+}
 
 # Nsight Compute metric lists (comma-joined) for the labs' profiles: ncu_base_metrics, the kernel's time, DRAM
 # traffic, issue activity, occupancy and instruction count; ncu_stall_metrics REASON..., those stall reasons per

@@ -5,9 +5,6 @@
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 590
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
-echo "=== tests ($(left)s left)"
-timeout -k 5 150 python3 -m pytest -q -p no:cacheprovider -o addopts= -x -n 16 \
-  "$REPO/tests/test_softmax_long.py" "$REPO/tests/test_norms.py" >"$OUT/tests_long_norms.log" 2>&1
-echo "tests rc=$?"; tail -1 "$OUT/tests_long_norms.log"; grep -E "^(FAILED|ERROR)" "$OUT/tests_long_norms.log" | head
+norm_long_tests 150
 echo "=== bench ($(left)s left)"
 cd "$REPO" && OUT=$OUT bash bench/gpu_check.sh bench 2>&1 | grep -E "timed|exit"

@@ -6,10 +6,7 @@
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 590
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
-echo "=== tests ($(left)s left)"
-timeout -k 5 240 python3 -m pytest -q -p no:cacheprovider -o addopts= -x -n 16 \
-  "$REPO/tests/test_softmax_long.py" "$REPO/tests/test_norms.py" >"$OUT/tests_long_norms.log" 2>&1
-echo "tests rc=$?"; tail -1 "$OUT/tests_long_norms.log"; grep -E "^(FAILED|ERROR)" "$OUT/tests_long_norms.log" | head
+norm_long_tests 240
 echo "=== lab ($(left)s left)"
 timeout -k 5 $(( $(left) - 10 )) python3 "$REPO/bench/lab/s31_lean_lab.py" --more --out "$OUT/s31_full_lab.txt" \
   --dtypes bf16,f16,f32 2>"$OUT/lab.err" | cut -c1-300
