@@ -184,8 +184,10 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
     return exchange ? ClusterRowsNorm<T, K, kClusterPacks, true, false, kLean, kFull>
                     : ClusterRowsNorm<T, K, kClusterPacks, false, false, kLean, kFull>;
   };
-  auto kernel = !lean ? pick(std::false_type{}, std::false_type{})
-                : full ? pick(std::true_type{}, std::true_type{}) : pick(std::true_type{}, std::false_type{});
+  auto kernel = lean ? pick(std::true_type{}, std::false_type{}) : pick(std::false_type{}, std::false_type{});
+  if constexpr (sizeof(T) == 2 && K == Kind::kLayerNorm) {  // the only kFull forms built
+    if (full) kernel = pick(std::true_type{}, std::true_type{});
+  }
   const size_t smem = smem_scale ? size_t(kClusterPacks) * shape.threads * 16 : 0;
   // Ranks own contiguous slices of kClusterPacks x shape.threads packs; the last rank's may be partly padding.
   return LaunchClusterGrid(kernel, shape.ctas, shape.threads, smem, p.outer, shape.resident, stream, p);
