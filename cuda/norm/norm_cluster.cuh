@@ -275,8 +275,6 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
       // 64-bit pack offsets in local memory (40-56 bytes of stack, reloaded every row); LayerNorm's did not spill.
       if constexpr (K == Kind::kRmsNorm) {
         live = kFull ? kPacks : min(kPacks, max(0, (ncols - col_of(0) + lanes * kP - 1) / (lanes * kP)));
-      }
-      if constexpr (K == Kind::kRmsNorm) {
         // RMSNorm: the sum of squares in one pass (see SquaresState); padding packs hold zeros.
         float q0 = 0.f, q1 = 0.f;
 #pragma unroll
