@@ -131,7 +131,10 @@ def long_rows():
     # rows than ring CTAs, so every CTA's ring wraps.
     # Session 12: float32 rows of 40004 on the hybrid kernels (softmax, RMSNorm: registers + cp.async-staged
     # shared memory, the last packs partly past the row).
-    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140), (40004, DTYPES[:1], 140)]:
+    # Session 32: the row-pairs form (norm_cluster_pairs.cuh, two row streams per CTA): float32 32768-131072 and 40004,
+    # 16-bit 65536 (kFull for bfloat16), 16-bit RMSNorm at 40000 (a padded last rank; LayerNorm keeps the cluster tier).
+    for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140), (40004, DTYPES[:1], 140),
+                         (40000, DTYPES[1:], 37), (131072, DTYPES[:1], 13)]:
         for dt in dts:
             row_ops(rows, n, dt)
 

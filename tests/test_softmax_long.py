@@ -380,10 +380,20 @@ NORM_HYBRID_ROWS = [(3, 16388), (600, 20000), (2, 32768), (3, 32776), (600, 4000
 # both are tested: rows of one CTA (16384 float32), persistent clusters over several rows, a padded last rank.
 NORM_LEAN = ["0", "1"] if ON_GPU else []
 NORM_LEAN_ROWS = [(3, 16384), (600, 40000), (3, 65544)]
+# JK_NORM_PAIRS=1 (norm_cluster_pairs.cuh): the row-pairs form for every row past one CTA of the cluster tier, in
+# clusters of 2-8 (float32 16388 ... 131072, 16-bit 32776 ... 262144): rows that fill every rank (kFull) and a padded
+# last rank; one row (the second half idle) and odd row counts; float32 262144 (16 ranks) falls back to other tiers.
+# JK_NORM_PAIRS_FULL=0: the checked form on rows that fill every rank. JK_NORM_PAIRS=0: the kernels it replaced by
+# default (the cluster tier's two CTAs of 512 per SM, the hybrid).
+NORM_PAIRS_ROWS = [(1, 16388), (3, 32768), (601, 40000), (2, 65536), (5, 65544), (3, 131072), (2, 262144)]
+NORM_PAIRS_KNOBS = ([("JK_NORM_PAIRS", "1", rows, n) for rows, n in NORM_PAIRS_ROWS] +
+                    [("JK_NORM_PAIRS_FULL", "0", rows, n) for rows, n in [(3, 65536), (2, 131072)]] +
+                    [("JK_NORM_PAIRS", "0", rows, n) for rows, n in [(3, 32768), (600, 40000), (3, 65544)]])
 # JK_NORM_FULL=0: 16-bit LayerNorm rows that fill every rank (65536) on the checked lean form, not kFull.
 NORM_KNOB_ROWS = ([("JK_NORM_HYBRID", k, rows, n) for k in NORM_HYBRID for rows, n in NORM_HYBRID_ROWS] +
                   [("JK_NORM_LEAN", v, rows, n) for v in NORM_LEAN for rows, n in NORM_LEAN_ROWS] +
-                  ([("JK_NORM_FULL", "0", rows, 65536) for rows in (3, 600)] if ON_GPU else []))
+                  ([("JK_NORM_FULL", "0", rows, 65536) for rows in (3, 600)] if ON_GPU else []) +
+                  (NORM_PAIRS_KNOBS if ON_GPU else []))
 
 
 @pytest.mark.parametrize("env,value,rows,n", NORM_KNOB_ROWS)
@@ -399,10 +409,12 @@ def test_norm_hybrid_large_mean_and_groups(monkeypatch, rng, knob):
     check_norm_large_mean_and_groups(rng)
 
 
-@pytest.mark.parametrize("lean", NORM_LEAN)
-def test_norm_lean_large_mean(monkeypatch, rng, lean):
-    """16-bit rows far from zero: the lean form's two passes take no shift (kUnshifted), and must stay exact."""
-    monkeypatch.setenv("JK_NORM_LEAN", lean)
+@pytest.mark.parametrize("env,value", [("JK_NORM_LEAN", v) for v in NORM_LEAN] +
+                         ([("JK_NORM_PAIRS", "1")] if ON_GPU else []))
+def test_norm_lean_large_mean(monkeypatch, rng, env, value):
+    """16-bit rows far from zero: the lean and row-pairs forms' two passes take no shift (kUnshifted), and must stay
+    exact; float32 rows far from zero, and grouped parameters (which the row-pairs form declines)."""
+    monkeypatch.setenv(env, value)
     check_norm_large_mean_and_groups(rng)
     for dtype, loc, scale in [(jnp.bfloat16, 4096.0, 40.0), (jnp.float16, 1000.0, 1.0)]:
         x, xf = randn(rng, (4, 65536), dtype, scale=scale, loc=loc)

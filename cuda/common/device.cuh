@@ -172,20 +172,23 @@ __device__ __forceinline__ Welford WarpAllReduceWelford(Welford w) {
   return w;
 }
 
+// The all-reduce over a group of `warps` whole warps that synchronise with `sync` (`thread`: the index in the
+// group): the CTA (BlockAllReduceWelford below) or a named-barrier part of it (norm_cluster_pairs.cuh's halves).
 // `scratch` holds at least 3 * 32 floats. kTree: the warps' states merged by a butterfly (below); false: one
 // thread's serial merge of them in warp order, the form before session 11, kept where it measured faster
 // (norm_kernels.cuh's two-read kernel for RMSNorm).
-template <bool kTree = true, bool kFast = false>
-__device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+template <bool kTree = true, bool kFast = false, typename Sync>
+__device__ __forceinline__ Welford GroupAllReduceWelford(Welford w, float* scratch, unsigned thread, unsigned group_warps,
+                                                         Sync sync) {
+  const int lane = thread & 31, warp = thread >> 5, warps = group_warps;
   w = WarpAllReduceWelford<32, kFast>(w);
-  __syncthreads();
+  sync();  // scratch may still be read by a previous call
   if (lane == 0) {
     scratch[warp] = w.count;
     scratch[32 + warp] = w.mean;
     scratch[64 + warp] = w.m2;
   }
-  __syncthreads();
+  sync();
   if constexpr (!kTree) {
     Welford r;
     for (int i = 0; i < warps; ++i) {
@@ -220,6 +223,10 @@ __device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scrat
   r.mean = __shfl_sync(0xffffffffu, r.mean, 0);
   r.m2 = __shfl_sync(0xffffffffu, r.m2, 0);
   return r;
+}
+template <bool kTree = true, bool kFast = false>
+__device__ __forceinline__ Welford BlockAllReduceWelford(Welford w, float* scratch) {
+  return GroupAllReduceWelford<kTree, kFast>(w, scratch, threadIdx.x, (blockDim.x + 31) >> 5, [] { __syncthreads(); });
 }
 
 // A whole-cluster barrier in its two halves, release/acquire: the shared-memory writes of every CTA before its

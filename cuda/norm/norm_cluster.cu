@@ -153,6 +153,8 @@ cudaError_t LaunchHybridRows(const Params<T>& p, cudaStream_t stream, int choice
 template <typename T, Kind K>
 cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   if (p.inner != 1 || !RunsSm90Code()) return cudaErrorNotSupported;
+  // The row-pairs form (norm_cluster_pairs.cu) first, where its rule takes the row; then the kernels below.
+  if (const cudaError_t e = LaunchClusterRowPairs<T, K>(p, stream); e != cudaErrorNotSupported) return e;
   if constexpr (sizeof(T) == 4) {
     if (p.n > 16384) {
       const cudaError_t e = LaunchHybridRows<T, K>(p, stream, HybridRowsChoice<K>(p.n));

@@ -53,14 +53,11 @@ __device__ __forceinline__ Welford ClusterRowWelford(Welford w, float* scratch, 
   return r;
 }
 
-// The same through the exchange: this CTA's state pushed to its peers, theirs merged in rank order.
+// A CTA's reduced state `w` pushed to its peers (by the thread with `publisher` set), theirs merged in rank order.
 template <bool kFast = false>
-__device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch, ClusterExchange<float4>& ex,
-                                                      int parity, uint32_t use) {
-  w = BlockAllReduceWelford<true, kFast>(w, scratch);
-  cg::cluster_group cluster = cg::this_cluster();
-  const unsigned rank = cluster.block_rank(), ranks = cluster.num_blocks();
-  if (threadIdx.x == 0) ex.Publish(parity, make_float4(w.count, w.mean, w.m2, 0.f), rank, ranks);
+__device__ __forceinline__ Welford ExchangeMerge(const Welford& w, ClusterExchange<float4>& ex, int parity, uint32_t use,
+                                                 bool publisher, unsigned rank, unsigned ranks) {
+  if (publisher) ex.Publish(parity, make_float4(w.count, w.mean, w.m2, 0.f), rank, ranks);
   ex.Wait(parity, use);
   Welford r;
   for (unsigned k = 0; k < ranks; ++k) {
@@ -71,6 +68,15 @@ __device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch,
     else r.Merge<kFast>(o);
   }
   return r;
+}
+
+// The same through the exchange: the CTA's merge, then the cluster's.
+template <bool kFast = false>
+__device__ __forceinline__ Welford ExchangeRowWelford(Welford w, float* scratch, ClusterExchange<float4>& ex,
+                                                      int parity, uint32_t use) {
+  w = BlockAllReduceWelford<true, kFast>(w, scratch);
+  cg::cluster_group cluster = cg::this_cluster();
+  return ExchangeMerge<kFast>(w, ex, parity, use, threadIdx.x == 0, cluster.block_rank(), cluster.num_blocks());
 }
 #endif
 

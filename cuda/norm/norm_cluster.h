@@ -13,4 +13,9 @@ namespace jk::norm {
 template <typename T, Kind K>
 cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream);
 
+// The row-pairs form of that tier (norm_cluster_pairs.cu): CTAs of two 512-thread halves, each its own row, with
+// the parameter rows in shared memory. Same preconditions; one parameter row for all rows.
+template <typename T, Kind K>
+cudaError_t LaunchClusterRowPairs(const Params<T>& p, cudaStream_t stream);
+
 }  // namespace jk::norm

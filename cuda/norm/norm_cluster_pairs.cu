@@ -1,0 +1,69 @@
+// The norms' cluster row-pairs tier: shape rule and launch (kernel in norm_cluster_pairs.cuh).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdlib>
+#include <type_traits>
+
+#include "common/launch.h"
+#include "norm/norm_cluster.h"
+#include "norm/norm_cluster_pairs.cuh"
+
+namespace jk::norm {
+
+namespace {
+// Unset -> the default, else its value != 0 (re-read at every launch, so one process can time both).
+bool PairsKnob(const char* name, bool by_default) {
+  const char* e = std::getenv(name);
+  return e != nullptr ? std::atoi(e) != 0 : by_default;
+}
+// The knobs that force the cluster tier's other kernels or forms (norm_cluster.cu): set, they keep this form out
+// unless JK_NORM_PAIRS=1 asks for it.
+bool OtherClusterFormForced() {
+  for (const char* k : {"JK_NORM_CLUSTER", "JK_NORM_HYBRID", "JK_NORM_LEAN", "JK_NORM_FULL", "JK_NORM_SMEM_SCALE"})
+    if (std::getenv(k) != nullptr) return true;
+  return false;
+}
+}  // namespace
+
+// The default: every row past one CTA of the cluster tier (float32 n > 16384, 16-bit n > 32768) up to 8 CTAs' worth,
+// except 16-bit LayerNorm rows that leave the last rank partly empty. H200, one process, CUPTI, 3 rotated rounds
+// (bench/lab/s32_h200.md call 2, % of the copy ceiling, the tiers before -> this one):
+//   LayerNorm float32  49152 x 20000 / 32768, 24576 x 65536   86.3 / 89.2 / 86.3% -> 89.6 / 92.5 / 90.6%
+//   RMSNorm   float32  49152 x 20000 / 32768, 24576 x 65536   85.5 / 89.9 / 89.5% -> 91.4 / 93.3 / 91.7%
+//   LayerNorm bf16 / f16  24576 x 65536                       89.5 / 89.0% -> 92.7 / 91.4%
+//   RMSNorm   bf16 / f16  24576 x 40000 / 65536               89.2-92.2% -> 91.1-93.6%
+//   LayerNorm bf16 / f16  24576 x 40000 (not taken)           79.9 / 79.2% -> 76.8 / 73.6%
+// The form without column checks (kFull) where the rows fill every rank, except LayerNorm float32 (its kFull form
+// spills 40 bytes) and float16 (89.1% against the checked form's 91.4%; bfloat16 92.7% against 91.7%). Lab knobs:
+// JK_NORM_PAIRS=1|0 forces this form on or off wherever it fits; JK_NORM_PAIRS_FULL=0 keeps the checked form.
+template <typename T, Kind K>
+cudaError_t LaunchClusterRowPairs(const Params<T>& p, cudaStream_t stream) {
+  if (p.inner != 1 || !RunsSm90Code() || p.n <= (sizeof(T) == 4 ? 16384 : 32768)) return cudaErrorNotSupported;
+  // One parameter row for every row: the CTA copies it once.
+  if (p.scale != nullptr && p.scale_rows_per_group < p.outer) return cudaErrorNotSupported;
+  if (K == Kind::kLayerNorm && p.bias != nullptr && p.bias_rows_per_group < p.outer) return cudaErrorNotSupported;
+  constexpr int64_t kSpan = int64_t{kPairPacks} * kPairLanes * (16 / sizeof(T));  // columns a CTA holds
+  int ctas = 1;
+  while (ctas < 8 && p.n > ctas * kSpan) ctas *= 2;  // the portable cluster size limit
+  if (p.n > ctas * kSpan) return cudaErrorNotSupported;
+  const bool filled = p.n == ctas * kSpan;
+  const bool by_default = !OtherClusterFormForced() && (sizeof(T) == 4 || K == Kind::kRmsNorm || filled);
+  if (!PairsKnob("JK_NORM_PAIRS", by_default)) return cudaErrorNotSupported;
+  auto kernel = ClusterRowPairsNorm<T, K, false>;
+  if constexpr (K == Kind::kRmsNorm || std::is_same_v<T, __nv_bfloat16>) {
+    if (filled && PairsKnob("JK_NORM_PAIRS_FULL", true)) kernel = ClusterRowPairsNorm<T, K, true>;
+  }
+  constexpr size_t kSmem = size_t{K == Kind::kLayerNorm ? 2 : 1} * kPairPacks * kPairLanes * 16;
+  // A persistent grid of as many clusters as fit (one CTA per SM), each taking two rows a step.
+  return LaunchClusterGrid(kernel, ctas, 2 * kPairLanes, kSmem, CeilDiv(p.outer, 2), -1, stream, p);
+}
+
+template cudaError_t LaunchClusterRowPairs<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchClusterRowPairs<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchClusterRowPairs<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
+template cudaError_t LaunchClusterRowPairs<__nv_bfloat16, Kind::kRmsNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
+template cudaError_t LaunchClusterRowPairs<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t);
+template cudaError_t LaunchClusterRowPairs<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t);
+
+}  // namespace jk::norm
