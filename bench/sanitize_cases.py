@@ -132,9 +132,11 @@ def long_rows():
     # Session 12: float32 rows of 40004 on the hybrid kernels (softmax, RMSNorm: registers + cp.async-staged
     # shared memory, the last packs partly past the row).
     # Session 32: the row-pairs form (norm_cluster_pairs.cuh, two row streams per CTA): float32 32768-131072 and 40004,
-    # 16-bit 65536 (kFull for bfloat16), 16-bit RMSNorm at 40000 (a padded last rank; LayerNorm keeps the cluster tier).
+    # 16-bit 65536 (kFull for bfloat16), 16-bit RMSNorm at 40000 (a padded last rank; LayerNorm keeps the cluster tier),
+    # float32 LayerNorm at 7000 and 8192 (one CTA, 4 packs a thread).
     for n, dts, rows in [(1024, DTYPES[1:], 37), (32768, DTYPES, 140), (65536, DTYPES, 140), (40004, DTYPES[:1], 140),
-                         (40000, DTYPES[1:], 37), (131072, DTYPES[:1], 13)]:
+                         (40000, DTYPES[1:], 37), (131072, DTYPES[:1], 13), (7000, DTYPES[:1], 37),
+                         (8192, DTYPES[:1], 37)]:
         for dt in dts:
             row_ops(rows, n, dt)
 

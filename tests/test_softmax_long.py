@@ -388,7 +388,9 @@ NORM_LEAN_ROWS = [(3, 16384), (600, 40000), (3, 65544)]
 NORM_PAIRS_ROWS = [(1, 16388), (3, 32768), (601, 40000), (2, 65536), (5, 65544), (3, 131072), (2, 262144)]
 NORM_PAIRS_KNOBS = ([("JK_NORM_PAIRS", "1", rows, n) for rows, n in NORM_PAIRS_ROWS] +
                     [("JK_NORM_PAIRS_FULL", "0", rows, n) for rows, n in [(3, 65536), (2, 131072)]] +
-                    [("JK_NORM_PAIRS", "0", rows, n) for rows, n in [(3, 32768), (600, 40000), (3, 65544)]])
+                    [("JK_NORM_PAIRS", "0", rows, n) for rows, n in [(3, 32768), (600, 40000), (3, 65544)]] +
+                    # lab: float32 rows of one CTA on the form, 4 packs a thread (4100: LayerNorm's last packs empty)
+                    [("JK_NORM_PAIRS_SHORT", "1", rows, n) for rows, n in [(3, 4100), (601, 6000), (2, 8192)]])
 # JK_NORM_FULL=0: 16-bit LayerNorm rows that fill every rank (65536) on the checked lean form, not kFull.
 NORM_KNOB_ROWS = ([("JK_NORM_HYBRID", k, rows, n) for k in NORM_HYBRID for rows, n in NORM_HYBRID_ROWS] +
                   [("JK_NORM_LEAN", v, rows, n) for v in NORM_LEAN for rows, n in NORM_LEAN_ROWS] +

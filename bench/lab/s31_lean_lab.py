@@ -11,7 +11,8 @@ LayerNorm, against 16-40 in session 14, where it lost), jnp; --variants picks am
 16-bit LayerNorm's lean kFull form, no per-pack column checks) and "h3" (JK_NORM_HYBRID=3: float32 RMSNorm's hybrid
 at 7 + 9 packs, lean) and "pairs" (JK_NORM_PAIRS=1, session 32: CTAs of two 512-thread halves, each its own row,
 with the parameter rows in shared memory; norm_cluster_pairs.cuh) and "pairs_nofull" (its checked form where the rows
-fill every rank, JK_NORM_PAIRS_FULL=0), each where it applies.
+fill every rank, JK_NORM_PAIRS_FULL=0) and "pshort" (float32 rows of 2049-8192 columns on one CTA of it, 4 packs a
+thread, JK_NORM_PAIRS_SHORT=1), each where it applies.
 Method as s30_split_lab.py: CUPTI kernel time per call (profiler.measure), median of 20 calls, 3 rounds with the order
 rotated (every round's median reported, the best taken; up to 20 calls, fewer where their outputs, all
 alive during the measurement, would pass 30 GB); bytes = x read once + y written once; % of the copy ceiling
@@ -26,7 +27,8 @@ import os
 import sys
 
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
-for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_CLUSTER", "JK_NORM_SMEM_SCALE", "JK_NORM_PAIRS"):
+for k in ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_CLUSTER", "JK_NORM_SMEM_SCALE", "JK_NORM_PAIRS",
+          "JK_NORM_PAIRS_FULL", "JK_NORM_PAIRS_SHORT"):
     os.environ.pop(k, None)
 
 import jax  # noqa: E402
@@ -43,13 +45,17 @@ DT = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
 CASES = [((24576, 65536), "bf16"), ((24576, 65536), "f16"), ((49152, 32768), "f32"), ((24576, 65536), "f32"),
          ((49152, 16384), "f32"), ((49152, 32768), "bf16"),
          # session 32: rows that fill 61% of the row-pairs form's ranks (the default's CTAs are narrower there)
-         ((49152, 20000), "f32"), ((24576, 40000), "bf16"), ((24576, 40000), "f16")]
+         ((49152, 20000), "f32"), ((24576, 40000), "bf16"), ((24576, 40000), "f16"),
+         ((49152, 8192), "f32"), ((49152, 4096), "f32"), ((49152, 5120), "f32"), ((49152, 6144), "f32"),
+         ((49152, 7168), "f32")]
 VARIANTS = {"def": {}, "lean": {"JK_NORM_LEAN": "1"}, "h1": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "1"},
             "h2": {"JK_NORM_LEAN": "1", "JK_NORM_HYBRID": "2"}, "plain": {"JK_NORM_LEAN": "0"},
             "ss": {"JK_NORM_SMEM_SCALE": "1"}, "full": {"JK_NORM_FULL": "1"}, "h3": {"JK_NORM_HYBRID": "3"},
             "pairs": {"JK_NORM_PAIRS": "1"}, "pairs_nofull": {"JK_NORM_PAIRS": "1", "JK_NORM_PAIRS_FULL": "0"},
+            "pshort": {"JK_NORM_PAIRS_SHORT": "1"},
             "jnp": {}}
-KNOBS = ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_SMEM_SCALE", "JK_NORM_FULL", "JK_NORM_PAIRS", "JK_NORM_PAIRS_FULL")
+KNOBS = ("JK_NORM_LEAN", "JK_NORM_HYBRID", "JK_NORM_SMEM_SCALE", "JK_NORM_FULL", "JK_NORM_PAIRS", "JK_NORM_PAIRS_FULL",
+         "JK_NORM_PAIRS_SHORT")
 
 
 def applies(v, op, dname, n):
@@ -62,6 +68,8 @@ def applies(v, op, dname, n):
         return dname != "f32" and op == "layer_norm"
     if v == "pairs":  # session 32: the cluster tier's row-pairs form (norm_cluster_pairs.cuh)
         return n > (16384 if dname == "f32" else 32768)
+    if v == "pshort":  # float32 rows of one CTA on it, 4 packs a thread
+        return dname == "f32" and 2048 < n <= 8192
     if v == "pairs_nofull":  # its checked form where the rows fill every rank (float32 LayerNorm has no other)
         return n in (65536, 131072) and not (dname == "f32" and op == "layer_norm") or (
             dname == "f32" and op == "rms_norm" and n == 32768)

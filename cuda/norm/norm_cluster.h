@@ -17,5 +17,9 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream);
 // the parameter rows in shared memory. Same preconditions; one parameter row for all rows.
 template <typename T, Kind K>
 cudaError_t LaunchClusterRowPairs(const Params<T>& p, cudaStream_t stream);
+// The same form on rows of one CTA, 4 packs a thread, where its rule (or JK_NORM_PAIRS_SHORT) takes the row: float32
+// LayerNorm rows of 6145-8192 columns; cudaErrorNotSupported otherwise.
+template <typename T, Kind K>
+cudaError_t LaunchRowPairsShort(const Params<T>& p, cudaStream_t stream);
 
 }  // namespace jk::norm

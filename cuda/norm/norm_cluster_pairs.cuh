@@ -27,12 +27,12 @@ __device__ __forceinline__ void HalfSync(int half) {
 }
 #endif
 
-// kFull: the launcher's promise that n = ranks x kPairPacks x kPairLanes x (16 / sizeof(T)) (no column checks).
-template <typename T, Kind K, bool kFull>
+// kFull: the launcher's promise that n = ranks x kPacks x kPairLanes x (16 / sizeof(T)) (no column checks).
+template <typename T, Kind K, bool kFull, int kPacks = kPairPacks>
 __global__ void __launch_bounds__(2 * kPairLanes, 1)  // <= 64 registers
     ClusterRowPairsNorm(Params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int kP = 16 / sizeof(T), kPacks = kPairPacks, kLanes = kPairLanes;
+  constexpr int kP = 16 / sizeof(T), kLanes = kPairLanes;
   constexpr int kSets = K == Kind::kLayerNorm ? 2 : 1;  // parameter rows held: scale (and bias)
   extern __shared__ uint4 param_slots[];                 // [set][kPacks][kLanes]
   __shared__ float scratch[2][3 * 32];

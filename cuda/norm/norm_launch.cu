@@ -15,14 +15,21 @@
 //   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
 //                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
 //                          each pass (norm_packed_block.cuh); 95-98% of the copy ceiling from 2048 columns
-//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (float32 LayerNorm n = 8192; 16-bit n in [8192,
-//                          16384] only with JK_NORM_TIER=legacy): persistent CTAs that stage their next rows in shared memory with
+//   kBlockPerRowBulkSmem   rows of 16-32 KB on sm_90+ (float32 LayerNorm n = 8192 with grouped parameters; 16-bit n in
+//                          [8192, 16384] only with JK_NORM_TIER=legacy): persistent CTAs that stage their next rows in shared memory with
 //                          1-D bulk copies (mbarrier completion), so loads stay in flight during each
 //                          row's reductions (norm_block.cuh)
 //   kBlockPerRowRegisters  the rest up to n < 16384 (float32 RMSNorm: n <= 16384): a CTA per row, the row
 //                          in registers, block reductions; float32 LayerNorm rows of 1025-2047, 2049-4095 and
 //                          8193-16383 columns capped at 64 registers (BlockPerRowRegistersTwoPerSm, 8 packs a
 //                          thread), so two or more CTAs share an SM (norm_block.cuh)
+//   kClusterRowPairs       one parameter row on sm_90+: float32 LayerNorm n in (6144, 8192] (one CTA), float32 n in
+//                          (16384, 131072], 16-bit RMSNorm n in (32768, 262144], 16-bit LayerNorm rows that fill every
+//                          CTA (65536, 131072, 262144): CTAs of two 512-thread halves, each its own row, the rows in a
+//                          cluster's registers, scale and bias in shared memory once for both (norm_cluster_pairs.cuh)
+//   kClusterRowsRegisters  the other rows past 16384 float32 / 32768 16-bit columns on sm_90+, up to 8 CTAs: two CTAs
+//                          of 512 threads per SM, the row in a cluster's registers; float32 RMSNorm partly in shared
+//                          memory (the hybrid kernel; norm_cluster.cuh)
 //   kBlockPerRowTwoReads   n >= 16384 (and long misaligned rows): 512 threads per row, a Welford pass,
 //                          then a normalising pass that re-reads the row (from L2; norm_two_reads.cuh)
 //   kStridedSplit          a non-last axis of n > 4096 rows with the lowering's workspace: chunks of the axis across
@@ -525,13 +532,21 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
     if (e != cudaErrorNotSupported) return e;  // else (the scalar path) the tiers below
   }
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
+  // Float32 LayerNorm rows of 6145-8192 columns: one CTA of the cluster tier's row-pairs form (two rows a CTA, the
+  // parameters in shared memory; norm_cluster_pairs.cu has the figures: 8192 columns 88.3% -> 91.3% of copy, 7168
+  // 74.1% -> 88.5%).
+  if (forced.tier == Forced::kNone) {
+    const cudaError_t e = norm::LaunchRowPairsShort<T, K>(p, stream);
+    if (e != cudaErrorNotSupported) return e;
+  }
   if (forced.tier == Forced::kProposed && BulkSmemFits<T, P>(p)) return LaunchBulkSmem<T, K, P>(p, stream, 0, 0, 0);
   // Rows of 16-32 KB (16-bit n >= 8192; float32 LayerNorm at n = 8192): persistent CTAs of 128 threads
   // fed by bulk copies, the next rows' loads in flight through each row's reductions. Measured on an
   // H200 (bench/lab/norm_half_gpu.sh, 49152 rows): 16-bit LayerNorm/RMSNorm 3.5-3.9 TB/s at 8192 and
   // 16384 columns, where the register tiers ran at 2.4-3.4 (RMSNorm f16 at 8192: a tie); float32
   // LayerNorm 3.8 against 3.4-3.6. At 4096 columns and below, or float32 RMSNorm, it lost or tied.
-  // Float32 LayerNorm at 8192 columns stays on the bulk tier below. The register tier capped at 64
+  // Float32 LayerNorm at 8192 columns stayed on the bulk tier below until session 32 (now the row-pairs form above).
+  // The register tier capped at 64
   // registers (BlockPerRowRegistersTwoPerSm, JK_NORM_TIER="block2 8 256") was faster in two lab runs on an
   // H200 (827.9 and 832.3 us against 854.2; XLA command buffers off, bench/lab/norm_block2_h200.txt) but
   // took 951.7 us in the benchmark run that followed (command buffers on, the default; the bulk tier: 863.9
