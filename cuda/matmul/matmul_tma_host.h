@@ -1,35 +1,20 @@
 // Host helpers of the Hopper (TMA + wgmma) tiers, shared by matmul_wgmma_launch.cu and
-// matmul_wgmma_tf32.cu: the driver's tensor-map encoder, 3-d tensor maps over a batch of matrices, the
-// batch count an operand's buffer holds, the shared shape checks, and whether the device runs wgmma code.
-// Host code only (included by .cu files).
+// matmul_wgmma_tf32.cu: the driver's tensor-map encoder (common/tma_host.h), 3-d tensor maps over a batch of
+// matrices, the batch count an operand's buffer holds, the shared shape checks, and whether the device runs wgmma
+// code. Host code only (included by .cu files).
 #pragma once
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 #include "common/launch.h"
+#include "common/tma_host.h"
 #include "matmul/matmul_problem.h"
 
 namespace jk::mm::tma {
 
-using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
-
-// The driver's tensor-map encoder through the runtime (nothing links against libcuda); null if absent.
-inline EncodeTiledFn EncodeTiled() {
-  static const EncodeTiledFn fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();  // leave no sticky error for the next launch check
-      return EncodeTiledFn{nullptr};
-    }
-    return reinterpret_cast<EncodeTiledFn>(f);
-  }();
-  return fn;
-}
+using jk::EncodeTiled;  // common/tma_host.h
+using jk::EncodeTiledFn;
 
 // The L2 promotion of a tensor map over rows of `pitch` bytes: 256-byte where rows start on 128-byte
 // boundaries, 128-byte where they do not. H200 (bench/lab/matmul_pitch2_h200.md, bf16, us): 4096x1000x4096

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/launch.h"
+#include "common/tma_host.h"
 #include "transpose/transpose_kernels.cuh"
 #include "transpose/transpose_launch.h"
 #include "transpose/transpose_bulk_kernels.cuh"
@@ -109,11 +110,13 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // tier wherever the compact flavour and its access width allow; "rowbulk" short row copies on the bulk
 // copy engine (sm_90, transpose_bulk_kernels.cuh). "s3" the session-3 dispatch (1-byte transposes over
 // 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one). "afast" (session
-// 18) walks big tiles A fastest, as before it (BigTilesBFastest).
+// 18) walks big tiles A fastest, as before it (BigTilesBFastest). "rowtma" / "rowtma16" (session 32) short row
+// copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
        rowbulk = false;
+  int rowtma = 0;  // "rowtma" / "rowtma16" (session 32): short row copies as 8 / 16 KB tensor-map boxes (sm_90)
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
@@ -127,6 +130,8 @@ TierKnobs ParseKnobs(const char* env) {
     t.old |= is("old"), t.s2 |= is("s2"), t.compact |= is("compact"), t.reg |= is("reg");
     t.r1 |= is("r1"), t.s3 |= is("s3"), t.smallcta |= is("smallcta"), t.rowbulk |= is("rowbulk");
     t.afast |= is("afast"), t.nonarrow |= is("nonarrow"), t.narrowscalar |= is("narrowscalar");
+    if (is("rowtma")) t.rowtma = 8192;
+    if (is("rowtma16")) t.rowtma = 16384;
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -407,6 +412,71 @@ cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
   return LastLaunchError();
 }
 
+// kRowCopyTensor (lab tokens "rowtma" / "rowtma16", transpose_bulk_kernels.cuh): boxes of about `box_bytes` of two
+// 5-d tensor maps over the same axes, runs of 16-256 bytes; cudaErrorNotSupported where the plan has no such pair
+// of row axes (or more than four of them), or the driver refuses the maps.
+cudaError_t LaunchRowCopyTensor(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y,
+                                int64_t box_bytes) {
+  const int64_t eb = plan.elem_bytes, run = plan.row * eb;
+  const auto& L = plan.rows;  // output order, innermost first, strides in elements
+  if (L.n < 2 || L.n > 4 || run % 16 != 0 || run > 256 || !RunsSm90Code()) return cudaErrorNotSupported;
+  int a = -1, b = -1;  // the output's and the input's innermost row axes
+  for (int k = 0; k < L.n; ++k) {
+    if (L.out[k] * eb == run) a = k;
+    if (L.in[k] * eb == run) b = k;
+  }
+  const EncodeTiledFn encode = EncodeTiled();
+  if (a < 0 || b < 0 || a == b || encode == nullptr) return cudaErrorNotSupported;
+  int order[4] = {a, b, 0, 0}, m = 2;
+  for (int k = 0; k < L.n; ++k)
+    if (k != a && k != b) order[m++] = k;
+  // Boxes of about box_bytes: box_a x box_b runs, box_a the largest power of two <= sqrt(runs a box), both <= 256.
+  const int64_t per_box = std::max<int64_t>(1, box_bytes / run);
+  int64_t box_a = 1;
+  while (box_a * 2 * box_a * 2 <= per_box && box_a < 256) box_a *= 2;
+  box_a = std::min(box_a, L.dim[a]);
+  const int64_t box_b = std::min<int64_t>({L.dim[b], 256, std::max<int64_t>(1, per_box / box_a)});
+  transpose::TensorRowTiles t{};
+  t.box_a = static_cast<int32_t>(box_a), t.box_b = static_cast<int32_t>(box_b);
+  t.box_bytes = static_cast<uint32_t>(run * box_a * box_b);
+  if (t.box_bytes % 128 != 0) return cudaErrorNotSupported;  // every slot 128-byte aligned
+  cuuint64_t dims[5] = {static_cast<cuuint64_t>(run), 1, 1, 1, 1}, in_strides[4], out_strides[4];
+  const cuuint64_t total = static_cast<cuuint64_t>(CeilDiv(plan.elements * eb, 16) * 16);
+  for (int i = 0; i < 4; ++i) {
+    if (i < m) {
+      dims[i + 1] = static_cast<cuuint64_t>(L.dim[order[i]]);
+      in_strides[i] = static_cast<cuuint64_t>(L.in[order[i]] * eb);
+      out_strides[i] = static_cast<cuuint64_t>(L.out[order[i]] * eb);
+    } else {
+      in_strides[i] = out_strides[i] = total;  // axes of one
+    }
+  }
+  const cuuint32_t box[5] = {static_cast<cuuint32_t>(run), static_cast<cuuint32_t>(box_a),
+                             static_cast<cuuint32_t>(box_b), 1, 1};
+  const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
+  CUtensorMap in_map, out_map;
+  auto make = [&](CUtensorMap* map, const void* base, const cuuint64_t* strides) {
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 5, const_cast<void*>(base), dims, strides, box, unit,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  };
+  if (!make(&in_map, x, in_strides) || !make(&out_map, y, out_strides)) return cudaErrorNotSupported;
+  t.tiles_a = static_cast<int32_t>(CeilDiv(L.dim[a], box_a));
+  t.tiles_b = static_cast<int32_t>(CeilDiv(L.dim[b], box_b));
+  t.dim3 = static_cast<int32_t>(dims[3]);
+  t.tiles = int64_t{t.tiles_a} * t.tiles_b * static_cast<int64_t>(dims[3] * dims[4]);
+  const int smem = static_cast<int>(transpose::kTensorStages * t.box_bytes);
+  cudaError_t e = cudaFuncSetAttribute(transpose::RowCopyTensor, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  int fit = 0;
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, transpose::RowCopyTensor, transpose::kTensorThreads, smem);
+  if (e != cudaSuccess) return e;
+  const int64_t blocks = std::min<int64_t>(t.tiles, int64_t{std::max(fit, 1)} * NumSMs());
+  transpose::RowCopyTensor<<<static_cast<unsigned>(blocks), transpose::kTensorThreads, smem, stream>>>(in_map, out_map,
+                                                                                                      t);
+  return LastLaunchError();
+}
+
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
   RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
             plan.elements * plan.elem_bytes, plan.rows};
@@ -414,6 +484,10 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
   // 16-byte accesses when every run starts 16-byte aligned (row length and all strides are multiples
   // of the row, so the row length and the base pointers decide).
   if (row_bytes % 16 == 0 && Aligned16(x) && Aligned16(y)) {
+    if (Knobs().rowtma > 0) {
+      const cudaError_t e = LaunchRowCopyTensor(stream, plan, x, y, Knobs().rowtma);
+      if (e != cudaErrorNotSupported) return e;
+    }
     a.row_vecs = row_bytes / 16;
     a.total_vecs = plan.elements * plan.elem_bytes / 16;
     if (row_bytes <= kRowCopyInputOrderMaxRun && !Knobs().old && !Knobs().s2) {
