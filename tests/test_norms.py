@@ -105,6 +105,30 @@ def test_rms_norm_rows(rng, dtype, rows, n):
     assert_close(y, np_rms_norm(xf, sf), dtype, scale=2.0)
 
 
+# Rows of n % P != 0 (session 32, norm_window.cuh; by default past the lane groups' rows, JK_NORM_WINDOW=1 forces it
+# onto those too): a warp per row up to 256 packs in the widest window (float32 1021, 16-bit 2034 columns), a CTA per
+# row up to 4096 packs (float32 16381, 16-bit 32762), two reads past that (float32 16385, 16-bit 32765); 37 rows start
+# at every offset within a pack, so the edge packs come at every position. JK_NORM_WINDOW=0: the scalar tiers before.
+WINDOW_ROWS = [(37, 3), (37, 97), (37, 1001), (37, 1021), (37, 1023), (37, 2035), (37, 4099), (9, 16381), (9, 16385),
+               (5, 32762), (5, 32765)]
+
+
+@pytest.mark.parametrize("window", ["1", "0"] if ON_GPU else ["1"])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", WINDOW_ROWS)
+def test_norm_window_rows(rng, monkeypatch, window, dtype, rows, n):
+    monkeypatch.setenv("JK_NORM_WINDOW", window)
+    x, xf = randn(rng, (rows, n), dtype, scale=2.0, loc=0.5)
+    (s, sf), (b, bf) = _params(rng, n, dtype, True, True)
+    y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)
+    ey, em, er = np_layer_norm(xf, sf, bf)
+    assert_close(y, ey, dtype, scale=2.0)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(rstd, er, jnp.float32, scale=4.0)
+    assert_close(jax.jit(lambda x: jk.layer_norm(x))(x), np_layer_norm(xf)[0], dtype, scale=2.0)
+    assert_close(jax.jit(jk.rms_norm)(x, s), np_rms_norm(xf, sf), dtype, scale=2.0)
+
+
 @pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True)])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_optional_params(rng, dtype, with_scale, with_bias):

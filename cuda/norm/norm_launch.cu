@@ -53,6 +53,7 @@
 #include "common/launch.h"
 #include "norm/norm_block.cuh"
 #include "norm/norm_cluster.h"
+#include "norm/norm_window.h"
 #include "norm/norm_group.cuh"
 #include "norm/norm_kernels.cuh"
 #include "norm/norm_launch.h"
@@ -458,6 +459,12 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
   // The default dispatch, or the one before the packed row tier (JK_NORM_TIER=legacy).
   const bool dflt = forced.tier == Forced::kNone || forced.tier == Forced::kLegacy;
   if (!Vectorizable(p)) {
+    // Rows of n % P != 0 over aligned x and y past the lane groups: 16-byte loads of each row's window of aligned
+    // packs (norm_window.cu: 1001 columns 0.11-0.23x -> 1.12-1.34x jnp; the lane groups' rows, such as 97, lost).
+    if (dflt) {
+      const cudaError_t e = norm::LaunchWindowRows<T, K>(p, stream, p.n > 32 * kGroupMaxPacksPerLane<T, K>);
+      if (e != cudaErrorNotSupported) return e;
+    }
     if (p.n <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, 1>(p, stream, p.n);
     return LaunchTwoReads<T, K, 1>(p, stream, false);
   }
