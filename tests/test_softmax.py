@@ -154,6 +154,38 @@ def test_extremes_without_mask(op, dtype, n):
         assert np.all(yn[1:5] == (0.0 if log else 1.0))
 
 
+# Rows of n % P != 0 on the window tier (session 32, softmax_window.cuh; by default past 1024 columns,
+# JK_SOFTMAX_WINDOW=1 forces it onto shorter rows too, 0 keeps the scalar tiers): a warp per row up to 64 packs, a CTA
+# per row past that (50257: the GPT-2 vocabulary, a CTA looping over its window); 37 rows start at every offset
+# within a pack; the extreme rows of test_extremes_without_mask on the same lengths.
+@pytest.mark.parametrize("window", ["1", "0"] if ON_GPU else ["1"])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [3, 97, 1025, 4099, 16381, 50257])
+def test_window_rows(rng, monkeypatch, window, op, dtype, n):
+    monkeypatch.setenv("JK_SOFTMAX_WINDOW", window)
+    fn, _, log = OPS[op]
+    x, x64 = randn(rng, (37 if n <= 4099 else 5, n), dtype, scale=3.0)
+    check(op, x, x64, scale=1.0 if n <= 4096 else 10.0)
+    big_neg = -6e4 if dtype == jnp.float16 else -3e38
+    e = np.random.default_rng(1).standard_normal((7, n)).astype(np.float32)
+    e[0] = -np.inf                       # all -inf: NaN (as jax.nn)
+    e[1, 0] = 1e4                        # huge positive among normal values
+    e[2] = big_neg; e[2, -1] = 0.0       # huge negatives
+    e[3, : n // 2] = -np.inf             # -inf before the finite entries
+    e[4, :] = big_neg                    # a row of equal huge negatives: uniform
+    e[5, n // 2] = np.nan                # NaN poisons its row only
+    e[6, -1] = np.inf                    # +inf: NaN (as jax.nn)
+    ej = jnp.asarray(e, dtype)
+    y = fn(ej)
+    with np.errstate(invalid="ignore"):
+        want = ref(np.asarray(ej.astype(jnp.float32), np.float64), -1, None, log)
+    assert_close(y[1:5], want[1:5], dtype=dtype)
+    yn = np.asarray(y.astype(jnp.float32))
+    assert np.isnan(yn[0]).all() and np.isnan(yn[5]).all() and np.isnan(yn[6]).all()
+    assert not np.isnan(yn[1:5]).any()
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_nan_poisons_only_its_row_other_axis(dtype):
     x = np.random.default_rng(2).standard_normal((50, 4, 3)).astype(np.float32)

@@ -4,15 +4,17 @@
 // Why: such rows start at every alignment in turn, so the vectorised tiers refuse them, and the scalar path took
 // them through a lane group of whole warps (n <= 512 float32) or the two-read kernel's 512 threads per row, one
 // element a thread at 1001 columns: 0.11-0.52x jnp at 1001 and 4099 columns (H200, bench/lab/s32_offgrid_sweep_
-// h200.txt). Here a row's window, the aligned 16-byte packs that overlap it, is read with 16-byte loads: a row whose
-// first element sits `head` elements into its first pack covers head + n elements of (head + n + P - 1) / P
-// packs, and each element of the window knows its column (pack * P + e - head). Elements outside the row (in the
-// first and last packs, shared with the neighbouring rows) take no part in the statistics and are not written:
-// whole packs inside the row are stored with 16-byte stores, the two edge packs element by element. The parameters
+// h200.txt). Here a row's window, the aligned 16-byte packs that overlap it (common/row_window.cuh), is read with
+// 16-byte loads: a row whose first element sits `head` elements into its first pack covers head + n elements of
+// (head + n + P - 1) / P packs, and each element of the window knows its column (pack * P + e - head). Elements
+// outside the row (in the first and last packs, shared with the neighbouring rows) take no part in the statistics
+// and are not written: whole packs inside the row are stored with 16-byte stores, the two edge packs element by
+// element. The parameters
 // are read element by element (their columns are not pack-aligned in the window), from L1.
 // Statistics as the other tiers: two exact passes over the register-resident row, LayerNorm's shifted by the
 // row's first element.
 #pragma once
+#include "common/row_window.cuh"
 #include "norm/norm_kernels.cuh"
 
 namespace jk::norm {
@@ -34,10 +36,10 @@ __global__ void __launch_bounds__(512) WindowRowsNorm(Params<T> p) {
   auto reduce = [&](float v) { return kWarpRow ? WarpAllReduce<32>(v, SumOp()) : BlockAllReduce(v, SumOp(), scratch); };
   // The loop bound is uniform per warp (warp rows) or per CTA (CTA rows): the reductions are collective.
   for (int64_t row = first; row < rows; row += step) {
-    const int64_t start = row * n, w0 = start / P;
     // Per-row quantities in 32 bits: a window holds at most 4096 packs (the launcher checks).
-    const int head = static_cast<int>(start - w0 * P);  // elements of the first pack before the row
-    const int packs = static_cast<int>((head + n + P - 1) / P), cols = static_cast<int>(n);
+    const RowWindow<P> w(row, n);
+    const int64_t start = w.start, w0 = w.first;
+    const int head = w.head, packs = w.packs, cols = w.n;
     const float shift = RowShift<K>(p.x, row, rows, n);
     Pack<T, P> v[C];
 #pragma unroll

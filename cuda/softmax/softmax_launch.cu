@@ -65,6 +65,7 @@
 #include "softmax/softmax_launch.h"
 #include "softmax/softmax_long.cuh"
 #include "softmax/softmax_stats_apply.cuh"
+#include "softmax/softmax_window.cuh"
 
 namespace jk {
 namespace {
@@ -594,6 +595,39 @@ bool CanVectorise(const RowArgs<T>& a) {
          (m.axis_stride == 1 && m.outer.StridesMultipleOf(kVec) && IsAligned(m.data, kVec));
 }
 
+// kWindowRows (softmax_window.cuh): unmasked rows of n % kVec != 0 over 16-byte-aligned x and y past 1024 columns; a
+// warp per row up to 64 packs, else a CTA per row of up to 512 threads. H200, one process, CUPTI, 3 rotated rounds
+// (bench/lab/s32_odd_softmax_window_lab_h200.txt, x jnp, softmax / log_softmax alike, the kVec = 1 tiers -> this one):
+//   float32   1537 0.96-0.97x -> 1.11x   2051 0.86x -> 1.01x   4099 0.77x -> 1.01-1.02x   16381 0.69-0.70x -> 0.87x
+//             8192 x 50257 0.64-0.65x -> 1.22x
+//   bfloat16  1537 0.60-0.62x -> 0.93-0.94x   2051 0.48-0.50x -> 0.85-0.89x   4099 0.44-0.47x -> 0.84-0.87x
+//             16381 0.41-0.43x -> 0.90-0.96x   8192 x 50257 0.62-0.63x -> 1.70-1.76x
+// At 97 and 1001 columns the kVec = 1 warp tier stays (97: 1.95-2.34x against 0.86-1.14x here). Lab knob
+// JK_SOFTMAX_WINDOW=1|0 (re-read at every launch) forces it on wherever it fits, or off.
+template <typename T>
+cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
+  constexpr int64_t P = kVec16<T>;
+  const char* knob = std::getenv("JK_SOFTMAX_WINDOW");
+  const bool on = knob != nullptr ? std::atoi(knob) != 0 : a.n > 1024;
+  if (!on || a.mask->data != nullptr || a.n % P == 0 || !IsAligned(a.x, 16) || !IsAligned(a.y, 16) ||
+      a.n >= (int64_t{1} << 30)) {
+    return cudaErrorNotSupported;
+  }
+  constexpr int64_t kMaxGrid = int64_t{1} << 20;  // a grid-stride loop past this
+  const int64_t packs = (P - 1 + a.n + P - 1) / P;  // the widest window
+  if (packs <= 64) {
+    const int64_t grid = std::min(CeilDiv(a.rows, softmax::kWarpRowsBlock / 32), kMaxGrid);
+    softmax::WindowRowsKernel<T, true><<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
+        a.x, a.y, a.rows, a.n, a.log);
+  } else {
+    // About 4 packs a thread per pass, in whole warps, at most 512 threads.
+    const int threads = static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(CeilDiv(packs, 4), 32) * 32));
+    softmax::WindowRowsKernel<T, false><<<static_cast<unsigned>(std::min(a.rows, kMaxGrid)), threads, 0, a.stream>>>(
+        a.x, a.y, a.rows, a.n, a.log);
+  }
+  return LastLaunchError();
+}
+
 template <typename T>
 cudaError_t Softmax(cudaStream_t stream, const void* x, void* y, int64_t outer, int64_t n, int64_t inner,
                     const MaskIndex& mask, bool log, const Workspace& ws) {
@@ -608,6 +642,7 @@ cudaError_t Softmax(cudaStream_t stream, const void* x, void* y, int64_t outer, 
   if (CanVectorise(a)) {
     return masked ? LaunchRows<T, kVec16<T>, true>(a) : LaunchRows<T, kVec16<T>, false>(a);
   }
+  if (const cudaError_t e = LaunchWindowRows<T>(a); e != cudaErrorNotSupported) return e;
   return masked ? LaunchRows<T, 1, true>(a) : LaunchRows<T, 1, false>(a);
 }
 
