@@ -106,6 +106,38 @@ __device__ __forceinline__ Welford SquaresState(float count, float sum_sq) {
   return w;
 }
 
+// A thread's Welford state of its float32 packs v[k] with inside(k) (`live` of them): RMSNorm's sum of squares in
+// one pass (SquaresState), LayerNorm's two exact passes over x - shift (ThreadWelford). The float32 paths of
+// ClusterRowsNorm and ClusterRowPairsNorm (norm_cluster_pairs.cuh).
+template <Kind K, bool kFast, typename T, int kP, int kPacks, typename Inside>
+__device__ __forceinline__ Welford Float32PacksState(const Pack<T, kP> (&v)[kPacks], int live, float shift,
+                                                     Inside inside) {
+  if constexpr (K == Kind::kRmsNorm) {
+    float q = 0.f;
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k)
+      if (inside(k))
+#pragma unroll
+        for (int e = 0; e < kP; ++e) q = fmaf(v[k].v[e], v[k].v[e], q);
+    return SquaresState(static_cast<float>(live * kP), q);
+  } else {
+    ThreadWelford tw;
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k)
+      if (inside(k))
+#pragma unroll
+        for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
+    tw.Begin<kFast>(static_cast<float>(live * kP), s);
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k)
+      if (inside(k))
+#pragma unroll
+        for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
+    return tw.w;
+  }
+}
+
 // kLean's parameter packs as raw words, absent parameters as ones and zeros (none loaded where !live).
 struct ParamWords {
   uint4 g, b;
@@ -207,28 +239,7 @@ __global__ void __launch_bounds__(512, 2)  // <= 64 registers: two CTAs of 512 p
           ++live;
         }
       }
-      if constexpr (K == Kind::kRmsNorm) {
-        float q = 0.f;  // RMSNorm: the sum of squares in one pass (see SquaresState)
-#pragma unroll
-        for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
-#pragma unroll
-            for (int e = 0; e < kP; ++e) q = fmaf(v[k].v[e], v[k].v[e], q);
-        tw.w = SquaresState(static_cast<float>(live * kP), q);
-      } else {
-        float s = 0.f;
-#pragma unroll
-        for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
-#pragma unroll
-            for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
-        tw.Begin<kLean>(static_cast<float>(live * kP), s);
-#pragma unroll
-        for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
-#pragma unroll
-            for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
-      }
+      tw.w = Float32PacksState<K, kLean>(v, live, shift, inside);
       ParamWords next{};
       if constexpr (kLean) next = params_of(0, ScaleRow(p, row), BiasRow(p, row));  // in flight through the reductions
       const Welford w = row_state(tw.w, parity, use);

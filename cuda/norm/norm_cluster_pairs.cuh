@@ -91,28 +91,7 @@ __global__ void __launch_bounds__(2 * kPairLanes, 1)  // <= 64 registers
           ++live;
         }
       }
-      if constexpr (K == Kind::kRmsNorm) {
-        float q = 0.f;  // the sum of squares in one pass (SquaresState)
-#pragma unroll
-        for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
-#pragma unroll
-            for (int e = 0; e < kP; ++e) q = fmaf(v[k].v[e], v[k].v[e], q);
-        tw.w = SquaresState(static_cast<float>(live * kP), q);
-      } else {
-        float s = 0.f;
-#pragma unroll
-        for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
-#pragma unroll
-            for (int e = 0; e < kP; ++e) s += v[k].v[e] - shift;
-        tw.Begin<true>(static_cast<float>(live * kP), s);
-#pragma unroll
-        for (int k = 0; k < kPacks; ++k)
-          if (inside(k))
-#pragma unroll
-            for (int e = 0; e < kP; ++e) tw.Add(v[k].v[e] - shift);
-      }
+      tw.w = Float32PacksState<K, true>(v, live, shift, inside);
       const Welford w = row_state(tw.w, parity, use);
       mean = K == Kind::kLayerNorm ? shift + w.mean : 0.f;
       rstd = RstdFrom(K == Kind::kLayerNorm ? w.m2 * inv_n : w.m2 * inv_n + w.mean * w.mean, p.epsilon);
