@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace jk {
 
@@ -58,6 +59,14 @@ struct ClusterLaunch {
 };
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A lab on/off knob, read at every launch (so one process can time both settings with XLA command buffers off):
+// unset -> `by_default`, else whether its value (atoi) is nonzero. The norms' cluster and window tiers, softmax's
+// window tier.
+inline bool KnobOr(const char* name, bool by_default) {
+  const char* e = std::getenv(name);
+  return e != nullptr ? std::atoi(e) != 0 : by_default;
+}
 
 // The cluster tiers' shape rule: rows of `units` (packs or elements) spread over CTAs of at most `max_threads`
 // threads x `per_thread` units each take the smallest power-of-two cluster of at most `max_cluster` CTAs that

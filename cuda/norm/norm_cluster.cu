@@ -26,11 +26,7 @@ constexpr int kClusterPacks = 8;  // ClusterRowsNorm's 16-byte packs per thread
 // Float32 LayerNorm lost with it (16384 / 32768 / 65536: 97.3 / 88.9 / 86.6% -> 95.1 / 88.0 / 85.6%; its form with
 // the scale in shared memory spills 16 bytes) and keeps the plain one. Lab knob JK_NORM_LEAN=0|1 (re-read at every
 // launch) forces either.
-bool Knob(const char* name, bool by_default) {  // the lab knobs here: unset -> the default, else its value != 0
-  const char* e = std::getenv(name);
-  return e != nullptr ? std::atoi(e) != 0 : by_default;
-}
-bool LeanOn(bool by_default) { return Knob("JK_NORM_LEAN", by_default); }
+bool LeanOn(bool by_default) { return KnobOr("JK_NORM_LEAN", by_default); }
 
 // Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
 // CTA of 512 threads under 64 registers, two per SM. The default takes LayerNorm rows of float32 n >= 16384
@@ -127,7 +123,7 @@ cudaError_t LaunchHybridRowsImpl(const Params<T>& p, cudaStream_t stream) {
 // launch) forces it on or off for every dtype.
 template <typename T, Kind K>
 bool SmemScaleOn(bool lean) {
-  return Knob("JK_NORM_SMEM_SCALE", sizeof(T) == 4 ? K == Kind::kLayerNorm : K == Kind::kRmsNorm && lean);
+  return KnobOr("JK_NORM_SMEM_SCALE", sizeof(T) == 4 ? K == Kind::kLayerNorm : K == Kind::kRmsNorm && lean);
 }
 // RMSNorm float32 rows of 16385-28671 columns keep the two-read tier: there the hybrid ran a CTA of up to 448 threads
 // and lost at 20480 and 24576 columns (H200, session 19, bench/lab/s19_h200.md, CUPTI against jnp in processes of
@@ -174,7 +170,7 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   // kFull form, without per-pack column checks. H200, one process (bench/lab/s31_full_h3_lab_h200.txt): 24576 x 65536
   // bf16 / f16 84.0% / 83.7% -> 89.3% / 89.1% of copy. RMSNorm's kFull forms spill 16 bytes where its others spill
   // none: not used. Lab knob JK_NORM_FULL=0 (re-read at every launch) keeps the checked form.
-  const bool full = lean && K == Kind::kLayerNorm && sizeof(T) == 2 && Knob("JK_NORM_FULL", true) &&
+  const bool full = lean && K == Kind::kLayerNorm && sizeof(T) == 2 && KnobOr("JK_NORM_FULL", true) &&
                     p.n == int64_t{shape.ctas} * kClusterPacks * shape.threads * (16 / int64_t{sizeof(T)});
   auto pick = [&](auto lean_tag, auto full_tag) {
     constexpr bool kLean = decltype(lean_tag)::value, kFull = decltype(full_tag)::value;

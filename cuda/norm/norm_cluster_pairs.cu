@@ -12,11 +12,6 @@
 namespace jk::norm {
 
 namespace {
-// Unset -> the default, else its value != 0 (re-read at every launch, so one process can time both).
-bool PairsKnob(const char* name, bool by_default) {
-  const char* e = std::getenv(name);
-  return e != nullptr ? std::atoi(e) != 0 : by_default;
-}
 // The knobs that force the cluster tier's other kernels or forms (norm_cluster.cu): set, they keep this form out
 // unless JK_NORM_PAIRS=1 asks for it.
 bool OtherClusterFormForced() {
@@ -43,7 +38,7 @@ template <typename T, Kind K, int kPacks>
 cudaError_t LaunchPairs(const Params<T>& p, cudaStream_t stream, int ctas, bool filled) {
   auto kernel = ClusterRowPairsNorm<T, K, false, kPacks>;
   if constexpr (K == Kind::kRmsNorm || std::is_same_v<T, __nv_bfloat16>) {
-    if (filled && PairsKnob("JK_NORM_PAIRS_FULL", true)) kernel = ClusterRowPairsNorm<T, K, true, kPacks>;
+    if (filled && KnobOr("JK_NORM_PAIRS_FULL", true)) kernel = ClusterRowPairsNorm<T, K, true, kPacks>;
   }
   constexpr size_t kSmem = size_t{K == Kind::kLayerNorm ? 2 : 1} * kPacks * kPairLanes * 16;
   // A persistent grid of as many clusters as fit (one CTA per SM), each taking two rows a step.
@@ -67,7 +62,7 @@ cudaError_t LaunchClusterRowPairs(const Params<T>& p, cudaStream_t stream) {
   if (p.n > ctas * kSpan) return cudaErrorNotSupported;
   const bool filled = p.n == ctas * kSpan;
   const bool by_default = !OtherClusterFormForced() && (sizeof(T) == 4 || K == Kind::kRmsNorm || filled);
-  if (!PairsKnob("JK_NORM_PAIRS", by_default)) return cudaErrorNotSupported;
+  if (!KnobOr("JK_NORM_PAIRS", by_default)) return cudaErrorNotSupported;
   return LaunchPairs<T, K, kPairPacks>(p, stream, ctas, filled);
 }
 
@@ -83,7 +78,7 @@ cudaError_t LaunchRowPairsShort(const Params<T>& p, cudaStream_t stream) {
   constexpr int64_t kSpan = int64_t{4} * kPairLanes * (16 / sizeof(T));
   if (p.n > kSpan || !PairsFit<T, K>(p)) return cudaErrorNotSupported;
   const bool by_default = sizeof(T) == 4 && K == Kind::kLayerNorm && p.n > 6144 && !OtherClusterFormForced();
-  if (!PairsKnob("JK_NORM_PAIRS_SHORT", by_default)) return cudaErrorNotSupported;
+  if (!KnobOr("JK_NORM_PAIRS_SHORT", by_default)) return cudaErrorNotSupported;
   return LaunchPairs<T, K, 4>(p, stream, 1, p.n == kSpan);
 }
 

@@ -25,8 +25,7 @@ template <typename T, Kind K>
 cudaError_t LaunchWindowRows(const Params<T>& p, cudaStream_t stream, bool by_default) {
   constexpr int64_t P = 16 / sizeof(T);
   if (p.inner != 1 || p.n % P == 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16)) return cudaErrorNotSupported;
-  const char* knob = std::getenv("JK_NORM_WINDOW");
-  if (!(knob != nullptr ? std::atoi(knob) != 0 : by_default)) return cudaErrorNotSupported;
+  if (!KnobOr("JK_NORM_WINDOW", by_default)) return cudaErrorNotSupported;
   constexpr int64_t kMaxGrid = int64_t{1} << 20;  // a grid-stride loop past this
   const int64_t packs = (P - 1 + p.n + P - 1) / P;  // the widest window: the row starting at the pack's last element
   if (packs <= 32 * 8) {

@@ -607,9 +607,7 @@ bool CanVectorise(const RowArgs<T>& a) {
 template <typename T>
 cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   constexpr int64_t P = kVec16<T>;
-  const char* knob = std::getenv("JK_SOFTMAX_WINDOW");
-  const bool on = knob != nullptr ? std::atoi(knob) != 0 : a.n > 1024;
-  if (!on || a.mask->data != nullptr || a.n % P == 0 || !IsAligned(a.x, 16) || !IsAligned(a.y, 16) ||
+  if (!KnobOr("JK_SOFTMAX_WINDOW", a.n > 1024) || a.mask->data != nullptr || a.n % P == 0 || !IsAligned(a.x, 16) || !IsAligned(a.y, 16) ||
       a.n >= (int64_t{1} << 30)) {
     return cudaErrorNotSupported;
   }
