@@ -19,6 +19,9 @@ struct RowWindow {
   __device__ __forceinline__ RowWindow(int64_t row, int64_t cols)
       : start(row * cols), first(start / kP), head(static_cast<int>(start - first * kP)),
         packs(static_cast<int>((head + cols + kP - 1) / kP)), n(static_cast<int>(cols)) {}
+  // The most packs a window of a row of `cols` elements spans (a row starting at a pack's last element): what the
+  // launchers bound.
+  static constexpr __host__ __device__ int64_t WidestPacks(int64_t cols) { return (kP - 1 + cols + kP - 1) / kP; }
   // The column of element e of window pack q, whether it is in the row, and whether all of pack q is.
   __device__ __forceinline__ int Col(int q, int e) const { return q * kP + e - head; }
   __device__ __forceinline__ bool InRow(int q, int e) const {

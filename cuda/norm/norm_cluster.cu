@@ -29,9 +29,11 @@ constexpr int kClusterPacks = 8;  // ClusterRowsNorm's 16-byte packs per thread
 bool LeanOn(bool by_default) { return KnobOr("JK_NORM_LEAN", by_default); }
 
 // Elements per thread: 32 float32 (8 packs as floats) or 64 16-bit (8 packs as raw words); both keep a
-// CTA of 512 threads under 64 registers, two per SM. The default takes LayerNorm rows of float32 n >= 16384
+// CTA of 512 threads under 64 registers, two per SM. This rule takes LayerNorm rows of float32 n >= 16384
 // and of 16-bit n > 32768 (past the packed block tier), RMSNorm's 16-bit rows n > 32768; clusters of up to 8
-// on an occupancy-sized persistent grid, and at float32 16384 (one CTA, no cluster) a CTA per row. The CTAs'
+// on an occupancy-sized persistent grid, and at float32 16384 (one CTA, no cluster) a CTA per row. Since session 32
+// the row-pairs form (norm_cluster_pairs.cu) comes first: by default this kernel keeps float32 LayerNorm at 16384
+// columns, 16-bit LayerNorm rows that leave the last CTA partly empty, and rows with grouped parameters. The CTAs'
 // states travel by ClusterExchange (common/cluster_exchange.cuh), not a cluster barrier per row. H200
 // (bench/lab/s8_h200.md, s10_h200.md), against the tiers before (two reads), then with the exchange:
 //   float32 16384  85% -> 97% of the copy ceiling     float32 32768  67% -> 75% -> 85%
@@ -70,8 +72,9 @@ Shape Choose(int64_t n) {
 }
 
 // Rows held partly in registers, partly in shared memory (ClusterRowsNormHybrid): float32 rows past 16384 (one CTA up
-// to 512 threads x the packs, then clusters of 2-8). The default for RMSNorm's float32 rows of 28672 columns and more
-// (HybridRowsChoice), at 7 + 9 packs per thread (registers + staged), lean. Measured on an H200 (% of the copy
+// to 512 threads x the packs, then clusters of 2-8). The rule for RMSNorm's float32 rows of 28672 columns and more
+// (HybridRowsChoice; since session 32 the row-pairs form takes them first up to 131072 columns, and rows with grouped
+// scales), at 7 + 9 packs per thread (registers + staged), lean. Measured on an H200 (% of the copy
 // ceiling; the tiers before: two reads):
 //   RMSNorm float32 49152 x 32768   81% -> 85% (4 + 12, 1.26x jnp; bench/lab/s12_h200.md call 2) -> 89.2% (6 + 10,
 //                                   lean; 4 + 12 lean: 86.3%; bench/lab/s31_lean_lab_h200.txt) -> 90.0% (7 + 9
@@ -166,10 +169,11 @@ cudaError_t LaunchClusterRows(const Params<T>& p, cudaStream_t stream) {
   const bool lean = LeanOn(sizeof(T) == 2);
   const bool smem_scale =
       SmemScaleOn<T, K>(lean) && p.scale != nullptr && p.scale_rows_per_group >= p.outer && shape.resident != 0;
-  // Lean 16-bit LayerNorm rows that fill every rank's packs exactly (the benchmark's 65536: 2 x 8 x 512 x 8) take the
-  // kFull form, without per-pack column checks. H200, one process (bench/lab/s31_full_h3_lab_h200.txt): 24576 x 65536
-  // bf16 / f16 84.0% / 83.7% -> 89.3% / 89.1% of copy. RMSNorm's kFull forms spill 16 bytes where its others spill
-  // none: not used. Lab knob JK_NORM_FULL=0 (re-read at every launch) keeps the checked form.
+  // Lean 16-bit LayerNorm rows that fill every rank's packs exactly (65536: 2 x 8 x 512 x 8; by default the row-pairs
+  // form takes those since session 32, unless their parameters are grouped) take the kFull form, without per-pack
+  // column checks. H200, one process (bench/lab/s31_full_h3_lab_h200.txt): 24576 x 65536 bf16 / f16 84.0% / 83.7% ->
+  // 89.3% / 89.1% of copy. RMSNorm's kFull forms spill 16 bytes where its others spill none: not used. Lab knob
+  // JK_NORM_FULL=0 (re-read at every launch) keeps the checked form.
   const bool full = lean && K == Kind::kLayerNorm && sizeof(T) == 2 && KnobOr("JK_NORM_FULL", true) &&
                     p.n == int64_t{shape.ctas} * kClusterPacks * shape.threads * (16 / int64_t{sizeof(T)});
   auto pick = [&](auto lean_tag, auto full_tag) {

@@ -19,20 +19,6 @@ bool OtherClusterFormForced() {
     if (std::getenv(k) != nullptr) return true;
   return false;
 }
-}  // namespace
-
-// The default: every row past one CTA of the cluster tier (float32 n > 16384, 16-bit n > 32768) up to 8 CTAs' worth,
-// except 16-bit LayerNorm rows that leave the last rank partly empty. H200, one process, CUPTI, 3 rotated rounds
-// (bench/lab/s32_h200.md call 2, % of the copy ceiling, the tiers before -> this one):
-//   LayerNorm float32  49152 x 20000 / 32768, 24576 x 65536   86.3 / 89.2 / 86.3% -> 89.6 / 92.5 / 90.6%
-//   RMSNorm   float32  49152 x 20000 / 32768, 24576 x 65536   85.5 / 89.9 / 89.5% -> 91.4 / 93.3 / 91.7%
-//   LayerNorm bf16 / f16  24576 x 65536                       89.5 / 89.0% -> 92.7 / 91.4%
-//   RMSNorm   bf16 / f16  24576 x 40000 / 65536               89.2-92.2% -> 91.1-93.6%
-//   LayerNorm bf16 / f16  24576 x 40000 (not taken)           79.9 / 79.2% -> 76.8 / 73.6%
-// The form without column checks (kFull) where the rows fill every rank, except LayerNorm float32 (its kFull form
-// spills 40 bytes) and float16 (89.1% against the checked form's 91.4%; bfloat16 92.7% against 91.7%). Lab knobs:
-// JK_NORM_PAIRS=1|0 forces this form on or off wherever it fits; JK_NORM_PAIRS_FULL=0 keeps the checked form.
-namespace {
 // Clusters of `ctas` CTAs of two halves, kPacks packs a thread; `filled`: the rows fill every rank's packs.
 template <typename T, Kind K, int kPacks>
 cudaError_t LaunchPairs(const Params<T>& p, cudaStream_t stream, int ctas, bool filled) {
@@ -53,14 +39,25 @@ bool PairsFit(const Params<T>& p) {
 }
 }  // namespace
 
+// The default: every row past one CTA of the cluster tier (float32 n > 16384, 16-bit n > 32768) up to 8 CTAs' worth,
+// except 16-bit LayerNorm rows that leave the last rank partly empty. H200, one process, CUPTI, 3 rotated rounds
+// (bench/lab/s32_h200.md call 2, % of the copy ceiling, the tiers before -> this one):
+//   LayerNorm float32  49152 x 20000 / 32768, 24576 x 65536   86.3 / 89.2 / 86.3% -> 89.6 / 92.5 / 90.6%
+//   RMSNorm   float32  49152 x 20000 / 32768, 24576 x 65536   85.5 / 89.9 / 89.5% -> 91.4 / 93.3 / 91.7%
+//   LayerNorm bf16 / f16  24576 x 65536                       89.5 / 89.0% -> 92.7 / 91.4%
+//   RMSNorm   bf16 / f16  24576 x 40000 / 65536               89.2-92.2% -> 91.1-93.6%
+//   LayerNorm bf16 / f16  24576 x 40000 (not taken)           79.9 / 79.2% -> 76.8 / 73.6%
+// The form without column checks (kFull) where the rows fill every rank, except LayerNorm float32 (its kFull form
+// spills 40 bytes) and float16 (89.1% against the checked form's 91.4%; bfloat16 92.7% against 91.7%). Lab knobs:
+// JK_NORM_PAIRS=1|0 forces this form on or off wherever it fits; JK_NORM_PAIRS_FULL=0 keeps the checked form.
 template <typename T, Kind K>
 cudaError_t LaunchClusterRowPairs(const Params<T>& p, cudaStream_t stream) {
   if (p.n <= (sizeof(T) == 4 ? 16384 : 32768) || !PairsFit<T, K>(p)) return cudaErrorNotSupported;
-  constexpr int64_t kSpan = int64_t{kPairPacks} * kPairLanes * (16 / sizeof(T));  // columns a CTA holds
-  int ctas = 1;
-  while (ctas < 8 && p.n > ctas * kSpan) ctas *= 2;  // the portable cluster size limit
-  if (p.n > ctas * kSpan) return cudaErrorNotSupported;
-  const bool filled = p.n == ctas * kSpan;
+  constexpr int64_t kElems = kPairPacks * (16 / sizeof(T));  // columns a thread holds
+  // The smallest power-of-two cluster of full-width CTAs that holds the row, up to the portable limit of 8.
+  const int ctas = RowSpanFor(p.n, kElems, kPairLanes, 8).ctas;
+  if (ctas == 0) return cudaErrorNotSupported;
+  const bool filled = p.n == ctas * kElems * kPairLanes;
   const bool by_default = !OtherClusterFormForced() && (sizeof(T) == 4 || K == Kind::kRmsNorm || filled);
   if (!KnobOr("JK_NORM_PAIRS", by_default)) return cudaErrorNotSupported;
   return LaunchPairs<T, K, kPairPacks>(p, stream, ctas, filled);

@@ -13,12 +13,11 @@ namespace jk::norm {
 
 // A warp per row up to 256 packs in the widest window (float32 n <= 1021, 16-bit n <= 2034), 1-8 packs a lane, four
 // rows a CTA; a CTA of up to 512 threads per row up to 4096 packs (4 packs a thread up to 2048, else 8); longer rows
-// keep the two-read kernel. H200, one process, CUPTI, 3 rotated rounds (bench/lab/s32_h200.md call 8, 49152 rows, x
-// jnp, the scalar tiers before -> this one):
-//   1001 columns      0.11-0.23x -> 1.12-1.34x        2035    0.17-0.42x -> 0.76-1.36x (bf16 0.76-0.88x: see below)
-//   4099              0.26-0.52x -> 0.93-1.35x        10001   0.58-0.86x -> 1.16-2.05x
-//   16381             0.66-1.02x -> 0.86-1.86x (bfloat16 0.86-0.93x, at 104-128 registers then: its packs are now
-//                     pinned, norm_window.cuh)
+// keep the two-read kernel. H200, one process, CUPTI, 3 rotated rounds (bench/lab/s32_h200.md calls 8-9, 49152 rows,
+// x jnp, the scalar tiers before -> this one; call 9 with bfloat16's packs pinned, norm_window.cuh):
+//   1001 columns      0.11-0.23x -> 1.12-1.34x        2035    0.17-0.43x -> 0.94-1.38x
+//   4099              0.26-0.52x -> 1.01-1.35x        10001   0.58-0.86x -> 1.16-2.05x (call 8)
+//   16381             0.66-1.03x -> 1.04-1.87x
 //   97 (lane groups)  1.21-1.51x -> 0.65-1.25x: not taken; the caller's rule keeps the lane groups' rows.
 // Lab knob JK_NORM_WINDOW=1|0 (re-read at every launch) forces it on wherever the row fits, or off.
 template <typename T, Kind K>
@@ -27,7 +26,7 @@ cudaError_t LaunchWindowRows(const Params<T>& p, cudaStream_t stream, bool by_de
   if (p.inner != 1 || p.n % P == 0 || !IsAligned(p.x, 16) || !IsAligned(p.y, 16)) return cudaErrorNotSupported;
   if (!KnobOr("JK_NORM_WINDOW", by_default)) return cudaErrorNotSupported;
   constexpr int64_t kMaxGrid = int64_t{1} << 20;  // a grid-stride loop past this
-  const int64_t packs = (P - 1 + p.n + P - 1) / P;  // the widest window: the row starting at the pack's last element
+  const int64_t packs = RowWindow<P>::WidestPacks(p.n);
   if (packs <= 32 * 8) {
     constexpr int kThreads = 128;
     const dim3 grid(static_cast<unsigned>(std::min(CeilDiv(p.outer, kThreads / 32), kMaxGrid)));

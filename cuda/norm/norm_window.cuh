@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(512) WindowRowsNorm(Params<T> p) {
     // Per-row quantities in 32 bits: a window holds at most 4096 packs (the launcher checks).
     const RowWindow<P> w(row, n);
     const int64_t start = w.start, w0 = w.first;
-    const int head = w.head, packs = w.packs, cols = w.n;
+    const int packs = w.packs, cols = w.n;
     const float shift = RowShift<K>(p.x, row, rows, n);
     Pack<T, P> v[C];
 #pragma unroll
@@ -56,11 +56,11 @@ __global__ void __launch_bounds__(512) WindowRowsNorm(Params<T> p) {
         for (int k = 0; k < C; ++k) Opaque(v[k]);
       }
     };
-    // Column of element e of pack k, and whether it is in the row.
-    auto col = [&](int k, int e) { return (k * lanes + t) * P + e - head; };
+    // Whether element e of pack k is in the row: RowWindow::InRow spelled out on local copies (through the struct
+    // ptxas allocated these kernels differently, and they were measured as they are).
     auto in_row = [&](int k, int e) {
-      const int c = col(k, e);
-      return k * lanes + t < packs && c >= 0 && c < cols;
+      const int q = k * lanes + t, c = w.Col(q, e);
+      return q < packs && c >= 0 && c < cols;
     };
     float s = 0.f;
 #pragma unroll
@@ -95,9 +95,9 @@ __global__ void __launch_bounds__(512) WindowRowsNorm(Params<T> p) {
     pin();
 #pragma unroll
     for (int k = 0; k < C; ++k) {
-      const int q = k * lanes + t, c0 = col(k, 0);
+      const int q = k * lanes + t, c0 = w.Col(q, 0);
       if (q >= packs) continue;
-      if (c0 >= 0 && c0 + P <= cols) {  // the whole pack is in the row
+      if (c0 >= 0 && c0 + P <= cols) {  // the whole pack is in the row (RowWindow::Whole, spelled out as above)
         Pack<T, P> o;
 #pragma unroll
         for (int e = 0; e < P; ++e)

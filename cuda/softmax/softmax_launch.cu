@@ -607,19 +607,20 @@ bool CanVectorise(const RowArgs<T>& a) {
 template <typename T>
 cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   constexpr int64_t P = kVec16<T>;
-  if (!KnobOr("JK_SOFTMAX_WINDOW", a.n > 1024) || a.mask->data != nullptr || a.n % P == 0 || !IsAligned(a.x, 16) || !IsAligned(a.y, 16) ||
-      a.n >= (int64_t{1} << 30)) {
+  if (!KnobOr("JK_SOFTMAX_WINDOW", a.n > 1024) || a.mask->data != nullptr || a.n % P == 0 || !IsAligned(a.x, 16) ||
+      !IsAligned(a.y, 16) || a.n >= (int64_t{1} << 30)) {
     return cudaErrorNotSupported;
   }
   constexpr int64_t kMaxGrid = int64_t{1} << 20;  // a grid-stride loop past this
-  const int64_t packs = (P - 1 + a.n + P - 1) / P;  // the widest window
+  const int64_t packs = RowWindow<P>::WidestPacks(a.n);
   if (packs <= 64) {
     const int64_t grid = std::min(CeilDiv(a.rows, softmax::kWarpRowsBlock / 32), kMaxGrid);
     softmax::WindowRowsKernel<T, true><<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
         a.x, a.y, a.rows, a.n, a.log);
   } else {
     // About 4 packs a thread per pass, in whole warps, at most 512 threads.
-    const int threads = static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(CeilDiv(packs, 4), 32) * 32));
+    const int threads =
+        static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(CeilDiv(packs, 4), 32) * 32));
     softmax::WindowRowsKernel<T, false><<<static_cast<unsigned>(std::min(a.rows, kMaxGrid)), threads, 0, a.stream>>>(
         a.x, a.y, a.rows, a.n, a.log);
   }
