@@ -65,6 +65,25 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const CUtensorMap* map, 
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
 #endif
 }
+// Bulk groups: a thread's bulk stores out of shared memory (cp.async.bulk[.tensor] ... bulk_group) committed as one
+// group; then waits until at most N of its groups still read shared memory (the slots may be refilled), or until all
+// have completed. The matmul epilogues' TMA stores and the transpose's bulk row copies.
+__device__ __forceinline__ void BulkCommit() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void BulkWaitRead() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+__device__ __forceinline__ void BulkWaitAll() {
+#ifdef JK_HAS_BULK_COPY
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
+}
 // Per-thread asynchronous 16-byte copies global -> shared (sm_80 cp.async, no register staging): a thread
 // issues several, commits them as one group and waits for its own groups; the data is then visible to that
 // thread only (the hybrid cluster tier reads back only the slots each thread filled, so no CTA barrier).

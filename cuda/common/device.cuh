@@ -103,6 +103,15 @@ __host__ __device__ __forceinline__ bool IsAligned(const void* p, int bytes) {
   return (reinterpret_cast<uintptr_t>(p) % bytes) == 0;
 }
 
+// Barrier over `count` threads on hardware barrier `id` (0 is __syncthreads'): the matmul epilogues' warpgroups, the
+// norms' row-pairs halves.
+__device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void NamedArrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 // ---- reductions ---------------------------------------------------------------------------------
 struct SumOp {
   __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }

@@ -10,7 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "common/bulk_copy.cuh"  // FenceProxyAsync, MbarExpectTx, TmaLoad3d
+#include "common/bulk_copy.cuh"  // FenceProxyAsync, MbarExpectTx, TmaLoad3d, BulkCommit, BulkWaitRead, BulkWaitAll
+#include "common/device.cuh"     // NamedBarrier, NamedArrive
 
 namespace jk::mm {
 
@@ -55,24 +56,12 @@ __device__ __forceinline__ void TmaPrefetch3d(const CUtensorMap* map, int32_t c0
   asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n"
                ::"l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2) : "memory");
 }
-__device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-// At most N of the issuing thread's bulk groups still read shared memory.
-template <int N>
-__device__ __forceinline__ void BulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory"); }
 // Before writing an output box: its previous store has read it. Boxes alternate between two buffers, so
 // that store is the one before last, unless a warpgroup has one box a tile (128x64 tiles): then the last.
 template <int kBoxes>
 __device__ __forceinline__ void BulkWaitReadBox() {
   if constexpr (kBoxes == 1) BulkWaitRead<0>();
   else BulkWaitRead<1>();
-}
-__device__ __forceinline__ void BulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
-// Barrier over `count` threads on hardware barrier `id` (0 is __syncthreads').
-__device__ __forceinline__ void NamedBarrier(uint32_t id, uint32_t count) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-__device__ __forceinline__ void NamedArrive(uint32_t id, uint32_t count) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 // Split-K exchange between the two CTAs of a cluster (distributed shared memory, sm_90).
 __device__ __forceinline__ uint32_t MapaShared(uint32_t addr, uint32_t rank) {

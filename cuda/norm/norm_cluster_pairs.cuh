@@ -21,12 +21,6 @@ namespace jk::norm {
 constexpr int kPairLanes = 512;  // threads per half: one row stream
 constexpr int kPairPacks = 8;    // 16-byte packs per thread (<= 64 registers at 1024 threads per CTA)
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ void HalfSync(int half) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(1 + half), "r"(kPairLanes) : "memory");
-}
-#endif
-
 // kFull: the launcher's promise that n = ranks x kPacks x kPairLanes x (16 / sizeof(T)) (no column checks).
 template <typename T, Kind K, bool kFull, int kPacks = kPairPacks>
 __global__ void __launch_bounds__(2 * kPairLanes, 1)  // <= 64 registers
@@ -66,7 +60,7 @@ __global__ void __launch_bounds__(2 * kPairLanes, 1)  // <= 64 registers
     return w;
   };
   auto row_state = [&](Welford w, int parity, uint32_t use) {
-    w = GroupAllReduceWelford<true, true>(w, scratch[half], t, kLanes / 32, [half] { HalfSync(half); });
+    w = GroupAllReduceWelford<true, true>(w, scratch[half], t, kLanes / 32, [half] { NamedBarrier(1 + half, kPairLanes); });
     return ExchangeMerge<true>(w, ex[half], parity, use, t == 0, rank, ranks);
   };
   const float inv_n = 1.f / static_cast<float>(n);

@@ -42,9 +42,6 @@ __device__ __forceinline__ void BulkStoreRun(unsigned char* dst, const unsigned 
                "r"(bytes)
                : "memory");
 }
-__device__ __forceinline__ void BulkCommit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void BulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
-__device__ __forceinline__ void BulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 #endif
 
 // kRowCopyTensor's tiles: boxes of box_a x box_b runs over the A and B axes, then the other two axes one by one.
@@ -68,9 +65,6 @@ __device__ __forceinline__ void TensorStore5d(const CUtensorMap* map, uint32_t s
                    reinterpret_cast<uint64_t>(map)),
                "r"(src), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
                : "memory");
-}
-__device__ __forceinline__ void BulkWaitReadButOne() {
-  asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
 }
 #endif
 
@@ -115,7 +109,7 @@ __global__ void __launch_bounds__(kTensorThreads) RowCopyTensor(const __grid_con
     // Refill the slot of the previous box once its store has read it (every group but this one's).
     const int64_t next = tile - gridDim.x + int64_t{kTensorStages} * gridDim.x;
     if (j > 0 && next < t.tiles) {
-      BulkWaitReadButOne();
+      BulkWaitRead<1>();
       load(static_cast<int>((j - 1) % kTensorStages), next);
     }
   }
@@ -157,7 +151,7 @@ __global__ void __launch_bounds__(kBulkThreads) RowCopyBulk(RowArgs p) {
       BulkStoreRun(p.y + out, buf[s] + r * run_bytes, static_cast<uint32_t>(run_bytes));
     }
     BulkCommit();
-    BulkWaitRead();   // this thread's stores have read buf[s]
+    BulkWaitRead<0>();  // this thread's stores have read buf[s]
     __syncthreads();  // everyone's have: refill it
     const int64_t next = c + int64_t{kBulkStages} * gridDim.x;
     if (threadIdx.x == 0 && next < chunks) load(s, next);
