@@ -16,11 +16,15 @@ import math
 import os
 import sys
 
-import jax
-import jax.numpy as jnp
-import numpy as np
+# The norms' lab tier knob (JK_NORM_TIER) re-read at every launch, so the windows part can force packed
+# configurations of the short-row tier between calls (unset it changes nothing).
+os.environ.setdefault("JK_NORM_TIER_DYNAMIC", "1")
 
-import jax_kernels as jk
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import jax_kernels as jk  # noqa: E402
 
 norms = importlib.import_module("jax_kernels.norms")      # the package's `softmax` is the function
 softmax_mod = importlib.import_module("jax_kernels.softmax")
@@ -139,6 +143,32 @@ def long_rows():
                          (8192, DTYPES[:1], 37)]:
         for dt in dts:
             row_ops(rows, n, dt)
+
+
+def windows():
+    # Session 33: the window tiers of session 32 (rows of n % P != 0 over aligned x and y: the norms' window of
+    # 16-byte packs in registers, a warp per row up to 256 packs, a CTA up to 4096; softmax's window past 1024
+    # columns) with rows that start at every alignment, and a long softmax row on the CTA form; then the packed
+    # short-row tier's rows of 6 and 12 packs (16-bit 48 / 96, float32 24 / 48: new this session) and float32 96
+    # with 3 packs a lane and 2 rows a group, forced through JK_NORM_TIER and in the default dispatch.
+    for n, rows in [(1001, 37), (2035, 37), (4099, 13), (16381, 5), (50257, 3)]:
+        for dt in DTYPES:
+            row_ops(rows, n, dt)
+    for n in [24, 48, 96]:
+        for dt in DTYPES:
+            row_ops(37, n, dt)
+            for tier in ["packed 3 1", "packed 3 2", "packed 6 1"]:
+                os.environ["JK_NORM_TIER"] = tier
+                try:
+                    x, xf = put((37, n), dt)
+                    s, sf = put((n,), dt, 0.1, 1.0)
+                    b, bf = put((n,), dt, 0.1)
+                    check(f"layer_norm {n} {dt.__name__} {tier}", jk.layer_norm(x, s, b),
+                          np_layer_norm(xf, sf, bf, -1), TOL[dt] * 4)
+                    check(f"rms_norm {n} {dt.__name__} {tier}", jk.rms_norm(x, s), np_rms_norm(xf, sf, -1),
+                          TOL[dt] * 4)
+                finally:
+                    os.environ.pop("JK_NORM_TIER", None)
 
 
 def transposes():
@@ -265,7 +295,7 @@ def matmuls():
 
 def main() -> int:
     print("device:", jax.devices()[0], "cuda build:", jk.WITH_CUDA)
-    parts = (norms_and_softmax, long_rows, transposes, matmuls)
+    parts = (norms_and_softmax, long_rows, windows, transposes, matmuls)
     # JK_SANITIZE_PARTS=long_rows,matmuls: only those parts (a quick re-check of one tier under one tool).
     only = [p for p in os.environ.get("JK_SANITIZE_PARTS", "").split(",") if p]
     unknown = set(only) - {p.__name__ for p in parts}

@@ -57,7 +57,8 @@ def _params(rng, n, dtype, with_scale, with_bias):
 
 # Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), the bf16/f16
 # packed short-row tier (32 ... 512, 384 and 768, LayerNorm 1024 and 1536; float32 16, 32, 128, 192, LayerNorm
-# 64 ... 1024, 384 and 768; JK_NORM_TIER='packed C [R]' forces it where it is not the default; 45 rows of 32 and 128
+# 64 ... 1024, 384 and 768; rows of 6 and 12 packs since session 33: 16-bit 48 and 96, float32 24 and 48;
+# JK_NORM_TIER='packed C [R]' forces it where it is not the default; 45 rows of 32, 48, 96 and 128
 # leave the last warp's second row group partly or wholly past the end where R = 2 rows a lane group), lane groups
 # (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
 # 16383), a CTA per row in registers (1032 for half LayerNorm, 2052/2056 just past the float32 and half
@@ -72,7 +73,8 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # Session 19: float32 LayerNorm's register tier capped at 64 registers (1536, 2040, 2052, 2560, 3072, 8200, 12288,
 # 16376), with 2048 and 4096 ... 8192 (5120, 6144) on its old tiers; RMSNorm float32 on two reads below 28672
 # (16392, 24576) and the hybrid tier's narrower span (49152: clusters of 4 x 192 threads).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (6, 32), (45, 32), (3, 33), (37, 64), (5, 100), (7, 128), (45, 128),
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (6, 32), (45, 32), (3, 33), (45, 48), (37, 64), (45, 96),
+             (5, 100), (7, 128), (45, 128),
              (5, 192), (3, 256),
              (5, 384), (3, 512), (3, 513), (3, 520), (5, 768), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032),
              (3, 1536), (3, 2040), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 2560), (3, 3072), (3, 4096),
@@ -444,7 +446,7 @@ def test_many_rows_and_parameter_groups(rng, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [32, 64, 128, 192, 256, 384, 512, 768, 1024, 1536])
+@pytest.mark.parametrize("n", [24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536])
 def test_many_rows_one_parameter_row(rng, dtype, n):
     """Rows with one scale/bias row (the packed short-row tier's case: 64 bytes - 4 KB a row): on the GPU
     enough rows that its grid (16 CTAs per SM at most) loops over several steps for every packs-per-lane

@@ -153,7 +153,7 @@ Forced ForcedTier() {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
   } else if (std::string_view(name) == "packed" && (c == 2 || c == 3 || c == 4 || c == 6 || c == 8 ||
                                                    (c == 1 && b > 1)) &&
-             (b <= 1 || ((b == 2 || b == 4 || b == 8) && (c == 1 || c == 2 || c == 4) && c * b <= 8))) {
+             (b <= 1 || ((b == 2 || b == 4 || b == 8) && c <= 4 && c * b <= 8))) {
     f = {Forced::kPacked, c, b, 1};  // b: rows a lane group (R), 1 if absent
   } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
     f = {Forced::kPackedBlock, c, 0, 1};

@@ -92,7 +92,7 @@ cudaError_t LaunchRows(const Params<T>& p, cudaStream_t stream, int rows) {
     if constexpr (C == 1) return cudaErrorNotSupported;
     else return LaunchExact<T, K, Packs, C>(p, stream);
   }
-  if constexpr (Packs <= 32 && (C == 1 || C == 2 || C == 4)) {
+  if constexpr (Packs <= 32 && C <= 4) {
     if (rows == 2) return LaunchExact<T, K, Packs, C, 2>(p, stream);
     if constexpr (C <= 2) {
       if (rows == 4) return LaunchExact<T, K, Packs, C, 4>(p, stream);
@@ -124,9 +124,11 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
   const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
   // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
   if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
-  // Rows of 4 .. 256 16-byte packs, and of 24 / 48 / 96 / 192 (3 or 6 packs per lane), lanes per row = packs /
-  // packs per lane, a power of two up to a warp.
+  // Rows of 4 .. 256 16-byte packs, and of 6 / 12 / 24 / 48 / 96 / 192 (3 or 6 packs per lane), lanes per row =
+  // packs / packs per lane, a power of two up to a warp.
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
+    case 96: return PackedWithLanes<T, K, 6>(p, stream, cfg);      // bf16/f16 48, float32 24
+    case 192: return PackedWithLanes<T, K, 12>(p, stream, cfg);    // bf16/f16 96, float32 48
     case 64: return PackedWithLanes<T, K, 4>(p, stream, cfg);
     case 128: return PackedWithLanes<T, K, 8>(p, stream, cfg);
     case 256: return PackedWithLanes<T, K, 16>(p, stream, cfg);

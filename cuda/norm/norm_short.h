@@ -23,8 +23,8 @@ template <typename T, Kind K>
 cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg);
 
 // The packed short-row tier (norm_short_packed.cuh): rows of exactly 64, 128, ..., 4096 bytes (bf16/f16 32 ...
-// 2048 columns; float32 16 ... 1024), or 384, 768, 1536, 3072 bytes (3 or 6 packs a lane: bf16/f16 192 ...
-// 1536, float32 96 ... 768), vectorised (the caller checks alignment), one parameter row
+// 2048 columns; float32 16 ... 1024), or 96, 192, 384, 768, 1536, 3072 bytes (3 or 6 packs a lane: bf16/f16 48,
+// 96, 192 ... 1536, float32 24, 48, 96 ... 768), vectorised (the caller checks alignment), one parameter row
 // for every row, outer * n < 2^30 (32-bit offsets, with room for the grid's last step). Anything else:
 // cudaErrorNotSupported, before launching.
 struct PackedConfig {
