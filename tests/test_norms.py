@@ -57,7 +57,9 @@ def _params(rng, n, dtype, with_scale, with_bias):
 
 # Row lengths: the float32 short-row tier (12 = 3 packs with a padding lane, 32, 100, 128), the bf16/f16
 # packed short-row tier (32 ... 512, 384 and 768, LayerNorm 1024 and 1536; float32 16, 32, 128, 192, LayerNorm
-# 64 ... 1024, 384 and 768; rows of 6 and 12 packs since session 33: 16-bit 48 and 96, float32 24 and 48;
+# 64 ... 1024, 384 and 768; rows of 6 and 12 packs since session 33: 16-bit 48 and 96, float32 24 and 48; the
+# packed tier also builds rows of 10 / 20 / 40 packs (16-bit 80 / 160 / 320, float32 40 / 80 / 160) and 14 / 28 / 56
+# (16-bit 112 / 224 / 448, float32 56 / 112 / 224) with 5 or 7 packs a lane ('packed 5' / 'packed 7');
 # JK_NORM_TIER='packed C [R]' forces it where it is not the default; 45 rows of 32, 48, 96 and 128
 # leave the last warp's second row group partly or wholly past the end where R = 2 rows a lane group), lane groups
 # (1, 8, 32, 100, 128, 1000, 2048), scalar path (3, 33, 513, 1025, 2049, 4097,
@@ -73,8 +75,9 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # Session 19: float32 LayerNorm's register tier capped at 64 registers (1536, 2040, 2052, 2560, 3072, 8200, 12288,
 # 16376), with 2048 and 4096 ... 8192 (5120, 6144) on its old tiers; RMSNorm float32 on two reads below 28672
 # (16392, 24576) and the hybrid tier's narrower span (49152: clusters of 4 x 192 threads).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (6, 32), (45, 32), (3, 33), (45, 48), (37, 64), (45, 96),
-             (5, 100), (7, 128), (45, 128),
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (6, 32), (45, 32), (3, 33), (37, 40), (45, 48), (37, 56),
+             (37, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (5, 160), (5, 224), (3, 320),
+             (3, 448),
              (5, 192), (3, 256),
              (5, 384), (3, 512), (3, 513), (3, 520), (5, 768), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032),
              (3, 1536), (3, 2040), (3, 2048), (2, 2049), (2, 2052), (2, 2056), (3, 2560), (3, 3072), (3, 4096),

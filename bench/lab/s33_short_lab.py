@@ -5,7 +5,7 @@ default dispatch and jnp; then the default alone at other short rows off the swe
 10 calls), parameters as jit arguments, XLA command buffers off (JK_NORM_TIER is re-read at every launch). Also the
 largest error of each variant against a float32 jnp reference of the same inputs.
 
-  python bench/lab/s33_short_lab.py
+  [S33_SET=first|odd] python bench/lab/s33_short_lab.py
 """
 import os
 
@@ -26,17 +26,25 @@ TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
 ROUNDS = 3 if ON_GPU else 1
 NEW = ["default", "packed 3 1", "packed 3 2", "packed 6 1"]
 CASES = {}
-for op in ("layer_norm", "rms_norm"):
-    for dt in ("bfloat16", "float16"):
-        CASES[(op, dt, 96)] = NEW
-        CASES[(op, dt, 48)] = NEW
-    CASES[(op, "float32", 48)] = NEW
-    CASES[(op, "float32", 24)] = NEW
-    CASES[(op, "float32", 96)] = NEW
-for op in ("layer_norm", "rms_norm"):
-    for dt in ("bfloat16", "float32"):
-        for n in (80, 160, 320, 640):
-            CASES[(op, dt, n)] = ["default"]
+if os.environ.get("S33_SET", "first") == "first":  # call 1
+    for op in ("layer_norm", "rms_norm"):
+        for dt in ("bfloat16", "float16"):
+            CASES[(op, dt, 96)] = NEW
+            CASES[(op, dt, 48)] = NEW
+        CASES[(op, "float32", 48)] = NEW
+        CASES[(op, "float32", 24)] = NEW
+        CASES[(op, "float32", 96)] = NEW
+    for op in ("layer_norm", "rms_norm"):
+        for dt in ("bfloat16", "float32"):
+            for n in (80, 160, 320, 640):
+                CASES[(op, dt, n)] = ["default"]
+else:  # S33_SET=odd (call 2): rows of 10 / 20 / 40 packs (5 a lane) and 14 / 28 / 56 (7 a lane), new in call 2
+    for op in ("layer_norm", "rms_norm"):
+        for dt, cols in (("bfloat16", (80, 160, 320, 112, 224, 448)), ("float16", (80, 160, 320)),
+                         ("float32", (40, 80, 160, 56, 112, 224))):
+            for n in cols:
+                c = 5 if (n * (2 if dt != "float32" else 4) // 16) % 5 == 0 else 7
+                CASES[(op, dt, n)] = ["default", f"packed {c} 1"]
 
 
 def timed(tier, f, args):

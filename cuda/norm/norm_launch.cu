@@ -1,9 +1,9 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 64, 128, 192, 256,
-//                          384, 512, 768} (and LayerNorm 1024, 1536), float32 n in {16, 32, 128, 192} (and
-//                          LayerNorm 64, 256, 384, 512, 768, 1024): W lanes x C packs per row, both compile-time
+//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 96, 128, 192,
+//                          256, 384, 512, 768} (and LayerNorm 1024, 1536), float32 n in {16, 24, 32, 48, 96, 128,
+//                          192} (and LayerNorm 64, 256, 384, 512, 768, 1024): W lanes x C packs per row, both compile-time
 //                          (PackedDefault), 32-bit offsets, the row converted once, parameters held
 //                          packed (norm_short_packed.cuh)
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
@@ -151,7 +151,7 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "short" && (c == 1 || c == 2 || c == 4) && (b == 0 || b == 1) &&
              (b == 0 || c <= 2) && cl >= 0) {
     f = {Forced::kShort, c, b, cl, lean == 1 ? 1 : 0};
-  } else if (std::string_view(name) == "packed" && (c == 2 || c == 3 || c == 4 || c == 6 || c == 8 ||
+  } else if (std::string_view(name) == "packed" && ((c >= 2 && c <= 8) ||
                                                    (c == 1 && b > 1)) &&
              (b <= 1 || ((b == 2 || b == 4 || b == 8) && c <= 4 && c * b <= 8))) {
     f = {Forced::kPacked, c, b, 1};  // b: rows a lane group (R), 1 if absent
@@ -397,13 +397,25 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //     LayerNorm float16 (the same):                3.90-4.02 -> 3.23-3.26 (3.81-3.82)
 //     LayerNorm float32 (C = 2 -> C = 1, W = 16):  5.86-5.92 -> 5.58-5.79 (5.41-5.62)
 //     RMSNorm float32 (the persistent tier -> C = 2, W = 8): 5.57-5.66 -> 4.70-4.83 (5.10-5.20)
+//   Rows of 6, 12 and 24 packs (session 33, bench/lab/s33_h200.md call 1, the same method; off the sweep; the
+//     16-bit rows were on the lane groups, float32 on the persistent tier), default -> the best (jnp), us:
+//     16-bit 48 (6 packs, C = 3, W = 2): LayerNorm bf16 / f16 5.12 / 5.26 -> 2.90 / 2.91 (3.68 / 3.58); RMSNorm
+//       3.76 / 3.81 -> 2.72 / 2.74 (2.78 / 2.82). C = 6 (one lane a row) lost everywhere (5.7-6.2).
+//     16-bit 96 (12 packs, C = 3, W = 4): LayerNorm 9.25 / 9.04 -> 5.09 / 5.15 (5.18 / 5.10; R = 2: 5.81 / 5.25);
+//       RMSNorm with R = 2: 6.46 / 6.37 -> 4.05 / 4.10 (5.33 / 5.23; R = 1: 4.70 / 4.75).
+//     float32 24 (6 packs, C = 3): LayerNorm 3.33 -> 2.77 (2.62), RMSNorm 2.91 -> 2.75 (2.51): still under jnp.
+//     float32 48 (12 packs, C = 3, R = 2): LayerNorm 5.38 -> 4.14 (4.45), RMSNorm 4.90 -> 4.06 (4.08; R = 1 4.08).
+//     float32 96 (24 packs, C = 3, W = 8): LayerNorm 9.73 -> 9.14 (9.44; R = 2 and C = 6 9.09-9.10), RMSNorm
+//       9.76 -> 9.14 (9.94).
 template <typename T, Kind K>
 norm::PackedConfig PackedDefault(int64_t n) {
   constexpr bool kLayer = K == Kind::kLayerNorm;
   if constexpr (sizeof(T) == 2) {
     switch (n) {
       case 32: case 256: return {2, 1};
+      case 48: return {3, 1};
       case 64: return {2, kLayer ? 2 : 1};
+      case 96: return {3, kLayer ? 1 : 2};
       case 128:
         if (!kLayer) return {2, 1};
         return std::is_same_v<T, __half> ? norm::PackedConfig{2, 2} : norm::PackedConfig{4, 1};
@@ -417,7 +429,9 @@ norm::PackedConfig PackedDefault(int64_t n) {
   } else {
     switch (n) {
       case 16: return {2, 1};
+      case 24: case 96: return {3, 1};
       case 32: return {2, kLayer ? 2 : 1};
+      case 48: return {3, 2};
       case 128: return {2, kLayer ? 1 : 2};
       case 64: return kLayer ? norm::PackedConfig{1, 2} : norm::PackedConfig{2, 2};
       case 192: return {3, 1};

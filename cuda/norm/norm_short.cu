@@ -111,6 +111,8 @@ cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const Packe
     case 2: return LaunchRows<T, K, Packs, 2>(p, stream, cfg.rows_per_group);
     case 3: return LaunchRows<T, K, Packs, 3>(p, stream, cfg.rows_per_group);
     case 4: return LaunchRows<T, K, Packs, 4>(p, stream, cfg.rows_per_group);
+    case 5: return LaunchRows<T, K, Packs, 5>(p, stream, cfg.rows_per_group);
+    case 7: return LaunchRows<T, K, Packs, 7>(p, stream, cfg.rows_per_group);
     case 6: return LaunchRows<T, K, Packs, 6>(p, stream, cfg.rows_per_group);
     case 8: return LaunchRows<T, K, Packs, 8>(p, stream, cfg.rows_per_group);
     default: return cudaErrorNotSupported;
@@ -124,9 +126,15 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
   const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
   // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
   if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
-  // Rows of 4 .. 256 16-byte packs, and of 6 / 12 / 24 / 48 / 96 / 192 (3 or 6 packs per lane), lanes per row =
-  // packs / packs per lane, a power of two up to a warp.
+  // Rows of 4 .. 256 16-byte packs, of 6 / 12 / 24 / 48 / 96 / 192 (3 or 6 packs per lane), and of 10 / 20 / 40 and
+  // 14 / 28 / 56 (5 or 7 packs per lane); lanes per row = packs / packs per lane, a power of two up to a warp.
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
+    case 160: return PackedWithLanes<T, K, 10>(p, stream, cfg);    // bf16/f16 80, float32 40
+    case 320: return PackedWithLanes<T, K, 20>(p, stream, cfg);    // bf16/f16 160, float32 80
+    case 640: return PackedWithLanes<T, K, 40>(p, stream, cfg);    // bf16/f16 320, float32 160
+    case 224: return PackedWithLanes<T, K, 14>(p, stream, cfg);    // bf16/f16 112, float32 56
+    case 448: return PackedWithLanes<T, K, 28>(p, stream, cfg);    // bf16/f16 224, float32 112
+    case 896: return PackedWithLanes<T, K, 56>(p, stream, cfg);    // bf16/f16 448, float32 224
     case 96: return PackedWithLanes<T, K, 6>(p, stream, cfg);      // bf16/f16 48, float32 24
     case 192: return PackedWithLanes<T, K, 12>(p, stream, cfg);    // bf16/f16 96, float32 48
     case 64: return PackedWithLanes<T, K, 4>(p, stream, cfg);
