@@ -1,9 +1,10 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 96, 128, 192,
-//                          256, 384, 512, 768} (and LayerNorm 1024, 1536), float32 n in {16, 24, 32, 48, 96, 128,
-//                          192} (and LayerNorm 64, 256, 384, 512, 768, 1024): W lanes x C packs per row, both compile-time
+//   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
+//                          160, 192, 224, 256, 320, 384, 448, 512, 768} (and LayerNorm 112, 1024, 1536), float32 n in
+//                          {16, 24, 32, 48, 80, 96, 112, 128, 160, 192, 224} (and LayerNorm 64, 256, 384, 512, 768,
+//                          1024): W lanes x C packs per row, both compile-time
 //                          (PackedDefault), 32-bit offsets, the row converted once, parameters held
 //                          packed (norm_short_packed.cuh)
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
@@ -407,6 +408,17 @@ cudaError_t LaunchStrided(const Params<T>& p, cudaStream_t stream, bool stats_on
 //     float32 48 (12 packs, C = 3, R = 2): LayerNorm 5.38 -> 4.14 (4.45), RMSNorm 4.90 -> 4.06 (4.08; R = 1 4.08).
 //     float32 96 (24 packs, C = 3, W = 8): LayerNorm 9.73 -> 9.14 (9.44; R = 2 and C = 6 9.09-9.10), RMSNorm
 //       9.76 -> 9.14 (9.94).
+//   Rows of 10 / 20 / 40 packs with C = 5 and 14 / 28 / 56 with C = 7 (session 33, call 2, the same method), the
+//     lane groups (16-bit) or the persistent tier (float32 40 / 56) or the group kernel -> C = 5 / 7 (jnp), us:
+//     16-bit LayerNorm bf16 (f16) 80: 9.07 -> 5.20 (4.91; f16 8.90 -> 5.30, 4.77); 160: 16.56 -> 7.97 (10.02);
+//       320: 28.88 -> 18.62 (23.17); 112: 9.31 -> 6.70 (5.58); 224: 18.00 -> 16.00 (14.05); 448: 30.77 -> 23.92
+//       (30.62). RMSNorm 80: 6.22 -> 5.04 (4.82); 160: 11.49 -> 7.14 (7.98); 320: 19.92 -> 16.75 (20.50); 224:
+//       13.89 -> 11.68 (12.32); 448: 24.21 -> 22.58 (26.26); at 112 C = 7 lost (6.58 -> 6.82; jnp 5.78): kept.
+//       80, 112 and LayerNorm 224 stay under jnp (0.83-0.96x).
+//     float32 80: LayerNorm 9.15 -> 7.10 (8.08), RMSNorm 8.19 -> 7.42 (7.95); 160: 23.22 -> 16.91 (22.19), 17.39
+//       -> 16.69 (20.75); 112: 11.84 -> 11.70 (11.95), 11.90 -> 11.34 (11.92); 224: 27.17 -> 22.62 (28.40), 23.22
+//       -> 22.77 (26.94). At 40 and 56 columns (10 / 14 packs) C = 5 / 7 tied or lost (LayerNorm 40: 5.15 ->
+//       5.10, RMSNorm 40: 4.32 -> 4.98, 56: 5.5 -> 6.8-7.1; jnp 3.6-5.0): those keep the persistent tier.
 template <typename T, Kind K>
 norm::PackedConfig PackedDefault(int64_t n) {
   constexpr bool kLayer = K == Kind::kLayerNorm;
@@ -416,6 +428,9 @@ norm::PackedConfig PackedDefault(int64_t n) {
       case 48: return {3, 1};
       case 64: return {2, kLayer ? 2 : 1};
       case 96: return {3, kLayer ? 1 : 2};
+      case 80: case 160: case 320: return {5, 1};
+      case 112: return {kLayer ? 7 : 0, 1};
+      case 224: case 448: return {7, 1};
       case 128:
         if (!kLayer) return {2, 1};
         return std::is_same_v<T, __half> ? norm::PackedConfig{2, 2} : norm::PackedConfig{4, 1};
@@ -432,6 +447,8 @@ norm::PackedConfig PackedDefault(int64_t n) {
       case 24: case 96: return {3, 1};
       case 32: return {2, kLayer ? 2 : 1};
       case 48: return {3, 2};
+      case 80: case 160: return {5, 1};
+      case 112: case 224: return {7, 1};
       case 128: return {2, kLayer ? 1 : 2};
       case 64: return kLayer ? norm::PackedConfig{1, 2} : norm::PackedConfig{2, 2};
       case 192: return {3, 1};

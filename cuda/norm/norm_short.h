@@ -24,11 +24,12 @@ cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const Short
 
 // The packed short-row tier (norm_short_packed.cuh): rows of exactly 64, 128, ..., 4096 bytes (bf16/f16 32 ...
 // 2048 columns; float32 16 ... 1024), or 96, 192, 384, 768, 1536, 3072 bytes (3 or 6 packs a lane: bf16/f16 48,
-// 96, 192 ... 1536, float32 24, 48, 96 ... 768), vectorised (the caller checks alignment), one parameter row
+// 96, 192 ... 1536, float32 24, 48, 96 ... 768), or 160 / 320 / 640 and 224 / 448 / 896 bytes (5 or 7 packs a lane:
+// bf16/f16 80 / 160 / 320 and 112 / 224 / 448, float32 40 ... 224), vectorised (the caller checks alignment), one parameter row
 // for every row, outer * n < 2^30 (32-bit offsets, with room for the grid's last step). Anything else:
 // cudaErrorNotSupported, before launching.
 struct PackedConfig {
-  int packs_per_lane = 2;  // C in {1 (with R > 1), 2, 3, 4, 6, 8}; lanes per row W = packs / C, a power of two <= 32
+  int packs_per_lane = 2;  // C in {1 (with R > 1), 2, ..., 8}; lanes per row W = packs / C, a power of two <= 32
   int rows_per_group = 1;  // R rows a lane group: 1, or (rows of <= 32 packs) 2 (C <= 4), 4 (C <= 2), 8 (C = 1)
 };
 template <typename T, Kind K>
