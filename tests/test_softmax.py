@@ -155,17 +155,14 @@ def test_extremes_without_mask(op, dtype, n):
 
 
 # Rows of n % P != 0 on the window tier (session 32, softmax_window.cuh; by default past 1024 columns,
-# JK_SOFTMAX_WINDOW=1 forces it onto shorter rows too, 0 keeps the scalar tiers): a warp per row up to 64 packs, a CTA
-# per row past that (50257: the GPT-2 vocabulary, a CTA looping over its window); 37 rows start at every offset
-# within a pack; the extreme rows of test_extremes_without_mask on the same lengths.
-@pytest.mark.parametrize("window", ["1", "0"] if ON_GPU else ["1"])
-@pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("n", [3, 97, 1025, 4099, 16381, 50257])
-def test_window_rows(rng, monkeypatch, window, op, dtype, n):
-    monkeypatch.setenv("JK_SOFTMAX_WINDOW", window)
+# JK_SOFTMAX_WINDOW=1 forces it onto shorter rows too, 0 keeps the scalar tiers): the window held in registers where it
+# fits (3 and 97: a warp of 2 packs a lane; 1025 and 4099: a CTA of 4 packs a thread, 16-bit 1025 one pack past the
+# warp's 128; 16381: a CTA of 8, 16-bit one pack past the CTA of 4's 2048; 50257: a CTA of 8, 800 threads, 16-bit; two
+# passes, float32); 37 rows start at every offset within a pack; the extreme rows of test_extremes_without_mask on the
+# same lengths.
+def check_window_rows(rng, op, dtype, n, rows):
     fn, _, log = OPS[op]
-    x, x64 = randn(rng, (37 if n <= 4099 else 5, n), dtype, scale=3.0)
+    x, x64 = randn(rng, (rows, n), dtype, scale=3.0)
     check(op, x, x64, scale=1.0 if n <= 4096 else 10.0)
     big_neg = -6e4 if dtype == jnp.float16 else -3e38
     e = np.random.default_rng(1).standard_normal((7, n)).astype(np.float32)
@@ -184,6 +181,33 @@ def test_window_rows(rng, monkeypatch, window, op, dtype, n):
     yn = np.asarray(y.astype(jnp.float32))
     assert np.isnan(yn[0]).all() and np.isnan(yn[5]).all() and np.isnan(yn[6]).all()
     assert not np.isnan(yn[1:5]).any()
+
+
+@pytest.mark.parametrize("window", ["1", "0"] if ON_GPU else ["1"])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("n", [3, 97, 1025, 4099, 16381, 50257])
+def test_window_rows(rng, monkeypatch, window, op, dtype, n):
+    monkeypatch.setenv("JK_SOFTMAX_WINDOW", window)
+    check_window_rows(rng, op, dtype, n, 37 if n <= 4099 else 5)
+
+
+# Each shape of the window tier at its bound and one past it, by the widest window's packs (float32 (n + 6) // 4,
+# 16-bit (n + 14) // 8): a warp of 2 packs a lane up to 64 packs, of 4 up to 128, a CTA of 4 packs a thread up to 2048
+# (512 threads), of 8 up to 8192 (1024 threads), the two-pass kernel past it; and on the GPU the two-pass kernel at the
+# same lengths (JK_SOFTMAX_WINDOW_REGS=0: a warp up to 64 packs, a CTA past it). 9 rows: every start offset within a
+# pack where n is odd.
+WINDOW_BOUNDS = {4: [253, 254, 509, 510, 8189, 8190, 32765, 32766],
+                 2: [505, 506, 1017, 1018, 16377, 16378, 65529, 65530]}
+
+
+@pytest.mark.parametrize("regs", ["1", "0"] if ON_GPU else ["1"])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype,n", [(dt, n) for dt in FLOAT_DTYPES for n in WINDOW_BOUNDS[np.dtype(dt).itemsize]])
+def test_window_rows_bounds(rng, monkeypatch, regs, op, dtype, n):
+    monkeypatch.setenv("JK_SOFTMAX_WINDOW", "1")
+    monkeypatch.setenv("JK_SOFTMAX_WINDOW_REGS", regs)
+    check_window_rows(rng, op, dtype, n, 9)
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)

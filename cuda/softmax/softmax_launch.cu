@@ -595,15 +595,33 @@ bool CanVectorise(const RowArgs<T>& a) {
          (m.axis_stride == 1 && m.outer.StridesMultipleOf(kVec) && IsAligned(m.data, kVec));
 }
 
-// kWindowRows (softmax_window.cuh): unmasked rows of n % kVec != 0 over 16-byte-aligned x and y past 1024 columns; a
-// warp per row up to 64 packs, else a CTA per row of up to 512 threads. H200, one process, CUPTI, 3 rotated rounds
-// (bench/lab/s32_odd_softmax_window_lab_h200.txt, x jnp, softmax / log_softmax alike, the kVec = 1 tiers -> this one):
+// kWindowRows (softmax_window.cuh): unmasked rows of n % kVec != 0 over 16-byte-aligned x and y past 1024 columns.
+// The two-pass form (WindowRowsKernel): a warp per row up to 64 packs, else a CTA per row of up to 512 threads. H200,
+// one process, CUPTI, 3 rotated rounds (bench/lab/s32_odd_softmax_window_lab_h200.txt, x jnp, softmax / log_softmax
+// alike, the kVec = 1 tiers -> this form):
 //   float32   1537 0.96-0.97x -> 1.11x   2051 0.86x -> 1.01x   4099 0.77x -> 1.01-1.02x   16381 0.69-0.70x -> 0.87x
 //             8192 x 50257 0.64-0.65x -> 1.22x
 //   bfloat16  1537 0.60-0.62x -> 0.93-0.94x   2051 0.48-0.50x -> 0.85-0.89x   4099 0.44-0.47x -> 0.84-0.87x
 //             16381 0.41-0.43x -> 0.90-0.96x   8192 x 50257 0.62-0.63x -> 1.70-1.76x
-// At 97 and 1001 columns the kVec = 1 warp tier stays (97: 1.95-2.34x against 0.86-1.14x here). Lab knob
-// JK_SOFTMAX_WINDOW=1|0 (re-read at every launch) forces it on wherever it fits, or off.
+// At 97 and 1001 columns the kVec = 1 warp tier stays (97: 1.95-2.34x against 0.86-1.14x here).
+// The register-held form (WindowRowsRegsKernel, the default wherever the window fits): the window read once into
+// registers, C packs a thread, instead of a second read (from L2 at best) for the outputs. Shapes as the norms'
+// window tier (norm_window.cu), by the widest window's packs: a warp per row (4 rows a CTA) up to 128 packs, 2 packs
+// a lane up to 64, else 4; a CTA per row past that, 4 packs a thread up to 2048 packs (<= 512 threads), 8 up to 8192
+// (<= 1024 threads), the threads the packs' share in whole warps. Past 1024 columns (the default) that is a CTA of 4
+// packs a thread for float32 n <= 8189 and 16-bit n <= 16377, of 8 for float32 n <= 32765 and 16-bit n <= 65529;
+// longer rows (float32 50257: 12565 packs) keep the two-pass form. Registers (ptxas, sm_90a, no spills): a CTA of 8
+// packs a thread 56 (float32) / 62 (bfloat16) / 64 (float16) under the 1024-thread bound's cap of 64; 4 packs 32 / 46
+// / 48; a warp of 4 packs 48 / 48 / 50, of 2 packs 35 / 40 / 40.
+// H200, session 33 call 3 (bench/lab/s33_softmax_window_lab_h200.txt, the same method; softmax / log_softmax alike,
+// x jnp, two passes -> registers, % of copy):
+//   float32   1537 1.10-1.11x -> 1.25-1.26x (97%)   2051 1.00-1.01x -> 1.18-1.19x   4099 1.00-1.01x -> 1.15x (96%)
+//             8195 1.02-1.04x -> 1.15-1.17x   16384 x 16381 0.86x -> 1.18x (97%)   8192 x 50257 two passes 1.23x (62%)
+//   bfloat16  1537 0.92-0.94x -> 1.21-1.23x   2051 0.85-0.88x -> 1.00-1.04x   4099 0.84-0.87x -> 1.05-1.10x (83-84%)
+//             8195 0.87x -> 1.08-1.09x   16381 0.90-0.96x -> 1.21-1.23x (91-95%)   50257 1.70-1.75x -> 2.17-2.18x (80-83%)
+//   float16   as bfloat16 within 2-3% of the time (jnp's float16 softmax is slower: 1.17-5.77x).
+// Lab knobs, re-read at every launch: JK_SOFTMAX_WINDOW=1|0 forces the tier on wherever it fits, or off (the kVec = 1
+// tiers); JK_SOFTMAX_WINDOW_REGS=0 keeps the two-pass form everywhere (1 or unset: the register form where it fits).
 template <typename T>
 cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   constexpr int64_t P = kVec16<T>;
@@ -613,16 +631,29 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   }
   constexpr int64_t kMaxGrid = int64_t{1} << 20;  // a grid-stride loop past this
   const int64_t packs = RowWindow<P>::WidestPacks(a.n);
+  const unsigned warp_grid = static_cast<unsigned>(std::min(CeilDiv(a.rows, softmax::kWarpRowsBlock / 32), kMaxGrid));
+  const unsigned cta_grid = static_cast<unsigned>(std::min(a.rows, kMaxGrid));
+  if (KnobOr("JK_SOFTMAX_WINDOW_REGS", true) && packs <= int64_t{8} * softmax::kWindowRegsMaxThreads) {
+    if (packs <= 32 * 4) {
+      auto kernel =
+          packs <= 32 * 2 ? softmax::WindowRowsRegsKernel<T, 2, true> : softmax::WindowRowsRegsKernel<T, 4, true>;
+      kernel<<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
+    } else {
+      const int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads ? 4 : 8;
+      const int threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);
+      auto kernel = c == 4 ? softmax::WindowRowsRegsKernel<T, 4, false> : softmax::WindowRowsRegsKernel<T, 8, false>;
+      kernel<<<cta_grid, threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
+    }
+    return LastLaunchError();
+  }
   if (packs <= 64) {
-    const int64_t grid = std::min(CeilDiv(a.rows, softmax::kWarpRowsBlock / 32), kMaxGrid);
-    softmax::WindowRowsKernel<T, true><<<static_cast<unsigned>(grid), softmax::kWarpRowsBlock, 0, a.stream>>>(
-        a.x, a.y, a.rows, a.n, a.log);
+    softmax::WindowRowsKernel<T, true><<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n,
+                                                                                            a.log);
   } else {
     // About 4 packs a thread per pass, in whole warps, at most 512 threads.
     const int threads =
         static_cast<int>(std::min<int64_t>(softmax::kBlockRowsMaxThreads, CeilDiv(CeilDiv(packs, 4), 32) * 32));
-    softmax::WindowRowsKernel<T, false><<<static_cast<unsigned>(std::min(a.rows, kMaxGrid)), threads, 0, a.stream>>>(
-        a.x, a.y, a.rows, a.n, a.log);
+    softmax::WindowRowsKernel<T, false><<<cta_grid, threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
   }
   return LastLaunchError();
 }
