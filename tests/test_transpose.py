@@ -262,6 +262,39 @@ def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
         np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[1:].reshape(4, 6, 64), (1, 0, 2)))
 
 
+# Session 33's tiled row copy (kRowCopyTiled, cuda/transpose/transpose_rowtile_kernels.cuh): runs of 16, 32, 64 and
+# 128 bytes of every element size (1, 2, 4, 8) under the lab tokens "rowtile4k" / "rowtile8k" / "rowtile16k" (tiles
+# of 16x16 to 32x32 runs at 16 bytes, 8x4 to 16x8 at 128), "rowtilea" (A-fastest tile order), "norowtile" and the
+# default. The leading axes are permuted, the last (the run) kept: both row axes ragged at every tile size (3, 33,
+# 1025, 37 x 45, 130 x 70), whole tiles (64 x 48), one and two batch axes before, between and after the row axes,
+# size-1 axes (dropped by the planner). Then runs the tier leaves to the input-order row copy: 48 bytes (3 vectors),
+# 256 bytes, and a misaligned slice. On CPU the tokens change nothing and the cases still check the plans.
+ROW_TILE_LEADING = [((3, 33), (1, 0)), ((1025, 3), (1, 0)), ((33, 1025), (1, 0)), ((64, 48), (1, 0)),
+                    ((2, 37, 45), (0, 2, 1)), ((4, 130, 70), (0, 2, 1)), ((2, 3, 4, 5), (3, 0, 2, 1)),
+                    ((4, 3, 5, 2), (2, 3, 0, 1)), ((3, 17, 2, 9), (3, 1, 0, 2)), ((1, 40, 1, 40), (3, 0, 2, 1))]
+
+
+def row_tile_cases(itemsize, runs=(16, 32, 64, 128)):
+    """(shape, axes) of ROW_TILE_LEADING with a kept last axis of each run length (bytes) in `runs`."""
+    return [(lead + (run // itemsize,), perm + (len(lead),))
+            for lead, perm in ROW_TILE_LEADING for run in runs]
+
+
+@pytest.mark.parametrize("knob", ["", "rowtile4k", "rowtile8k", "rowtile16k", "rowtile8k,rowtilea", "norowtile"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_row_tile_tier(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        item = np.dtype(dtype).itemsize
+        check_cases_jitted(rng, dtype, row_tile_cases(item))
+        check_cases_jitted(rng, dtype, row_tile_cases(item, (48, 256))[:8])
+        for shape, axes in row_tile_cases(item, (32,))[:3]:  # misaligned slices: not 16-byte aligned
+            n = int(np.prod(shape))
+            x, xn = make(rng, (n + 1,), dtype)
+            f = jax.jit(lambda t, s=shape, a=axes: jk.transpose(t[1:].reshape(s), a))
+            np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[1:].reshape(shape), axes))
+
+
 def test_ranks_0_to_6_all_small_permutations(rng):
     check(*make(rng, (), jnp.float32), None)
     check(*make(rng, (), jnp.float32), ())

@@ -12,7 +12,8 @@
 //                        registers (compact flavour only); the small tier of 4-byte elements.
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input.
 // Lab-only tiers (JK_TRANSPOSE_TIERS tokens; measured slower): kTiledSmallCta (transpose_small_kernels.cuh)
-// and kRowCopyBulk (transpose_bulk_kernels.cuh).
+// and kRowCopyBulk (transpose_bulk_kernels.cuh); not yet measured: kRowCopyTiled (transpose_rowtile_kernels.cuh,
+// short row copies staged in shared memory).
 //
 // The two tiled kernels come in two index flavours sharing one tile body:
 //   general (TiledArgs)   64-bit offsets, groups of up to 4 axes, up to 16 batch axes, grid-stride loop;

@@ -11,6 +11,7 @@
 #include "transpose/transpose_kernels.cuh"
 #include "transpose/transpose_launch.h"
 #include "transpose/transpose_bulk_kernels.cuh"
+#include "transpose/transpose_rowtile_kernels.cuh"
 #include "transpose/transpose_small_kernels.cuh"
 
 namespace jk {
@@ -111,12 +112,16 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // copy engine (sm_90, transpose_bulk_kernels.cuh). "s3" the session-3 dispatch (1-byte transposes over
 // 32 MiB that do not take the 256x256 tile run the general flavour, not the compact one). "afast" (session
 // 18) walks big tiles A fastest, as before it (BigTilesBFastest). "rowtma" / "rowtma16" (session 32) short row
-// copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor).
+// copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor). "rowtile4k" / "rowtile8k" /
+// "rowtile16k" (session 33) short row copies as tiles of about 4 / 8 / 16 KB staged in shared memory (LaunchRowTile),
+// "rowtilea" their tiles in A-fastest order, "norowtile" never the tiled row copy (once its default rule is on).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
        rowbulk = false;
   int rowtma = 0;  // "rowtma" / "rowtma16" (session 32): short row copies as 8 / 16 KB tensor-map boxes (sm_90)
+  int rowtile = 0;  // "rowtile4k" / "rowtile8k" / "rowtile16k" (session 33): tiled row copies of 4 / 8 / 16 KB
+  bool rowtilea = false, norowtile = false;  // "rowtilea": A-fastest tile order; "norowtile": no tiled row copy
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
@@ -132,6 +137,10 @@ TierKnobs ParseKnobs(const char* env) {
     t.afast |= is("afast"), t.nonarrow |= is("nonarrow"), t.narrowscalar |= is("narrowscalar");
     if (is("rowtma")) t.rowtma = 8192;
     if (is("rowtma16")) t.rowtma = 16384;
+    if (is("rowtile4k")) t.rowtile = 4;
+    if (is("rowtile8k")) t.rowtile = 8;
+    if (is("rowtile16k")) t.rowtile = 16;
+    t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -412,6 +421,20 @@ cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
   return LastLaunchError();
 }
 
+// A row copy's two row axes (plan.rows indices): a, the output's innermost (its output stride is the run), and b, the
+// input's innermost (its input stride is the run). False where either is missing or they coincide (the planner
+// merges such axes, so in practice never).
+bool RowAxes(const TransposePlan& plan, int* a, int* b) {
+  const auto& L = plan.rows;
+  const int64_t run = plan.row;  // strides in elements
+  *a = *b = -1;
+  for (int k = 0; k < L.n; ++k) {
+    if (L.out[k] == run) *a = k;
+    if (L.in[k] == run) *b = k;
+  }
+  return *a >= 0 && *b >= 0 && *a != *b;
+}
+
 // kRowCopyTensor (lab tokens "rowtma" / "rowtma16", transpose_bulk_kernels.cuh): boxes of about `box_bytes` of two
 // 5-d tensor maps over the same axes, runs of 16-256 bytes; cudaErrorNotSupported where the plan has no such pair
 // of row axes (or more than four of them), or the driver refuses the maps.
@@ -420,13 +443,9 @@ cudaError_t LaunchRowCopyTensor(cudaStream_t stream, const TransposePlan& plan, 
   const int64_t eb = plan.elem_bytes, run = plan.row * eb;
   const auto& L = plan.rows;  // output order, innermost first, strides in elements
   if (L.n < 2 || L.n > 4 || run % 16 != 0 || run > 256 || !RunsSm90Code()) return cudaErrorNotSupported;
-  int a = -1, b = -1;  // the output's and the input's innermost row axes
-  for (int k = 0; k < L.n; ++k) {
-    if (L.out[k] * eb == run) a = k;
-    if (L.in[k] * eb == run) b = k;
-  }
+  int a, b;
   const EncodeTiledFn encode = EncodeTiled();
-  if (a < 0 || b < 0 || a == b || encode == nullptr) return cudaErrorNotSupported;
+  if (!RowAxes(plan, &a, &b) || encode == nullptr) return cudaErrorNotSupported;
   int order[4] = {a, b, 0, 0}, m = 2;
   for (int k = 0; k < L.n; ++k)
     if (k != a && k != b) order[m++] = k;
@@ -477,6 +496,103 @@ cudaError_t LaunchRowCopyTensor(cudaStream_t stream, const TransposePlan& plan, 
   return LastLaunchError();
 }
 
+// ---- kRowCopyTiled (transpose_rowtile_kernels.cuh) ----
+// Runs of 16-128 bytes (a multiple of 16, both buffers 16-byte aligned: RowCopyTier's 16-byte condition) with two
+// distinct row axes (RowAxes). Tiles of about kKB KB (lab tokens rowtile4k / 8k / 16k): n = kKB * 64 / run-vectors
+// runs, kTileA (along A, written contiguously) the smallest power of two whose square is >= n, kTileB = n / kTileA:
+//   run bytes    16       32       64       128
+//   4 KB      16 x 16  16 x 8   8 x 8    8 x 4
+//   8 KB      32 x 16  16 x 16  16 x 8   8 x 8
+//   16 KB     32 x 32  32 x 16  16 x 16  16 x 8
+// so every side is >= 256 bytes (4 KB) / >= 512 bytes (8 and 16 KB) of contiguous x per A and y per B. 256 threads
+// (1, 2 or 4 accesses a side), static shared memory: up to 8 CTAs (2048 threads) per SM, 32-128 KB a SM in flight.
+// Not yet measured (bench/lab/s33_rowtile_lab.py).
+constexpr int kRowTileThreads = 256;
+constexpr int64_t kRowTileMaxRun = 128;
+constexpr int RowTileA(int kb, int run_vecs) {
+  const int n = kb * 64 / run_vecs;
+  int a = 1;
+  while (a * a < n) a *= 2;
+  return a;
+}
+constexpr int RowTileB(int kb, int run_vecs) { return kb * 64 / run_vecs / RowTileA(kb, run_vecs); }
+
+// Proposed default rule, OFF until the lab measures it (kRowTileDefaultKB = 0): runs of kRowTileDefaultMinRun to
+// kRowTileDefaultMaxRun bytes (the 32- and 64-byte runs the input-order row copy is weakest at: (256, 1024, 8) float32
+// (1, 0, 2) 0.66x jnp, (64, 512, 32, 16) float32 (0, 2, 1, 3) 0.998x) whose A and B each fill at least one tile of
+// the chosen size (no tile mostly empty). Set kRowTileDefaultKB to the winning size (4, 8 or 16) to turn it on;
+// "norowtile" then restores the input-order row copy.
+constexpr int kRowTileDefaultKB = 0;
+constexpr int64_t kRowTileDefaultMinRun = 32, kRowTileDefaultMaxRun = 64;
+
+template <int kV, int kA, int kB>  // run vectors, tile runs along A and along B
+cudaError_t LaunchRowTileShape(cudaStream_t stream, transpose::RowTileArgs t) {
+  t.tiles_a = CeilDiv(t.na, kA);
+  t.tiles_b = CeilDiv(t.nb, kB);
+  t.tiles = t.tiles_a * t.tiles_b * t.batch.Size();
+  const int blocks = static_cast<int>(std::min(t.tiles, kMaxBlocks));
+  // 32-bit index math (fast division) whenever every byte offset and the tile loop's overshoot fit.
+  if (t.bytes <= int64_t{0xffffffff} && t.tiles + blocks <= int64_t{0xffffffff}) {
+    transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, uint32_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
+  } else {
+    transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, int64_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
+  }
+  return LastLaunchError();
+}
+
+template <int kKB>
+cudaError_t LaunchRowTileSized(cudaStream_t stream, const transpose::RowTileArgs& t, int64_t run_vecs) {
+  switch (run_vecs) {
+    case 1: return LaunchRowTileShape<1, RowTileA(kKB, 1), RowTileB(kKB, 1)>(stream, t);
+    case 2: return LaunchRowTileShape<2, RowTileA(kKB, 2), RowTileB(kKB, 2)>(stream, t);
+    case 4: return LaunchRowTileShape<4, RowTileA(kKB, 4), RowTileB(kKB, 4)>(stream, t);
+    case 8: return LaunchRowTileShape<8, RowTileA(kKB, 8), RowTileB(kKB, 8)>(stream, t);
+  }
+  return cudaErrorNotSupported;
+}
+
+// The tiled row copy's geometry; false where it does not apply (the caller has checked the 16-byte condition).
+// Runs of 48, 80, 96 and 112 bytes (not a power-of-two number of vectors) keep the input-order row copy.
+bool MakeRowTile(const TransposePlan& plan, const void* x, void* y, transpose::RowTileArgs* t) {
+  const int64_t eb = plan.elem_bytes, run = plan.row * eb;
+  int a, b;
+  if (run % 16 != 0 || run > kRowTileMaxRun || ((run / 16) & (run / 16 - 1)) != 0 || !RowAxes(plan, &a, &b)) {
+    return false;
+  }
+  const auto& L = plan.rows;
+  *t = transpose::RowTileArgs{};
+  t->x = static_cast<const unsigned char*>(x), t->y = static_cast<unsigned char*>(y);
+  t->na = L.dim[a], t->nb = L.dim[b], t->a_in = L.in[a] * eb, t->b_out = L.out[b] * eb;
+  t->bytes = plan.elements * eb;
+  t->a_fastest = Knobs().rowtilea;
+  for (int k = 0; k < L.n; ++k) {
+    if (k == a || k == b) continue;
+    auto& B = t->batch;
+    B.dim[B.n] = L.dim[k], B.in[B.n] = L.in[k] * eb, B.out[B.n] = L.out[k] * eb, ++B.n;
+  }
+  return true;
+}
+
+// The tile size (KB) the tiled row copy takes for `t` (runs of `run` bytes), 0 for none: the lab token's, else the
+// default rule's (off while kRowTileDefaultKB is 0).
+int RowTileKB(const transpose::RowTileArgs& t, int64_t run) {
+  const TierKnobs& k = Knobs();
+  if (k.rowtile > 0) return k.rowtile;
+  if (kRowTileDefaultKB == 0 || k.norowtile || k.old || k.s2) return 0;
+  if (run < kRowTileDefaultMinRun || run > kRowTileDefaultMaxRun) return 0;
+  const int v = static_cast<int>(run / 16);
+  return t.na >= RowTileA(kRowTileDefaultKB, v) && t.nb >= RowTileB(kRowTileDefaultKB, v) ? kRowTileDefaultKB : 0;
+}
+
+cudaError_t LaunchRowTile(cudaStream_t stream, const transpose::RowTileArgs& t, int kb, int64_t run_vecs) {
+  switch (kb) {
+    case 4: return LaunchRowTileSized<4>(stream, t, run_vecs);
+    case 8: return LaunchRowTileSized<8>(stream, t, run_vecs);
+    case 16: return LaunchRowTileSized<16>(stream, t, run_vecs);
+  }
+  return cudaErrorNotSupported;
+}
+
 cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const void* x, void* y) {
   RowArgs a{static_cast<const unsigned char*>(x), static_cast<unsigned char*>(y), 0, 0,
             plan.elements * plan.elem_bytes, plan.rows};
@@ -487,6 +603,10 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
     if (Knobs().rowtma > 0) {
       const cudaError_t e = LaunchRowCopyTensor(stream, plan, x, y, Knobs().rowtma);
       if (e != cudaErrorNotSupported) return e;
+    }
+    transpose::RowTileArgs t;
+    if ((Knobs().rowtile > 0 || kRowTileDefaultKB > 0) && MakeRowTile(plan, x, y, &t)) {
+      if (const int kb = RowTileKB(t, row_bytes); kb > 0) return LaunchRowTile(stream, t, kb, row_bytes / 16);
     }
     a.row_vecs = row_bytes / 16;
     a.total_vecs = plan.elements * plan.elem_bytes / 16;
