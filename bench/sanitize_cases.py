@@ -197,6 +197,36 @@ def transposes():
     check("transpose int8 6000x6000 compact", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
 
 
+def short_runs():
+    # Session 33: row copies of short runs (the last axis kept): 16, 32 and 128 bytes take the tiled row copy staged
+    # in shared memory (transpose_rowtile_kernels.cuh) by default, 64 bytes the input-order copy; odd row axes leave
+    # partial tiles, batch axes in two positions, and the lab tokens' other tile sizes (JK_TRANSPOSE_TIERS is re-read
+    # at every launch).
+    cases = [((33, 1025, 4), jnp.float32, (1, 0, 2)), ((130, 70, 8), jnp.float32, (1, 0, 2)),
+             ((37, 45, 16), jnp.bfloat16, (1, 0, 2)), ((3, 45, 37, 64), jnp.bfloat16, (0, 2, 1, 3)),
+             ((5, 33, 3, 16), jnp.float32, (2, 1, 0, 3)), ((9, 17, 32), jnp.int8, (1, 0, 2)),
+             ((2, 70, 40, 2), jnp.complex64, (0, 2, 1, 3))]
+    for tiers in ["", "rowtile4k", "rowtile16k", "rowtile8k,rowtilea"]:
+        os.environ["JK_TRANSPOSE_TIERS"] = tiers
+        try:
+            for shape, dt, perm in cases:
+                if dt == jnp.int8:
+                    host = RNG.integers(-100, 100, shape).astype(np.int8)
+                elif dt == jnp.complex64:
+                    host = (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(np.complex64)
+                else:
+                    host = RNG.standard_normal(shape).astype(np.dtype(dt))
+                x = jax.device_put(host)
+                got = np.asarray(jk.transpose(x, perm))
+                want = np.transpose(host, perm)
+                global count
+                count += 1
+                if not np.array_equal(got, want):
+                    failures.append(f"transpose {shape} {perm} {np.dtype(dt).name} tiers={tiers!r}")
+        finally:
+            os.environ.pop("JK_TRANSPOSE_TIERS", None)
+
+
 def matmuls():
     for dt in DTYPES:
         # SIMT/skinny (M <= 8), mma.sync (register-staged for odd K/N), wgmma (>= 64 tiles, K >= 256), K = 0.
@@ -295,7 +325,7 @@ def matmuls():
 
 def main() -> int:
     print("device:", jax.devices()[0], "cuda build:", jk.WITH_CUDA)
-    parts = (norms_and_softmax, long_rows, windows, transposes, matmuls)
+    parts = (norms_and_softmax, long_rows, windows, transposes, short_runs, matmuls)
     # JK_SANITIZE_PARTS=long_rows,matmuls: only those parts (a quick re-check of one tier under one tool).
     only = [p for p in os.environ.get("JK_SANITIZE_PARTS", "").split(",") if p]
     unknown = set(only) - {p.__name__ for p in parts}

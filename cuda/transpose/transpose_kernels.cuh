@@ -10,10 +10,11 @@
 //                        as 4097x1023, slices at odd offsets).
 //   kTiledRegisterBlocks no shared memory: each thread transposes a 16-byte x 16-byte block in
 //                        registers (compact flavour only); the small tier of 4-byte elements.
-//   kRowCopy             last axis kept: each output row is a contiguous run of the input.
+//   kRowCopy             last axis kept: each output row is a contiguous run of the input; runs of 16, 32
+//                        and 128 bytes as tiles of runs staged in shared memory (kRowCopyTiled,
+//                        transpose_rowtile_kernels.cuh).
 // Lab-only tiers (JK_TRANSPOSE_TIERS tokens; measured slower): kTiledSmallCta (transpose_small_kernels.cuh)
-// and kRowCopyBulk (transpose_bulk_kernels.cuh); not yet measured: kRowCopyTiled (transpose_rowtile_kernels.cuh,
-// short row copies staged in shared memory).
+// and kRowCopyBulk (transpose_bulk_kernels.cuh).
 //
 // The two tiled kernels come in two index flavours sharing one tile body:
 //   general (TiledArgs)   64-bit offsets, groups of up to 4 axes, up to 16 batch axes, grid-stride loop;

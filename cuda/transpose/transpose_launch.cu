@@ -114,7 +114,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // 18) walks big tiles A fastest, as before it (BigTilesBFastest). "rowtma" / "rowtma16" (session 32) short row
 // copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor). "rowtile4k" / "rowtile8k" /
 // "rowtile16k" (session 33) short row copies as tiles of about 4 / 8 / 16 KB staged in shared memory (LaunchRowTile),
-// "rowtilea" their tiles in A-fastest order, "norowtile" never the tiled row copy (once its default rule is on).
+// "rowtilea" their tiles in A-fastest order (the default rule's order), "norowtile" never the tiled row copy.
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -506,7 +506,6 @@ cudaError_t LaunchRowCopyTensor(cudaStream_t stream, const TransposePlan& plan, 
 //   16 KB     32 x 32  32 x 16  16 x 16  16 x 8
 // so every side is >= 256 bytes (4 KB) / >= 512 bytes (8 and 16 KB) of contiguous x per A and y per B. 256 threads
 // (1, 2 or 4 accesses a side), static shared memory: up to 8 CTAs (2048 threads) per SM, 32-128 KB a SM in flight.
-// Not yet measured (bench/lab/s33_rowtile_lab.py).
 constexpr int kRowTileThreads = 256;
 constexpr int64_t kRowTileMaxRun = 128;
 constexpr int RowTileA(int kb, int run_vecs) {
@@ -517,13 +516,20 @@ constexpr int RowTileA(int kb, int run_vecs) {
 }
 constexpr int RowTileB(int kb, int run_vecs) { return kb * 64 / run_vecs / RowTileA(kb, run_vecs); }
 
-// Proposed default rule, OFF until the lab measures it (kRowTileDefaultKB = 0): runs of kRowTileDefaultMinRun to
-// kRowTileDefaultMaxRun bytes (the 32- and 64-byte runs the input-order row copy is weakest at: (256, 1024, 8) float32
-// (1, 0, 2) 0.66x jnp, (64, 512, 32, 16) float32 (0, 2, 1, 3) 0.998x) whose A and B each fill at least one tile of
-// the chosen size (no tile mostly empty). Set kRowTileDefaultKB to the winning size (4, 8 or 16) to turn it on;
-// "norowtile" then restores the input-order row copy.
-constexpr int kRowTileDefaultKB = 0;
-constexpr int64_t kRowTileDefaultMinRun = 32, kRowTileDefaultMaxRun = 64;
+// The default rule: runs of 16, 32 and 128 bytes whose A and B each fill at least one tile, on 8 KB tiles in A-fastest
+// order ("norowtile" restores the input-order row copy). H200, session 33 call 4 (bench/lab/s33_rowtile_lab_h200.txt:
+// CUPTI, one process with jnp, 3 rotated rounds, best), input-order copy -> 8 KB B-fastest / A-fastest, x jnp:
+//   16 B  (512, 512, 4) float32 (1, 0, 2)             0.47x (28% of copy) -> 1.17x / 1.15x (68-69%)
+//   32 B  (256, 1024, 8) float32 (1, 0, 2)            0.65x (60%) -> 1.03x / 1.00x (92-95%)
+//         (1024, 256, 8) float32                      0.67x (61%) -> 1.01x / 1.03x (92-94%)
+//         (2048, 2048, 16) bfloat16 (1, 0, 2)         1.13x (80%) -> 1.29x / 1.33x (92-94%)
+//         (4096, 4096, 16) bfloat16                   1.06x (75%) -> 1.28x / 1.29x (90-91%)
+//   128 B (32, 128, 64, 64) bfloat16 (0, 2, 1, 3)     1.185x (87.4%) -> 1.196x / 1.197x (88.2-88.3%)
+//         (8, 32, 2048, 64) float16 (0, 2, 1, 3)      1.205x (92.4%) -> 1.221x / 1.218x (93.3-93.6%)
+// 4 KB tiles lost to the input-order copy at 64-128 B (0.90-0.98x it), 16 KB tied 8 KB or lost 1-3%. At 64 B the
+// input-order copy stays: (64, 512, 32, 16) float32 (0, 2, 1, 3) 1.001x (94.6%) against 0.983x / 0.979x here.
+constexpr int kRowTileDefaultKB = 8;
+constexpr bool RowTileDefaultRun(int64_t run) { return run == 16 || run == 32 || run == 128; }
 
 template <int kV, int kA, int kB>  // run vectors, tile runs along A and along B
 cudaError_t LaunchRowTileShape(cudaStream_t stream, transpose::RowTileArgs t) {
@@ -564,7 +570,7 @@ bool MakeRowTile(const TransposePlan& plan, const void* x, void* y, transpose::R
   t->x = static_cast<const unsigned char*>(x), t->y = static_cast<unsigned char*>(y);
   t->na = L.dim[a], t->nb = L.dim[b], t->a_in = L.in[a] * eb, t->b_out = L.out[b] * eb;
   t->bytes = plan.elements * eb;
-  t->a_fastest = Knobs().rowtilea;
+  t->a_fastest = Knobs().rowtilea || Knobs().rowtile == 0;  // the default rule's order: A fastest (above)
   for (int k = 0; k < L.n; ++k) {
     if (k == a || k == b) continue;
     auto& B = t->batch;
@@ -574,12 +580,12 @@ bool MakeRowTile(const TransposePlan& plan, const void* x, void* y, transpose::R
 }
 
 // The tile size (KB) the tiled row copy takes for `t` (runs of `run` bytes), 0 for none: the lab token's, else the
-// default rule's (off while kRowTileDefaultKB is 0).
+// default rule's.
 int RowTileKB(const transpose::RowTileArgs& t, int64_t run) {
   const TierKnobs& k = Knobs();
   if (k.rowtile > 0) return k.rowtile;
   if (kRowTileDefaultKB == 0 || k.norowtile || k.old || k.s2) return 0;
-  if (run < kRowTileDefaultMinRun || run > kRowTileDefaultMaxRun) return 0;
+  if (!RowTileDefaultRun(run)) return 0;
   const int v = static_cast<int>(run / 16);
   return t.na >= RowTileA(kRowTileDefaultKB, v) && t.nb >= RowTileB(kRowTileDefaultKB, v) ? kRowTileDefaultKB : 0;
 }

@@ -1,5 +1,5 @@
-// kRowCopyTiled (session 33, lab tokens "rowtile4k" / "rowtile8k" / "rowtile16k"; LaunchRowTile in
-// transpose_launch.cu): the row copy of short runs (a multiple of 16 bytes, at most 128) as a transpose of its
+// kRowCopyTiled (session 33; the default for runs of 16, 32 and 128 bytes, lab tokens "rowtile4k" / "rowtile8k" /
+// "rowtile16k"; LaunchRowTile in transpose_launch.cu): the row copy of short runs (a multiple of 16 bytes, at most 128) as a transpose of its
 // two row axes whose element is the run, staged in shared memory. A is the output's innermost row axis (its
 // output stride is the run: consecutive A runs are contiguous in y), B the input's (consecutive B runs are
 // contiguous in x); every other row axis is a batch axis, decomposed once per tile. A CTA moves a tile of
@@ -17,7 +17,10 @@
 // (b % (8 / kRunVecs)) * kRunVecs + v, the swizzle makes it ((b ^ a) % (8 / kRunVecs)) * kRunVecs + v: distinct
 // over the 8 lanes. (128-byte runs need no swizzle: one run is a whole line.)
 // Edges: A and B count whole runs, so every 16-byte access is predicated on its run's (a, b) alone.
-// Measured: not yet (bench/lab/s33_rowtile_lab.py). Session 8's lab tokens "rowtile" / "rowtile16" / "rowtile4"
+// Why: the input-order row copy reads whole lines but writes each run alone, 16-32 bytes apart from its
+// neighbours: 28-60% of the copy ceiling at 16-32-byte runs (0.47-0.67x jnp). Staged, both sides move >= 256
+// contiguous bytes: 68-95% (1.0-1.33x jnp); transpose_launch.cu's default rule has the figures
+// (bench/lab/s33_rowtile_lab_h200.txt). Session 8's lab tokens "rowtile" / "rowtile16" / "rowtile4"
 // (bench/lab/s8_h200.md, since removed) were a different idea: the input-order walk in tiles, without staging.
 #pragma once
 #include <cuda_runtime.h>
