@@ -295,6 +295,15 @@ def test_row_tile_tier(rng, monkeypatch, knob, dtype):
             np.testing.assert_array_equal(np.asarray(f(x)), np.transpose(xn[1:].reshape(shape), axes))
 
 
+@pytest.mark.parametrize("knob", ["", "rowtile8k,rowtilep", "rowtile4k,rowtilea,rowtilep"])
+def test_row_tile_resident_grid(rng, monkeypatch, knob):
+    """"rowtilep" (lab): a resident grid of 8 CTAs an SM, each looping over tiles: 4096-16384 tiles here, so every
+    CTA takes several (the default launches one CTA a tile)."""
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    check_cases_jitted(rng, jnp.float32, [((1024, 1024, 8), (1, 0, 2)), ((3, 700, 900, 4), (0, 2, 1, 3))])
+    check_cases_jitted(rng, jnp.bfloat16, [((16, 512, 64, 64), (0, 2, 1, 3))])
+
+
 def test_ranks_0_to_6_all_small_permutations(rng):
     check(*make(rng, (), jnp.float32), None)
     check(*make(rng, (), jnp.float32), ())

@@ -10,7 +10,7 @@ taken), XLA command buffers off (the launcher re-reads the knob at every launch)
 written once; % of the copy ceiling (x * c over 1 GiB float32) measured in the same process. Every setting's output is
 checked equal to jnp's (on the device). On a CPU it runs two small cases only (the script's check).
 
-  python bench/lab/s33_rowtile_lab.py [--out FILE] [--variants def,rowtile8k,jnp] [--no-large]
+  python bench/lab/s33_rowtile_lab.py [--out FILE] [--variants def,rowtile8k,jnp] [--no-large] [--only 0,4]
 """
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ CASES = [((256, 1024, 8), jnp.float32, (1, 0, 2)),         # 32-byte runs, 8 MB 
 LARGE = [((4096, 4096, 16), jnp.bfloat16, (1, 0, 2))]      # 32-byte runs, 512 MB (--no-large drops it)
 QUICK = [((2, 8, 16, 64), jnp.bfloat16, (0, 2, 1, 3)), ((3, 33, 8), jnp.float32, (1, 0, 2))]
 VARIANTS = {"def": "", "rowtile4k": "rowtile4k", "rowtile8k": "rowtile8k", "rowtile16k": "rowtile16k",
-            "rowtile8ka": "rowtile8k,rowtilea"}
+            "rowtile8ka": "rowtile8k,rowtilea", "rowtile16ka": "rowtile16k,rowtilea",
+            "rowtile8kap": "rowtile8k,rowtilea,rowtilep", "rowtile8kp": "rowtile8k,rowtilep"}
 
 
 def main():
@@ -51,12 +52,15 @@ def main():
     ap.add_argument("--variants", default=",".join(list(VARIANTS) + ["jnp"]),
                     help="comma-separated, of " + ", ".join(list(VARIANTS) + ["jnp"]))
     ap.add_argument("--no-large", action="store_true", help="skip the 512 MB case")
+    ap.add_argument("--only", default="", help="comma-separated case indices (0-based, of CASES + LARGE)")
     a = ap.parse_args()
     variants = a.variants.split(",")
     ours_v = [v for v in variants if v != "jnp"]
     assert all(v in VARIANTS for v in ours_v), variants
     measure, say, ceiling = lab_start(a.out)
     cases = (CASES + ([] if a.no_large else LARGE)) if ON_GPU else QUICK
+    if a.only and ON_GPU:
+        cases = [cases[int(i)] for i in a.only.split(",")]
     for shape, dt, perm in cases:
         x = jax.random.normal(jax.random.key(len(shape)), shape, jnp.float32).astype(dt)
         nbytes = 2 * x.nbytes

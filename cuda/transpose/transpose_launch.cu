@@ -114,7 +114,8 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // 18) walks big tiles A fastest, as before it (BigTilesBFastest). "rowtma" / "rowtma16" (session 32) short row
 // copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor). "rowtile4k" / "rowtile8k" /
 // "rowtile16k" (session 33) short row copies as tiles of about 4 / 8 / 16 KB staged in shared memory (LaunchRowTile),
-// "rowtilea" their tiles in A-fastest order (the default rule's order), "norowtile" never the tiled row copy.
+// "rowtilea" their tiles in A-fastest order (the default rule's order), "norowtile" never the tiled row copy,
+// "rowtilep" a resident grid looping over the tiles.
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -122,6 +123,7 @@ struct TierKnobs {
   int rowtma = 0;  // "rowtma" / "rowtma16" (session 32): short row copies as 8 / 16 KB tensor-map boxes (sm_90)
   int rowtile = 0;  // "rowtile4k" / "rowtile8k" / "rowtile16k" (session 33): tiled row copies of 4 / 8 / 16 KB
   bool rowtilea = false, norowtile = false;  // "rowtilea": A-fastest tile order; "norowtile": no tiled row copy
+  bool rowtilep = false;  // "rowtilep": the tiled row copy on a resident grid (8 CTAs an SM) looping over its tiles
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
@@ -140,7 +142,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
-    t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile");
+    t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
   return t;
@@ -536,7 +538,9 @@ cudaError_t LaunchRowTileShape(cudaStream_t stream, transpose::RowTileArgs t) {
   t.tiles_a = CeilDiv(t.na, kA);
   t.tiles_b = CeilDiv(t.nb, kB);
   t.tiles = t.tiles_a * t.tiles_b * t.batch.Size();
-  const int blocks = static_cast<int>(std::min(t.tiles, kMaxBlocks));
+  // "rowtilep" (lab): as many CTAs as are resident at once (8 of 256 threads an SM), each looping over tiles.
+  const int64_t cap = Knobs().rowtilep ? int64_t{NumSMs()} * 8 : kMaxBlocks;
+  const int blocks = static_cast<int>(std::min(t.tiles, cap));
   // 32-bit index math (fast division) whenever every byte offset and the tile loop's overshoot fit.
   if (t.bytes <= int64_t{0xffffffff} && t.tiles + blocks <= int64_t{0xffffffff}) {
     transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, uint32_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
