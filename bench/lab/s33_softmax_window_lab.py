@@ -37,14 +37,15 @@ from norm_half_lab import lab_start, rotated_rounds  # noqa: E402
 ON_GPU = jax.default_backend() == "gpu"
 CASES = [(49152, 1537), (49152, 2051), (49152, 4099), (49152, 8195), (16384, 16381), (8192, 50257)]
 CPU_CASES = [(5, 1537), (3, 4099)]
-VARIANTS = ["regs", "two", "old", "jnp"]
-KNOBS = {"regs": {}, "two": {"JK_SOFTMAX_WINDOW_REGS": "0"}, "old": {"JK_SOFTMAX_WINDOW": "0"}}
+VARIANTS = ["regs", "two", "old", "jnp"]  # --variants: another list (call 7: regs,noskip,jnp)
+KNOBS = {"regs": {}, "two": {"JK_SOFTMAX_WINDOW_REGS": "0"}, "old": {"JK_SOFTMAX_WINDOW": "0"},
+         "noskip": {"JK_SOFTMAX_WINDOW_SKIP": "0"}}
 # max |y - jnp| / max(1, |jnp|): a few output ulps (log_softmax's outputs reach ~log n + 10).
 TOL = {"float32": 2e-5, "bfloat16": 2e-2, "float16": 4e-3}
 
 
 def set_knobs(v):
-    for k in ("JK_SOFTMAX_WINDOW", "JK_SOFTMAX_WINDOW_REGS"):
+    for k in ("JK_SOFTMAX_WINDOW", "JK_SOFTMAX_WINDOW_REGS", "JK_SOFTMAX_WINDOW_SKIP"):
         os.environ.pop(k, None)
     os.environ.update(KNOBS.get(v, {}))
 
@@ -74,7 +75,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "/tmp"), "s33_softmax_window_lab.txt"))
     ap.add_argument("--dtypes", default="float32,bfloat16,float16")
     ap.add_argument("--cols", default="", help="comma-separated row lengths of CASES (default: all)")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="regs first, jnp last; of regs two old noskip jnp")
     a = ap.parse_args()
+    variants = a.variants.split(",")
+    ours = [v for v in variants if v != "jnp"]
+    other = ours[1]  # compared bit for bit with regs
     dtypes = [jnp.dtype(d) for d in a.dtypes.split(",")]
     cols = {int(c) for c in a.cols.split(",") if c}
     measure, say, ceiling = lab_start(a.out)
@@ -89,29 +94,29 @@ def main():
             nbytes = 2 * x.nbytes
             for name, f_ours, f_ref in [("softmax", jk.softmax, jax.nn.softmax),
                                         ("log_softmax", jk.log_softmax, jax.nn.log_softmax)]:
-                fns = {v: jax.jit(f_ours) for v in ("regs", "two", "old")}
+                fns = {v: jax.jit(f_ours) for v in ours}
                 fns["jnp"] = jax.jit(f_ref)
 
                 def use(v):
                     set_knobs(v)
                     return fns[v]
-                out = {v: jax.block_until_ready(use(v)(x)) for v in VARIANTS}  # each under its own knobs
-                err = {v: float(rel_diff(out[v], out["jnp"])) for v in ("regs", "two", "old")}
-                d_rt = float(rel_diff(out["regs"], out["two"]))
-                differ = float(differ_share(out["regs"], out["two"]))
-                nan_same = all(bool(same_nans(out[v], out["jnp"])) for v in ("regs", "two", "old"))
+                out = {v: jax.block_until_ready(use(v)(x)) for v in variants}  # each under its own knobs
+                err = {v: float(rel_diff(out[v], out["jnp"])) for v in ours}
+                d_rt = float(rel_diff(out["regs"], out[other]))
+                differ = float(differ_share(out["regs"], out[other]))
+                nan_same = all(bool(same_nans(out[v], out["jnp"])) for v in ours)
                 ok = nan_same and all(e <= TOL[dname] for e in err.values()) and d_rt <= TOL[dname]
                 del out
-                times = rotated_rounds(measure, use, VARIANTS, (x,), max(3, min(20, int(30e9 // x.nbytes))))
+                times = rotated_rounds(measure, use, variants, (x,), max(3, min(20, int(30e9 // x.nbytes))))
                 set_knobs("regs")
                 best = {v: min(t) for v, t in times.items()}
                 pct = {v: nbytes / (best[v] * 1e-3) / 1e9 / ceiling * 100 for v in best}
                 say(f"{name:11s} {dname:8s} {rows}x{n:<6d} " +
                     " ".join(f"{v} {best[v] * 1e3:8.1f} us ({pct[v]:5.1f}%)" for v in best) +
-                    f"; x jnp regs {best['jnp'] / best['regs']:.2f} two {best['jnp'] / best['two']:.2f} "
-                    f"old {best['jnp'] / best['old']:.2f}; regs/two {best['two'] / best['regs']:.2f}; vs jnp " +
+                    "; x jnp " + " ".join(f"{v} {best['jnp'] / best[v]:.2f}" for v in ours) +
+                    f"; regs/{other} {best[other] / best['regs']:.2f}; vs jnp " +
                     " / ".join(f"{v} {err[v]:.1e}" for v in err) +
-                    f"; regs-two {d_rt:.1e} ({differ * 100:.2f}% differ); NaNs {'same' if nan_same else 'DIFFER'}; " +
+                    f"; regs-{other} {d_rt:.1e} ({differ * 100:.2f}% differ); NaNs {'same' if nan_same else 'DIFFER'}; " +
                     ("ok" if ok else "CHECK"))
             del x
     set_knobs("regs")
