@@ -634,16 +634,15 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   const unsigned warp_grid = static_cast<unsigned>(std::min(CeilDiv(a.rows, softmax::kWarpRowsBlock / 32), kMaxGrid));
   const unsigned cta_grid = static_cast<unsigned>(std::min(a.rows, kMaxGrid));
   if (KnobOr("JK_SOFTMAX_WINDOW_REGS", true) && packs <= int64_t{8} * softmax::kWindowRegsMaxThreads) {
-    const bool skip = KnobOr("JK_SOFTMAX_WINDOW_SKIP", true);
     if (packs <= 32 * 4) {
       auto kernel =
           packs <= 32 * 2 ? softmax::WindowRowsRegsKernel<T, 2, true> : softmax::WindowRowsRegsKernel<T, 4, true>;
-      kernel<<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log, skip);
+      kernel<<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     } else {
       const int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads ? 4 : 8;
       const int threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);
       auto kernel = c == 4 ? softmax::WindowRowsRegsKernel<T, 4, false> : softmax::WindowRowsRegsKernel<T, 8, false>;
-      kernel<<<cta_grid, threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log, skip);
+      kernel<<<cta_grid, threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     }
     return LastLaunchError();
   }

@@ -149,7 +149,7 @@ __device__ __forceinline__ void PackFloats(const Pack<T, P>& v, float (&f)[P]) {
 // consecutive packs.
 template <typename T, int C, bool kWarpRow>
 __global__ void __launch_bounds__(kWarpRow ? kWarpRowsBlock : kWindowRegsMaxThreads)
-    WindowRowsRegsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, bool log, bool skip) {
+    WindowRowsRegsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, bool log) {
   constexpr int P = 16 / static_cast<int>(sizeof(T));
   __shared__ float sm[32], ss[32];
   const int lanes = kWarpRow ? 32 : static_cast<int>(blockDim.x);
@@ -211,19 +211,12 @@ __global__ void __launch_bounds__(kWarpRow ? kWarpRowsBlock : kWindowRegsMaxThre
     }
     // The thread's sum of exp(x - m): -inf entries add exp2(-inf) = 0 (as the two-pass kernel's skip, bit for bit),
     // a thread of -inf entries only (m = -inf) shifts by 0 instead, adding 0 (or NaN for a NaN: it poisons s).
-    // A warp whose slot k lies wholly past the window (the threads were rounded up to whole warps: a window of 257
-    // packs at 4 a thread takes 96 threads, the third warp holding one pack) skips that slot's exponentials and
-    // stores, a branch uniform per warp; the slots' -inf entries would add 0 anyway. `skip` false (lab knob
-    // JK_SOFTMAX_WINDOW_SKIP=0) runs every slot, as before session 33's call 7.
-    const int warp_first = t & ~31;
-    auto live = [&](int k) { return !skip || k * lanes + warp_first < w.packs; };
     pin();
     float s = 0.f;
     {
       const float shift = m == -CUDART_INF_F ? 0.f : m;
 #pragma unroll
       for (int k = 0; k < C; ++k) {
-        if (!live(k)) continue;
         float f[P];
         PackFloats<T, P>(v[k], f);
 #pragma unroll
@@ -243,7 +236,7 @@ __global__ void __launch_bounds__(kWarpRow ? kWarpRowsBlock : kWindowRegsMaxThre
 #pragma unroll
     for (int k = 0; k < C; ++k) {
       const int q = k * lanes + t;
-      if (!live(k) || q >= w.packs) continue;
+      if (q >= w.packs) continue;
       float f[P];
       PackFloats<T, P>(v[k], f);
 #pragma unroll
