@@ -639,9 +639,16 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
           packs <= 32 * 2 ? softmax::WindowRowsRegsKernel<T, 2, true> : softmax::WindowRowsRegsKernel<T, 4, true>;
       kernel<<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     } else {
-      const int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads ? 4 : 8;
+      int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads ? 4 : 8;
+      // Lab knob JK_SOFTMAX_WINDOW_C=2|4|8 (re-read at every launch): that many packs a thread where the window fits.
+      if (const int f = EnvInt("JK_SOFTMAX_WINDOW_C", 0);
+          (f == 2 || f == 4 || f == 8) && packs <= int64_t{f} * softmax::kWindowRegsMaxThreads) {
+        c = f;
+      }
       const int threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);
-      auto kernel = c == 4 ? softmax::WindowRowsRegsKernel<T, 4, false> : softmax::WindowRowsRegsKernel<T, 8, false>;
+      auto kernel = c == 2   ? softmax::WindowRowsRegsKernel<T, 2, false>
+                    : c == 4 ? softmax::WindowRowsRegsKernel<T, 4, false>
+                             : softmax::WindowRowsRegsKernel<T, 8, false>;
       kernel<<<cta_grid, threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     }
     return LastLaunchError();
