@@ -193,12 +193,12 @@ def test_window_rows(rng, monkeypatch, window, op, dtype, n):
 
 
 # Each shape of the window tier at its bound and one past it, by the widest window's packs (float32 (n + 6) // 4,
-# 16-bit (n + 14) // 8): a warp of 2 packs a lane up to 64 packs, of 4 up to 128, a CTA of 4 packs a thread up to 2048
-# (512 threads), of 8 up to 8192 (1024 threads), the two-pass kernel past it; and on the GPU the two-pass kernel at the
+# 16-bit (n + 14) // 8): a warp of 2 packs a lane up to 64 packs, of 4 up to 128, a CTA of 4 or 8 packs a thread up to
+# 2048 (the fewer warps x (C + 2): 4 at 257-258 packs, float32 1025 / 16-bit 2051), of 8 up to 8192 (1024 threads), the two-pass kernel past it; and on the GPU the two-pass kernel at the
 # same lengths (JK_SOFTMAX_WINDOW_REGS=0: a warp up to 64 packs, a CTA past it). 9 rows: every start offset within a
 # pack where n is odd.
-WINDOW_BOUNDS = {4: [253, 254, 509, 510, 8189, 8190, 32765, 32766],
-                 2: [505, 506, 1017, 1018, 16377, 16378, 65529, 65530]}
+WINDOW_BOUNDS = {4: [253, 254, 509, 510, 1025, 8189, 8190, 32765, 32766],
+                 2: [505, 506, 1017, 1018, 2051, 16377, 16378, 65529, 65530]}
 
 
 @pytest.mark.parametrize("regs", ["1", "0"] if ON_GPU else ["1"])

@@ -639,7 +639,14 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
           packs <= 32 * 2 ? softmax::WindowRowsRegsKernel<T, 2, true> : softmax::WindowRowsRegsKernel<T, 4, true>;
       kernel<<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     } else {
-      int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads ? 4 : 8;
+      // 4 or 8 packs a thread, whichever costs less by warps x (C + 2): the warps' slots (each a pack's loads,
+      // exponentials and stores) plus about two slots a warp of fixed work (the CTA reduction, the row's setup).
+      // Fitted to call 8 (bench/lab/s33_softmax_c_lab_h200.txt, 16-bit, 4 -> 8 packs a thread, x jnp): 1537 columns
+      // (193 packs: 2 warps of 4 against 1 of 8) 1.17-1.31x -> 1.41-1.54x; 2051 (257: 3 warps against 2) 1.00-1.04x
+      // -> 0.86-0.87x; 4099 (513: 5 against 3) a tie; 8195 (1025: 9 against 5) 1.08-1.09x -> 1.18-1.21x. Float32
+      // tied at every length (96-97% of copy either way); 2 packs a thread lost everywhere (0.92-0.98x of 4).
+      auto warps = [&](int c) { return CeilDiv(CeilDiv(packs, c), 32); };
+      int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads && warps(4) * 6 < warps(8) * 10 ? 4 : 8;
       // Lab knob JK_SOFTMAX_WINDOW_C=2|4|8 (re-read at every launch): that many packs a thread where the window fits.
       if (const int f = EnvInt("JK_SOFTMAX_WINDOW_C", 0);
           (f == 2 || f == 4 || f == 8) && packs <= int64_t{f} * softmax::kWindowRegsMaxThreads) {
