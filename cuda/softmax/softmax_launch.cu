@@ -614,7 +614,8 @@ bool CanVectorise(const RowArgs<T>& a) {
 // packs a thread 56 (float32) / 62 (bfloat16) / 64 (float16) under the 1024-thread bound's cap of 64; 4 packs 32 / 46
 // / 48; a warp of 4 packs 48 / 48 / 50, of 2 packs 35 / 40 / 40.
 // H200, session 33 call 3 (bench/lab/s33_softmax_window_lab_h200.txt, the same method; softmax / log_softmax alike,
-// x jnp, two passes -> registers, % of copy):
+// x jnp, two passes -> registers with 4 packs a thread, % of copy; 16-bit rows gained again with the 4-or-8 rule
+// below: 1537 1.41-1.54x, 8195 1.18-1.21x):
 //   float32   1537 1.10-1.11x -> 1.25-1.26x (97%)   2051 1.00-1.01x -> 1.18-1.19x   4099 1.00-1.01x -> 1.15x (96%)
 //             8195 1.02-1.04x -> 1.15-1.17x   16384 x 16381 0.86x -> 1.18x (97%)   8192 x 50257 two passes 1.23x (62%)
 //   bfloat16  1537 0.92-0.94x -> 1.21-1.23x   2051 0.85-0.88x -> 1.00-1.04x   4099 0.84-0.87x -> 1.05-1.10x (83-84%)
@@ -644,7 +645,10 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
       // Fitted to call 8 (bench/lab/s33_softmax_c_lab_h200.txt, 16-bit, 4 -> 8 packs a thread, x jnp): 1537 columns
       // (193 packs: 2 warps of 4 against 1 of 8) 1.17-1.31x -> 1.41-1.54x; 2051 (257: 3 warps against 2) 1.00-1.04x
       // -> 0.86-0.87x; 4099 (513: 5 against 3) a tie; 8195 (1025: 9 against 5) 1.08-1.09x -> 1.18-1.21x. Float32
-      // tied at every length (96-97% of copy either way); 2 packs a thread lost everywhere (0.92-0.98x of 4).
+      // tied at every length (96-97% of copy either way); 2 packs a thread lost everywhere (0.92-0.98x of 4). Checked
+      // in call 9 (bench/lab/s33_softmax_rule_lab_h200.txt) at 4 more lengths, 16-bit, rule (= 8) against 4: 1281
+      // 1.26-1.32x against 1.12-1.17x, 3075 1.20-1.26x / 1.10-1.16x, 6147 1.19-1.23x / 1.08-1.14x, 12291 1.22-1.24x /
+      // 1.13-1.14x; at 4099 (a tie by the rule, 8) 1.07-1.08x against 1.05-1.10x.
       auto warps = [&](int c) { return CeilDiv(CeilDiv(packs, c), 32); };
       int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads && warps(4) * 6 < warps(8) * 10 ? 4 : 8;
       // Lab knob JK_SOFTMAX_WINDOW_C=2|4|8 (re-read at every launch): that many packs a thread where the window fits.
