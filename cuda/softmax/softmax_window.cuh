@@ -25,6 +25,34 @@
 
 namespace jk::softmax {
 
+// The row's (max, sum) merged across its threads: a warp's shuffles (warp rows) or the CTA's reduction.
+template <bool kWarpRow>
+__device__ __forceinline__ void MergeRowStats(float& m, float& s, float* sm, float* ss) {
+  if constexpr (kWarpRow) {
+#pragma unroll
+    for (int k = 16; k > 0; k /= 2)
+      MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
+  } else {
+    BlockAllReduceStats(m, s, sm, ss);
+  }
+}
+
+// Window pack q's outputs from its float32 inputs f (a = log s or 1 / s): a whole pack with one 16-byte store, an edge
+// pack (shared with a neighbouring row) element by element, its elements outside the row untouched.
+template <typename T, int P>
+__device__ __forceinline__ void StoreWindowPack(T* __restrict__ y, const RowWindow<P>& w, int q, float (&f)[P], float m,
+                                                float a, bool degenerate, bool log) {
+#pragma unroll
+  for (int e = 0; e < P; ++e) f[e] = degenerate ? CUDART_NAN_F : log ? (f[e] - m) - a : ExpShifted(f[e], m) * a;
+  if (w.Whole(q)) {
+    StorePack<T, P>(y + (w.first + q) * P, f);
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (w.InRow(q, e)) y[w.start + w.Col(q, e)] = FromFloat<T>(f[e]);
+  }
+}
+
 // The two-pass form. kWarpRow: a warp per row (CTAs of several warps, one row each); else a CTA per row.
 template <typename T, bool kWarpRow>
 __global__ void __launch_bounds__(kBlockRowsMaxThreads) WindowRowsKernel(const T* __restrict__ x, T* __restrict__ y,
@@ -62,28 +90,14 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads) WindowRowsKernel(const T
       for (int e = 0; e < P; ++e)
         if (!(f[e] == -CUDART_INF_F)) s += ExpShifted(f[e], m);  // -inf (masked-like, or outside the row) adds 0
     }
-    if constexpr (kWarpRow) {
-#pragma unroll
-      for (int k = 16; k > 0; k /= 2)
-        MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
-    } else {
-      BlockAllReduceStats(m, s, sm, ss);
-    }
+    MergeRowStats<kWarpRow>(m, s, sm, ss);
     const bool degenerate = Degenerate(m, s);
     const float a = log ? logf(s) : 1.f / s;
 #pragma unroll 2
     for (int q = t; q < w.packs; q += lanes) {
       float f[P];
       load(w, q, f);
-#pragma unroll
-      for (int e = 0; e < P; ++e) f[e] = degenerate ? CUDART_NAN_F : log ? (f[e] - m) - a : ExpShifted(f[e], m) * a;
-      if (w.Whole(q)) {
-        StorePack<T, P>(y + (w.first + q) * P, f);
-      } else {  // an edge pack, shared with a neighbouring row
-#pragma unroll
-        for (int e = 0; e < P; ++e)
-          if (w.InRow(q, e)) y[w.start + w.Col(q, e)] = FromFloat<T>(f[e]);
-      }
+      StoreWindowPack<T, P>(y, w, q, f, m, a, degenerate, log);
     }
   }
 }
@@ -224,13 +238,7 @@ __global__ void __launch_bounds__(kWarpRow ? kWarpRowsBlock : kWindowRegsMaxThre
         for (int e = 0; e < P; ++e) s += ExpShifted(f[e], shift);
       }
     }
-    if constexpr (kWarpRow) {
-#pragma unroll
-      for (int k = 16; k > 0; k /= 2)
-        MergeStats(m, s, __shfl_xor_sync(0xffffffffu, m, k), __shfl_xor_sync(0xffffffffu, s, k));
-    } else {
-      BlockAllReduceStats(m, s, sm, ss);
-    }
+    MergeRowStats<kWarpRow>(m, s, sm, ss);
     const bool degenerate = Degenerate(m, s);
     const float a = log ? logf(s) : 1.f / s;
     pin();
@@ -240,15 +248,7 @@ __global__ void __launch_bounds__(kWarpRow ? kWarpRowsBlock : kWindowRegsMaxThre
       if (q >= w.packs) continue;
       float f[P];
       PackFloats<T, P>(v[k], f);
-#pragma unroll
-      for (int e = 0; e < P; ++e) f[e] = degenerate ? CUDART_NAN_F : log ? (f[e] - m) - a : ExpShifted(f[e], m) * a;
-      if (w.Whole(q)) {
-        StorePack<T, P>(y + (w.first + q) * P, f);
-      } else {  // an edge pack, shared with a neighbouring row
-#pragma unroll
-        for (int e = 0; e < P; ++e)
-          if (w.InRow(q, e)) y[w.start + w.Col(q, e)] = FromFloat<T>(f[e]);
-      }
+      StoreWindowPack<T, P>(y, w, q, f, m, a, degenerate, log);
     }
   }
 }
