@@ -25,6 +25,17 @@
 
 namespace jk::softmax {
 
+// A thread's place: kWarpRow, a warp per row (the CTA's warps take consecutive rows); else a CTA per row. `lanes`
+// threads share a row, this one is `t` among them; its rows are first, first + step, ...
+template <bool kWarpRow>
+struct WindowThreads {
+  int lanes = kWarpRow ? 32 : static_cast<int>(blockDim.x);
+  int t = kWarpRow ? static_cast<int>(threadIdx.x % 32) : static_cast<int>(threadIdx.x);
+  int64_t per_cta = kWarpRow ? blockDim.x / 32 : 1;
+  int64_t first = static_cast<int64_t>(blockIdx.x) * per_cta + (kWarpRow ? threadIdx.x / 32 : 0);
+  int64_t step = static_cast<int64_t>(gridDim.x) * per_cta;
+};
+
 // The row's (max, sum) merged across its threads: a warp's shuffles (warp rows) or the CTA's reduction.
 template <bool kWarpRow>
 __device__ __forceinline__ void MergeRowStats(float& m, float& s, float* sm, float* ss) {
@@ -59,11 +70,8 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads) WindowRowsKernel(const T
                                                                          int64_t rows, int64_t n, bool log) {
   constexpr int P = 16 / static_cast<int>(sizeof(T));
   __shared__ float sm[32], ss[32];
-  const int lanes = kWarpRow ? 32 : static_cast<int>(blockDim.x);
-  const int t = kWarpRow ? static_cast<int>(threadIdx.x % 32) : static_cast<int>(threadIdx.x);
-  const int64_t per_cta = kWarpRow ? blockDim.x / 32 : 1;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_cta + (kWarpRow ? threadIdx.x / 32 : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_cta;
+  const WindowThreads<kWarpRow> g;
+  const int lanes = g.lanes, t = g.t;
   const auto* xp = reinterpret_cast<const Pack<T, P>*>(x);
   // Element e of window pack q as float32, -inf outside the row.
   auto load = [&](const RowWindow<P>& w, int q, float* f) {
@@ -72,7 +80,7 @@ __global__ void __launch_bounds__(kBlockRowsMaxThreads) WindowRowsKernel(const T
     for (int e = 0; e < P; ++e) f[e] = w.InRow(q, e) ? ToFloat(v.v[e]) : -CUDART_INF_F;
   };
   // The loop bound is uniform per warp (warp rows) or per CTA (CTA rows): the reductions are collective.
-  for (int64_t row = first; row < rows; row += step) {
+  for (int64_t row = g.first; row < rows; row += g.step) {
     const RowWindow<P> w(row, n);
     float m = -CUDART_INF_F, s = 0.f;
 #pragma unroll 2
@@ -167,14 +175,11 @@ __global__ void __launch_bounds__(kWarpRow ? kWarpRowsBlock : kWindowRegsMaxThre
     WindowRowsRegsKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t n, bool log) {
   constexpr int P = 16 / static_cast<int>(sizeof(T));
   __shared__ float sm[32], ss[32];
-  const int lanes = kWarpRow ? 32 : static_cast<int>(blockDim.x);
-  const int t = kWarpRow ? static_cast<int>(threadIdx.x % 32) : static_cast<int>(threadIdx.x);
-  const int64_t per_cta = kWarpRow ? blockDim.x / 32 : 1;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_cta + (kWarpRow ? threadIdx.x / 32 : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_cta;
+  const WindowThreads<kWarpRow> g;
+  const int lanes = g.lanes, t = g.t;
   const auto* xp = reinterpret_cast<const Pack<T, P>*>(x);
   // The loop bound is uniform per warp (warp rows) or per CTA (CTA rows): the reductions are collective.
-  for (int64_t row = first; row < rows; row += step) {
+  for (int64_t row = g.first; row < rows; row += g.step) {
     const RowWindow<P> w(row, n);
     // Every thread loads its C packs unconditionally, a pack past the window's end as the window's last pack again
     // (an L1 hit), so that the loads issue back to back; then the packs not wholly in the row (the two edge packs
