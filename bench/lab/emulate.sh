@@ -5,12 +5,23 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 CUDA_INC=${CUDA_INC:-$(ls -d ${CUDA_HOME:-/usr/local/cuda}/include /usr/local/cuda*/include 2>/dev/null | head -1)}
 B=$(mktemp -d)
-# kernel<<<blocks, threads, smem, stream>>>(a);  ->  jk_emu::Launch(&kernel, blocks, threads, a);
-# (the dynamic shared memory size is dropped: the emulator's dynamic tile is one host buffer)
-sed -E 's/(transpose::[A-Za-z0-9]+<[^;]*>)<<<(.*), ([A-Za-z]+), ([A-Za-z0-9_]+), stream>>>\(([a-z])\);/jk_emu::Launch(\&\1, \2, \3, \5);/' \
-  cuda/transpose/transpose_launch.cu >"$B/emu_transpose_launch.cc"
-if [ "$(grep -c 'jk_emu::Launch' "$B/emu_transpose_launch.cc")" != "$(grep -c '<<<' cuda/transpose/transpose_launch.cu)" ]; then
-  echo "emulate.sh: could not rewrite every launch in transpose_launch.cu"; exit 1
+# kernel<<<blocks, threads, smem, stream>>>(a);  ->  jk_emu::Launch(kernel, blocks, threads, a);
+# for every launch: a named kernel (transpose::X<...>) or a kernel variable (LaunchNarrow's `kernel`), one
+# argument struct. The dynamic shared memory size is dropped: the emulator's dynamic tile is one host buffer.
+# The tensor-map row copy (transpose::RowCopyTensor, lab tokens rowtma / rowtma16) is not emulated: its
+# launch becomes `return cudaErrorNotSupported;` (the emulator has no TMA engine and no tensor maps; its
+# cudaGetDriverEntryPointByVersion stand-in already makes LaunchRowCopyTensor report not supported first,
+# so that tier falls back to the other row copies).
+perl -0pe '
+  s{transpose::RowCopyTensor<<<.*?>>>\(.*?\);}{return cudaErrorNotSupported;  // emulator: no tensor maps (emulate.sh)}gs;
+  s{([\w:]+(?:<[^;<>]*>)?)<<<([^;]*?),\s*([^,]+?),\s*([^,]+?),\s*stream>>>\((\w+)\);}{jk_emu::Launch($1, $2, $3, $5);}gs;
+' cuda/transpose/transpose_launch.cu >"$B/emu_transpose_launch.cc"
+if grep -q '<<<' "$B/emu_transpose_launch.cc" ||
+   [ "$(grep -c 'jk_emu::Launch(\|emulator: no tensor maps' "$B/emu_transpose_launch.cc")" != \
+     "$(grep -c '<<<' cuda/transpose/transpose_launch.cu)" ]; then
+  echo "emulate.sh: could not rewrite every launch in transpose_launch.cu:"
+  grep -n '<<<' "$B/emu_transpose_launch.cc" || true
+  exit 1
 fi
 # ClusterLaunch sets cfg.gridDim / cfg.blockDim, which the emulator's built-in macros would capture (as
 # bench/lab/norm_emulate.sh does).
@@ -23,7 +34,14 @@ g++ -std=c++20 -O1 -pthread -w -DJK_DEBUG_BOUNDS=1 -fsanitize=alignment,undefine
 for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$knob: /"; done
 # The session-2 dispatch, the register-block kernel everywhere, the round-1 dispatch (no 256x256 int8
 # tile) and the session-4 lab tiers (smallcta, rowbulk: its plain-copy stand-in, the emulator has no bulk
-# copy engine); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play.
-for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk}; do
-  for sms in 132 2; do JK_TRANSPOSE_TIERS=$knob "$B/emu" $sms | sed "s/^/$knob ($sms): /"; done
+# copy engine); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play. Then the
+# session-33 tiled row copy (transpose_rowtile_kernels.cuh) under its lab tokens: 8 / 4 / 16 KB tiles, B- and
+# A-fastest order, and "rowtilep"'s resident grid (2 "SMs": 16 CTAs looping over the tiles); the tokens change
+# only the row copy, so those runs take the row-copy cases only (EMU_ROWS_ONLY).
+for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk rowtile8k rowtile4k,rowtilea rowtile16k rowtile8k,rowtilep}; do
+  rows_only=""
+  case $knob in rowtile*) rows_only=1 ;; esac
+  for sms in 132 2; do
+    JK_TRANSPOSE_TIERS=$knob EMU_ROWS_ONLY=$rows_only "$B/emu" $sms | sed "s/^/$knob ($sms): /"
+  done
 done

@@ -5,8 +5,9 @@
 //
 // How: the CUDA built-ins become host objects (threadIdx is thread_local, __syncthreads a barrier,
 // __shared__ a function-local static, shared by the block's threads because blocks run one at a time);
-// emulate.sh rewrites each `kernel<<<blocks, threads, 0, stream>>>(a)` of transpose_launch.cu into
-// `jk_emu::Launch(&kernel, blocks, threads, a)`.
+// emulate.sh rewrites each `kernel<<<blocks, threads, smem, stream>>>(a)` of transpose_launch.cu into
+// `jk_emu::Launch(kernel, blocks, threads, a)`, except the tensor-map row copy's (RowCopyTensor: no TMA here),
+// which becomes `return cudaErrorNotSupported;`.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +29,12 @@ dim3 bdim, gdim;
 Barrier* bar = nullptr;
 int sms = 132;
 long launches = 0;
+// Launches per argument struct (LaunchesOf<transpose::RowTileArgs>(): the tiled row copies).
+template <typename Args>
+long& LaunchesOf() {
+  static long n = 0;
+  return n;
+}
 alignas(16) unsigned char dynamic_smem[228 * 1024];  // extern __shared__ tiles (TileSmem)
 // common/launch.h's cfg.gridDim / cfg.blockDim (rewritten by emulate.sh: the built-in macros below would
 // capture the member names).
@@ -39,6 +46,7 @@ constexpr dim3 cudaLaunchConfig_t::*kBlock = &cudaLaunchConfig_t::blockDim;
 template <typename Args>
 void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
   ++launches;
+  ++LaunchesOf<Args>();
   gdim = dim3(blocks);
   bdim = dim3(threads);
   Barrier block_bar(threads);
@@ -70,6 +78,7 @@ void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
 #define JK_EMULATOR_DYNAMIC_SMEM jk_emu::dynamic_smem
 inline void __syncthreads() { jk_emu::bar->Wait(); }
 inline void __trap() { std::abort(); }  // JK_DEVICE_ASSERT
+inline float __fdividef(float a, float b) { return a / b; }  // common/device.cuh's Welford::Merge (unused here)
 template <typename T>
 T __ldg(const T* p) { return *p; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
@@ -85,6 +94,19 @@ cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = jk_emu::sms; return cudaSuccess; }
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
+// LaunchRowCopyTensor names its kernel directly (never reached: no tensor-map encoder here, see below).
+template <typename F>
+cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute, int) { return cudaSuccess; }
+template <typename F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int, size_t) { *n = 1; return cudaSuccess; }
+// common/tma_host.h: no driver, so no tensor-map encoder; the "rowtma" lab tier reports not supported and the
+// row copy falls back to the other tiers.
+cudaError_t cudaGetDriverEntryPointByVersion(const char*, void** f, unsigned, unsigned long long,
+                                             cudaDriverEntryPointQueryResult* q) {
+  *f = nullptr;
+  if (q != nullptr) *q = cudaDriverEntryPointSymbolNotFound;
+  return cudaErrorNotSupported;
+}
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t) {
   std::memcpy(dst, src, n);
   return cudaSuccess;
@@ -128,6 +150,9 @@ void Check(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, i
     ++failures;
     return;
   }
+  // EMU_ROWS_ONLY (emulate.sh, under lab tokens that change only the row copy): skip every other case.
+  const char* rows_only = std::getenv("EMU_ROWS_ONLY");
+  if (rows_only != nullptr && *rows_only != '\0' && plan.kind != jk::TransposePlan::kRowCopy) return;
   if (std::getenv("EMU_VERBOSE")) std::printf("case %d: %s elem=%d offset=%d kind=%d\n", cases, what, elem, offset, int(plan.kind)), std::fflush(stdout);
   jk::cpu::Transpose(cpu_plan, x, r);
   jk::LaunchTranspose(nullptr, plan, x, y);
@@ -166,6 +191,16 @@ int main(int argc, char** argv) {
       {{3, 4, 40, 48}, {1, 0, 3, 2}},   {{6, 3, 2, 3, 2}, {2, 4, 0, 3, 1}},
       // general flavour (two batch axes); with 2 "SMs" int8 takes the 256x256-byte tile, with edge tiles
       {{3, 2, 272, 528}, {1, 0, 3, 2}},
+      // row copies (last axis kept), runs of 2-136 elements: 16 / 32 / 64 / 128-byte runs at several element sizes
+      // for the tiled row copy (transpose_rowtile_kernels.cuh: the default for 16/32/128-byte runs whose sides fill
+      // an 8 KB tile, every power-of-two run of 16-128 bytes under the rowtile tokens), 48 / 96-byte and over
+      // 128-byte runs for the input-order row copy; two distinct row axes with edge tiles on both sides, batch axes,
+      // sides shorter than a tile.
+      {{3, 33, 16}, {1, 0, 2}},  {{33, 3, 16}, {1, 0, 2}},  {{37, 45, 32}, {1, 0, 2}}, {{17, 9, 64}, {1, 0, 2}},
+      {{2, 37, 45, 16}, {0, 2, 1, 3}}, {{3, 1025, 5, 8}, {0, 2, 1, 3}}, {{5, 3, 33, 128}, {0, 2, 1, 3}},
+      {{2, 3, 4, 5, 32}, {3, 0, 2, 1, 4}}, {{2, 3, 4, 5, 16}, {2, 3, 0, 1, 4}}, {{1, 40, 1, 40, 8}, {3, 0, 2, 1, 4}},
+      {{64, 32, 4}, {1, 0, 2}},  {{7, 3, 96}, {1, 0, 2}},  {{4, 9, 136}, {1, 0, 2}},
+      {{2, 3, 4, 5, 6, 8}, {4, 3, 2, 1, 0, 5}}, {{3, 7, 5, 24}, {2, 0, 1, 3}}, {{40, 33, 2}, {1, 0, 2}},
   };
   for (int elem : {1, 2, 4, 8}) {
     for (auto& [d, p] : shapes) {
@@ -186,7 +221,7 @@ int main(int argc, char** argv) {
     Check(d, p, 1 << (g() % 4), 0, what.c_str());
   }
   std::fflush(stdout);
-  std::printf("emulated %d cases (%ld launches, %d SMs): %d mismatches\n", cases, jk_emu::launches, jk_emu::sms,
-              failures);
+  std::printf("emulated %d cases (%ld launches, %ld tiled row copies, %d SMs): %d mismatches\n", cases,
+              jk_emu::launches, jk_emu::LaunchesOf<jk::transpose::RowTileArgs>(), jk_emu::sms, failures);
   return failures != 0;
 }
