@@ -38,16 +38,17 @@ ON_GPU = jax.default_backend() == "gpu"
 CASES = [(49152, 1537), (49152, 2051), (49152, 4099), (49152, 8195), (16384, 16381), (8192, 50257)]
 MORE = [(49152, 1281), (49152, 3075), (49152, 6147), (24576, 12291)]  # --more: call 9's check of the 4-or-8 rule
 CPU_CASES = [(5, 1537), (3, 4099)]
-VARIANTS = ["regs", "two", "old", "jnp"]  # --variants: another list (call 7: regs,noskip,jnp)
+# --variants: another list. Call 7 ran "regs,noskip,jnp" on a build with a per-warp slot skip (knob
+# JK_SOFTMAX_WINDOW_SKIP=0 for noskip), reverted after it: bench/lab/s33_h200.md.
+VARIANTS = ["regs", "two", "old", "jnp"]
 KNOBS = {"regs": {}, "two": {"JK_SOFTMAX_WINDOW_REGS": "0"}, "old": {"JK_SOFTMAX_WINDOW": "0"},
-         "noskip": {"JK_SOFTMAX_WINDOW_SKIP": "0"},  # call 7's build only (the skip was reverted)
          "c2": {"JK_SOFTMAX_WINDOW_C": "2"}, "c4": {"JK_SOFTMAX_WINDOW_C": "4"}, "c8": {"JK_SOFTMAX_WINDOW_C": "8"}}
 # max |y - jnp| / max(1, |jnp|): a few output ulps (log_softmax's outputs reach ~log n + 10).
 TOL = {"float32": 2e-5, "bfloat16": 2e-2, "float16": 4e-3}
 
 
 def set_knobs(v):
-    for k in ("JK_SOFTMAX_WINDOW", "JK_SOFTMAX_WINDOW_REGS", "JK_SOFTMAX_WINDOW_SKIP", "JK_SOFTMAX_WINDOW_C"):
+    for k in ("JK_SOFTMAX_WINDOW", "JK_SOFTMAX_WINDOW_REGS", "JK_SOFTMAX_WINDOW_C"):
         os.environ.pop(k, None)
     os.environ.update(KNOBS.get(v, {}))
 
@@ -78,7 +79,7 @@ def main():
     ap.add_argument("--dtypes", default="float32,bfloat16,float16")
     ap.add_argument("--cols", default="", help="comma-separated row lengths of CASES (default: all)")
     ap.add_argument("--more", action="store_true", help="also the rows of MORE")
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="regs first, jnp last; of regs two old noskip c2 c4 c8 jnp")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="regs first, jnp last; of regs two old c2 c4 c8 jnp")
     a = ap.parse_args()
     variants = a.variants.split(",")
     ours = [v for v in variants if v != "jnp"]
