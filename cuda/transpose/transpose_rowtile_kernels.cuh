@@ -84,7 +84,9 @@ __global__ void __launch_bounds__(kThreads) RowTileCopy(RowTileArgs p) {
       const I r = t / tiles_b;
       tb = t - r * tiles_b, q = r / tiles_a, ta = r - q * tiles_a;
     }
-    I bin = 0, bout = 0;  // batch index q over the other axes (the last one needs no division)
+    // Batch index q over the other axes, in I offsets and with no division on the last axis: Decompose
+    // (transpose_kernels.cuh) keeps int64 offsets and took the 16 KB tiles from 32 to 38-40 registers.
+    I bin = 0, bout = 0;
 #pragma unroll
     for (int k = 0; k < kMaxTransposeRank; ++k) {
       if (k < p.batch.n) {
