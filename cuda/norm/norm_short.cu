@@ -79,8 +79,7 @@ cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
   } else {
     const int64_t blocks =
         std::min<int64_t>(CeilDiv(p.outer * W, int64_t{kPackedThreads} * R), int64_t{NumSMs()} * 16);
-    ShortRowsPacked<T, K, W, C, R><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
-    return LastLaunchError();
+    return LaunchPdl(ShortRowsPacked<T, K, W, C, R>, static_cast<unsigned>(blocks), kPackedThreads, 0, stream, p);
   }
 }
 // R rows a lane group: 1 for any C; for rows of at most 32 packs (16-bit 256, float32 128 columns) also 2 (C <= 4),

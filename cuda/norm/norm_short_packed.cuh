@@ -134,6 +134,7 @@ __device__ __forceinline__ float ChainReduce(Step step) {
 template <typename T, Kind K, int W, int C, int R = 1>
 __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
+  PdlEnter();
   constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
   constexpr int A = E < 4 ? E : 4;                                                // independent accumulators per lane
   constexpr int kWords = C * 4, V = kPerWord<T>;

@@ -366,6 +366,7 @@ inline constexpr int kDynamicSmemBytes = kTileElems * kTileElems * kE > kMaxStat
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
 template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
 __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
+  PdlEnter();  // before any global access (LaunchPdl)
   unsigned char* tile = TileSmem<kTileElems * kTileElems * kE>();
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
@@ -378,6 +379,7 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
 // Compact flavour: one tile per block, in either tile order (CompactTile).
 template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
+  PdlEnter();  // before any global access (LaunchPdl)
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
@@ -426,6 +428,7 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
 
 template <typename T, int kTileElems = 64, int kRows = 16>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
+  PdlEnter();  // before any global access (LaunchPdl)
   __shared__ T tile[kTileElems][kTileElems + 1];  // +1: the column reads of the store phase hit 32 banks
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
@@ -438,6 +441,7 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
 template <typename T, int kTileElems, int kRows, bool kSplit>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
+  PdlEnter();  // before any global access (LaunchPdl)
   __shared__ T tile[kTileElems][kTileElems + 1];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
@@ -501,6 +505,7 @@ __device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], 
 // and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
 template <int kE, int kLanesA, int kBlock, bool kSplit>
 __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
+  PdlEnter();  // before any global access (LaunchPdl)
   using S = RegTile<kE, kLanesA, kBlock>;
   constexpr int kV = S::kV;
   const uint32_t t = blockIdx.x, rest = t / p.tiles_a, batch = rest / p.tiles_b;
@@ -534,6 +539,7 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
 template <typename V, typename I, bool kInputOrder = false>
 __global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
+  PdlEnter();  // before any global access (LaunchPdl)
   constexpr int kUnroll = kRowCopyUnroll;
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;

@@ -183,8 +183,7 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
     if (e != cudaSuccess) return e;
   }
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, kSmem, stream>>>(a);
-  return LastLaunchError();
+  return LaunchPdl(transpose::TiledVec16Swizzled<kE, kTile, kThreads>, blocks, kThreads, kSmem, stream, a);
 }
 
 // Whether LaunchTiledGeneral (16-byte accesses) would take the 256x256-byte tile.
@@ -218,8 +217,7 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
-  transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
-  return LastLaunchError();
+  return LaunchPdl(transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows>, blocks, kThreads, 0, stream, a);
 }
 
 // ---- compact flavour (32-bit, one tile per block) ----
@@ -254,11 +252,10 @@ template <int kE, int kTile, int kThreads, bool kBFastest = false>
 cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
+    return LaunchPdl(transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest>, blocks, kThreads, 0, stream, c);
   } else {
-    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
+    return LaunchPdl(transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest>, blocks, kThreads, 0, stream, c);
   }
-  return LastLaunchError();
 }
 
 template <int kE, int kTile, int kRows>
@@ -267,11 +264,10 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true><<<blocks, kThreads, 0, stream>>>(c);
+    return LaunchPdl(transpose::TiledScalarPaddedCompact<T, kTile, kRows, true>, blocks, kThreads, 0, stream, c);
   } else {
-    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false><<<blocks, kThreads, 0, stream>>>(c);
+    return LaunchPdl(transpose::TiledScalarPaddedCompact<T, kTile, kRows, false>, blocks, kThreads, 0, stream, c);
   }
-  return LastLaunchError();
 }
 
 template <int kE>
@@ -282,11 +278,10 @@ cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t ba
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
   if (split) {
-    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
+    return LaunchPdl(transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true>, blocks, kThreads, 0, stream, c);
   } else {
-    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
+    return LaunchPdl(transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false>, blocks, kThreads, 0, stream, c);
   }
-  return LastLaunchError();
 }
 
 // ---- kTiledSmallCta (transpose_small_kernels.cuh), lab only ----
@@ -314,11 +309,10 @@ bool TrySmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split,
   if (c.na % kV != 0 || c.nb % kV != 0 || !aligned(c.x) || !aligned(c.y)) return false;
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true><<<blocks, kThreads, 0, stream>>>(c);
+    *err = LaunchPdl(transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true>, blocks, kThreads, 0, stream, c);
   } else {
-    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false><<<blocks, kThreads, 0, stream>>>(c);
+    *err = LaunchPdl(transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false>, blocks, kThreads, 0, stream, c);
   }
-  *err = LastLaunchError();
   return true;
 }
 
@@ -345,8 +339,7 @@ cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, boo
                                  : split ? transpose::TiledNarrow<T, true, true> : transpose::TiledNarrow<T, true, false>)
                          : (vec ? transpose::TiledNarrow<T, false, false, true>
                                 : split ? transpose::TiledNarrow<T, false, true> : transpose::TiledNarrow<T, false, false>);
-  kernel<<<blocks, kThreads, 0, stream>>>(c);
-  return LastLaunchError();
+  return LaunchPdl(kernel, blocks, kThreads, 0, stream, c);
 }
 
 template <int kE>
@@ -402,11 +395,9 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    transpose::RowCopy<V, uint32_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
-  } else {
-    transpose::RowCopy<V, int64_t, kInputOrder><<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder>, static_cast<unsigned>(blocks), kThreads, 0, stream, a);
   }
-  return LastLaunchError();
+  return LaunchPdl(transpose::RowCopy<V, int64_t, kInputOrder>, static_cast<unsigned>(blocks), kThreads, 0, stream, a);
 }
 
 // kRowCopyBulk (lab): a persistent grid, 6 blocks of 33 KB shared memory per SM.
@@ -416,11 +407,10 @@ cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
   const int64_t chunks = CeilDiv(runs, transpose::kBulkChunkBytes / (a.row_vecs * 16));
   const int blocks = static_cast<int>(std::min<int64_t>(chunks, int64_t{6} * NumSMs()));
   if (runs < (int64_t{1} << 32)) {
-    transpose::RowCopyBulk<uint32_t><<<blocks, kThreads, 0, stream>>>(a);
+    return LaunchPdl(transpose::RowCopyBulk<uint32_t>, blocks, kThreads, 0, stream, a);
   } else {
-    transpose::RowCopyBulk<int64_t><<<blocks, kThreads, 0, stream>>>(a);
+    return LaunchPdl(transpose::RowCopyBulk<int64_t>, blocks, kThreads, 0, stream, a);
   }
-  return LastLaunchError();
 }
 
 // A row copy's two row axes (plan.rows indices): a, the output's innermost (its output stride is the run), and b, the
@@ -493,9 +483,8 @@ cudaError_t LaunchRowCopyTensor(cudaStream_t stream, const TransposePlan& plan, 
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, transpose::RowCopyTensor, transpose::kTensorThreads, smem);
   if (e != cudaSuccess) return e;
   const int64_t blocks = std::min<int64_t>(t.tiles, int64_t{std::max(fit, 1)} * NumSMs());
-  transpose::RowCopyTensor<<<static_cast<unsigned>(blocks), transpose::kTensorThreads, smem, stream>>>(in_map, out_map,
-                                                                                                      t);
-  return LastLaunchError();
+  return LaunchPdl(transpose::RowCopyTensor, static_cast<unsigned>(blocks), transpose::kTensorThreads, smem, stream,
+                   in_map, out_map, t);
 }
 
 // ---- kRowCopyTiled (transpose_rowtile_kernels.cuh) ----
@@ -543,11 +532,10 @@ cudaError_t LaunchRowTileShape(cudaStream_t stream, transpose::RowTileArgs t) {
   const int blocks = static_cast<int>(std::min(t.tiles, cap));
   // 32-bit index math (fast division) whenever every byte offset and the tile loop's overshoot fit.
   if (t.bytes <= int64_t{0xffffffff} && t.tiles + blocks <= int64_t{0xffffffff}) {
-    transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, uint32_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
+    return LaunchPdl(transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, uint32_t>, blocks, kRowTileThreads, 0, stream, t);
   } else {
-    transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, int64_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
+    return LaunchPdl(transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, int64_t>, blocks, kRowTileThreads, 0, stream, t);
   }
-  return LastLaunchError();
 }
 
 template <int kKB>
