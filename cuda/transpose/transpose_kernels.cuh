@@ -537,10 +537,9 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
 inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
-template <typename V, typename I, bool kInputOrder = false>
-__global__ void __launch_bounds__(256) RowCopy(RowArgs p) {
+template <typename V, typename I, bool kInputOrder = false, int kThreads = 256, int kUnroll = kRowCopyUnroll>
+__global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
   PdlEnter();  // before any global access (LaunchPdl)
-  constexpr int kUnroll = kRowCopyUnroll;
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < total;

@@ -127,6 +127,7 @@ struct TierKnobs {
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
+  int rc_threads = 0, rc_unroll = 0;  // "rc128x1" ... "rc256x4" (session 34): the 16-byte row copy's CTA and unroll
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -142,6 +143,11 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
+    for (int th : {128, 256, 512})
+      for (int u : {1, 2, 4}) {
+        const std::string w = "rc" + std::to_string(th) + "x" + std::to_string(u);
+        if (is(w.c_str())) t.rc_threads = th, t.rc_unroll = u;
+      }
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -389,15 +395,36 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
-template <typename V, bool kInputOrder = false>
-cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
-  constexpr int kThreads = 256, kUnroll = transpose::kRowCopyUnroll;
+template <typename V, bool kInputOrder, int kThreads, int kUnroll>
+cudaError_t LaunchRowCopyShape(cudaStream_t stream, const RowArgs& a) {
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder>, static_cast<unsigned>(blocks), kThreads, 0, stream, a);
+    return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll>, static_cast<unsigned>(blocks),
+                     kThreads, 0, stream, a);
   }
-  return LaunchPdl(transpose::RowCopy<V, int64_t, kInputOrder>, static_cast<unsigned>(blocks), kThreads, 0, stream, a);
+  return LaunchPdl(transpose::RowCopy<V, int64_t, kInputOrder, kThreads, kUnroll>, static_cast<unsigned>(blocks),
+                   kThreads, 0, stream, a);
+}
+
+template <typename V, bool kInputOrder = false>
+cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
+  if constexpr (std::is_same_v<V, uint4>) {  // lab tokens rcTxU (session 34)
+    const TierKnobs& k = Knobs();
+    const int key = k.rc_threads * 10 + k.rc_unroll;
+    switch (key) {
+      case 1281: return LaunchRowCopyShape<V, kInputOrder, 128, 1>(stream, a);
+      case 1282: return LaunchRowCopyShape<V, kInputOrder, 128, 2>(stream, a);
+      case 1284: return LaunchRowCopyShape<V, kInputOrder, 128, 4>(stream, a);
+      case 2561: return LaunchRowCopyShape<V, kInputOrder, 256, 1>(stream, a);
+      case 2562: return LaunchRowCopyShape<V, kInputOrder, 256, 2>(stream, a);
+      case 5121: return LaunchRowCopyShape<V, kInputOrder, 512, 1>(stream, a);
+      case 5122: return LaunchRowCopyShape<V, kInputOrder, 512, 2>(stream, a);
+      case 5124: return LaunchRowCopyShape<V, kInputOrder, 512, 4>(stream, a);
+      default: break;
+    }
+  }
+  return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll>(stream, a);
 }
 
 // kRowCopyBulk (lab): a persistent grid, 6 blocks of 33 KB shared memory per SM.
