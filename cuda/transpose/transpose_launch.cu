@@ -128,6 +128,7 @@ struct TierKnobs {
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
   int rc_threads = 0, rc_unroll = 0;  // "rc128x1" ... "rc256x4" (session 34): the 16-byte row copy's CTA and unroll
+  bool rcslow = false;  // "rcslow" (session 34): the row copy divides with division instructions (before FastDivU32)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -143,6 +144,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
+    t.rcslow |= is("rcslow");
     for (int th : {128, 256, 512})
       for (int u : {1, 2, 4}) {
         const std::string w = "rc" + std::to_string(th) + "x" + std::to_string(u);
@@ -396,10 +398,19 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
 }
 
 template <typename V, bool kInputOrder, int kThreads, int kUnroll>
-cudaError_t LaunchRowCopyShape(cudaStream_t stream, const RowArgs& a) {
+cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a) {
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
+  const int64_t reach = a.total_vecs + blocks * kThreads * kUnroll;  // the grid-stride loop's largest index + 1
+  // Below 2^31 (so is every dim): divisions by precomputed multipliers (FastDivU32); "rcslow" (lab) keeps the
+  // division instructions.
+  if (reach < (int64_t{1} << 31) && !Knobs().rcslow) {
+    a.row_div = transpose::FastDivU32::For(static_cast<uint32_t>(a.row_vecs));
+    for (int k = 0; k < a.rows.n; ++k) a.dim_div[k] = transpose::FastDivU32::For(static_cast<uint32_t>(a.rows.dim[k]));
+    return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll, true>,
+                     static_cast<unsigned>(blocks), kThreads, 0, stream, a);
+  }
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
-  if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
+  if (reach < (int64_t{1} << 32)) {
     return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll>, static_cast<unsigned>(blocks),
                      kThreads, 0, stream, a);
   }
