@@ -42,7 +42,8 @@ CPU_CASES = [(5, 1537), (3, 4099)]
 # JK_SOFTMAX_WINDOW_SKIP=0 for noskip), reverted after it: bench/lab/s33_h200.md.
 VARIANTS = ["regs", "two", "old", "jnp"]
 KNOBS = {"regs": {}, "two": {"JK_SOFTMAX_WINDOW_REGS": "0"}, "old": {"JK_SOFTMAX_WINDOW": "0"},
-         "c2": {"JK_SOFTMAX_WINDOW_C": "2"}, "c4": {"JK_SOFTMAX_WINDOW_C": "4"}, "c8": {"JK_SOFTMAX_WINDOW_C": "8"}}
+         "c2": {"JK_SOFTMAX_WINDOW_C": "2"}, "c4": {"JK_SOFTMAX_WINDOW_C": "4"}, "c8": {"JK_SOFTMAX_WINDOW_C": "8"},
+         "c5": {"JK_SOFTMAX_WINDOW_C": "5"}, "c6": {"JK_SOFTMAX_WINDOW_C": "6"}}  # c5 / c6: session 34
 # max |y - jnp| / max(1, |jnp|): a few output ulps (log_softmax's outputs reach ~log n + 10).
 TOL = {"float32": 2e-5, "bfloat16": 2e-2, "float16": 4e-3}
 
@@ -79,7 +80,7 @@ def main():
     ap.add_argument("--dtypes", default="float32,bfloat16,float16")
     ap.add_argument("--cols", default="", help="comma-separated row lengths of CASES (default: all)")
     ap.add_argument("--more", action="store_true", help="also the rows of MORE")
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="regs first, jnp last; of regs two old c2 c4 c8 jnp")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="regs first, jnp last; of regs two old c2 c4 c5 c6 c8 jnp")
     a = ap.parse_args()
     variants = a.variants.split(",")
     ours = [v for v in variants if v != "jnp"]

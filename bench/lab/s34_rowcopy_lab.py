@@ -23,7 +23,10 @@ ON_GPU = jax.default_backend() == "gpu"
 TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
 ROUNDS = 3 if ON_GPU else 1
 key = jax.random.key(0)
-SHAPES = ["rc128x1", "rc128x2", "rc256x1", "rc256x2", "rc512x1", "rc512x2"]
+# Calls 4-5 ran rc128x1 ... rc512x4 (and rcslow, a fast-division build reverted after call 5); the build after them
+# keeps two tokens: rc256x4 (the shape before, 4 accesses a thread) and rc128x2. Unknown tokens time the default.
+SHAPES = ["rc256x4", "rc128x2"] if os.environ.get("S34_CALL", "6") == "6" else [
+    "rc128x1", "rc128x2", "rc256x1", "rc256x2", "rc512x1", "rc512x2"]
 
 ceiling = jax.random.normal(key, ((1 << 28) if ON_GPU else 1024,), jnp.float32)
 xc = jax.jit(lambda x: x * jnp.float32(1.0001))
@@ -61,13 +64,11 @@ print(f"device: {jax.devices()[0].device_kind}; {ROUNDS} rounds, rotated; best; 
 for mb in ((32 * 128 * 64 * 64 * 2, 8192 * 8192) if ON_GPU else (4096,)):
     n = mb // 4
     x = jax.random.normal(key, (2, 2, n // 4), jnp.float32)
-    run(f"row copy float32 (2, 2, {n // 4}) (1, 0, 2)", x, (1, 0, 2), ["default", "rcslow"] + SHAPES +
-        ["rcslow,rc256x2"])
+    run(f"row copy float32 (2, 2, {n // 4}) (1, 0, 2)", x, (1, 0, 2), ["default"] + SHAPES)
 d = 1 if ON_GPU else 16
 p = jax.random.normal(key, (32, 128 // d, 64, 64), jnp.bfloat16)
 run("permute bf16 (32, 128, 64, 64) (0, 2, 1, 3)", p, (0, 2, 1, 3),
-    ["default", "norowtile", "norowtile,rcslow"] + [f"norowtile,{s}" for s in SHAPES] + ["norowtile,rcslow,rc512x2"])
+    ["default", "norowtile"] + [f"norowtile,{s}" for s in SHAPES])
 q = jax.random.normal(key, (8, 32, 2048 // d, 64), jnp.float16)
 run("permute f16 (8, 32, 2048, 64) (0, 2, 1, 3)", q, (0, 2, 1, 3),
-    ["default", "norowtile", "norowtile,rcslow", "norowtile,rc128x1", "norowtile,rc128x2", "norowtile,rc256x2",
-     "norowtile,rc512x2"])
+    ["default", "norowtile"] + [f"norowtile,{s}" for s in SHAPES])

@@ -10,20 +10,6 @@
 
 namespace jk {
 
-// ---- programmatic dependent launch (sm_90+) ---------------------------------------------------
-// A kernel launched by LaunchPdl (launch.h) may start while the kernel before it in the stream is still
-// running, so every such kernel calls PdlEnter() before touching global memory. griddepcontrol.wait returns once
-// every grid it depends on has completed and its memory is visible (immediately when there is none: a plain launch);
-// launch_dependents then lets the next PDL kernel in the stream be scheduled as this grid's CTAs retire (it too waits
-// before reading, so triggering at entry is safe). What it buys is the launch and ramp of one kernel hidden behind
-// the tail of the one before it: XLA launches its own fusions this way on Hopper.
-__device__ __forceinline__ void PdlEnter() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
 // ---- conversion to and from the float32 compute type ------------------------------------------
 __device__ __forceinline__ float ToFloat(float v) { return v; }
 __device__ __forceinline__ float ToFloat(__half v) { return __half2float(v); }

@@ -113,30 +113,7 @@ inline cudaError_t ClusterGrid(const void* kernel, int ctas, int threads, int64_
 // earlier asynchronous work; the caller's message names the op that noticed it.
 inline cudaError_t LastLaunchError() { return cudaGetLastError(); }
 
-// Programmatic dependent launch (PDL) on sm_90 devices that run this build's sm_90 code; JK_PDL=0 turns it off (lab
-// A/B). Only kernels that call PdlEnter() (common/device.cuh) first may be launched with it.
-inline bool PdlOn() { return RunsSm90Code() && KnobOr("JK_PDL", true); }
-
 #ifdef __CUDACC__
-// Launches `kernel` (which calls PdlEnter() before any global memory access) with programmatic stream serialization
-// where PdlOn(): it may be scheduled while the previous kernel in the stream drains. Returns the launch's error.
-template <typename... Params, typename... Args>
-cudaError_t LaunchPdl(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                      Args... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = block;
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = PdlOn() ? 1 : 0;
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, args...);
-  return e != cudaSuccess ? e : LastLaunchError();
-}
-
 // Launches `kernel` on clusters of `ctas` CTAs of `threads` threads over `rows` row tasks, the grid sized by
 // ClusterGrid's `resident` rule (-1: as many clusters as fit at once, the persistent grids of the cluster and
 // hybrid row tiers of softmax_launch.cu and norm_cluster.cu), with `smem` bytes of dynamic shared memory per CTA

@@ -79,12 +79,8 @@ cudaError_t LaunchExact(const Params<T>& p, cudaStream_t stream) {
   } else {
     const int64_t blocks =
         std::min<int64_t>(CeilDiv(p.outer * W, int64_t{kPackedThreads} * R), int64_t{NumSMs()} * 16);
-    if constexpr ((Packs == 4 || Packs == 8 || Packs == 16) && R <= 2) {  // lab (session 34): x and parameters by __ldg
-      if (KnobOr("JK_NORM_NC", false))
-        return LaunchPdl(ShortRowsPacked<T, K, W, C, R, true>, static_cast<unsigned>(blocks), kPackedThreads, 0, stream,
-                         p);
-    }
-    return LaunchPdl(ShortRowsPacked<T, K, W, C, R>, static_cast<unsigned>(blocks), kPackedThreads, 0, stream, p);
+    ShortRowsPacked<T, K, W, C, R><<<static_cast<unsigned>(blocks), kPackedThreads, 0, stream>>>(p);
+    return LastLaunchError();
   }
 }
 // R rows a lane group: 1 for any C; for rows of at most 32 packs (16-bit 256, float32 128 columns) also 2 (C <= 4),

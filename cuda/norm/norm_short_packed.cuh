@@ -88,12 +88,6 @@ __device__ __forceinline__ uint32_t PackWord(const float* v) {
 }
 
 __device__ __forceinline__ uint4 LoadWords(const void* p) { return *reinterpret_cast<const uint4*>(p); }
-// Through the read-only (non-coherent) path: the lab's JK_NORM_NC variant of the short rows (session 34).
-template <bool kNc>
-__device__ __forceinline__ uint4 LoadWordsVia(const void* p) {
-  if constexpr (kNc) return __ldg(reinterpret_cast<const uint4*>(p));
-  else return *reinterpret_cast<const uint4*>(p);
-}
 
 // A row of 1.0 (or 0.0) in every element, the width of the tier's longest row (4 KB): a 16-bit row's absent scale
 // (bias) reads from here, so the parameter loads take no branch and no register is set to a default first (8-12
@@ -137,10 +131,9 @@ __device__ __forceinline__ float ChainReduce(Step step) {
 // R rows a lane group per step (sessions 27-28; the launcher's PackedDefault has the figures): a lane's R rows share
 // its held parameters and the loop's fixed cost, and their loads and reductions interleave. A warp's load of pack c
 // covers 32 / W adjacent rows, R times.
-template <typename T, Kind K, int W, int C, int R = 1, bool kNc = false>
+template <typename T, Kind K, int W, int C, int R = 1>
 __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
   static_assert(32 % W == 0, "a lane group is a power-of-two part of a warp");
-  PdlEnter();
   constexpr int P = 16 / static_cast<int>(sizeof(T)), N = W * C * P, E = C * P;  // row length, elements per lane
   constexpr int A = E < 4 ? E : 4;                                                // independent accumulators per lane
   constexpr int kWords = C * 4, V = kPerWord<T>;
@@ -164,9 +157,9 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
 #pragma unroll
   for (int c = 0; c < C; ++c) {
     const int col = (c * W + lane) * P;
-    const uint4 g = kParamRows || scale != nullptr ? LoadWordsVia<kNc>(scale + col)
+    const uint4 g = kParamRows || scale != nullptr ? LoadWords(scale + col)
                                                    : make_uint4(kOnePair<T>, kOnePair<T>, kOnePair<T>, kOnePair<T>);
-    const uint4 b = K == Kind::kLayerNorm && (kParamRows || bias != nullptr) ? LoadWordsVia<kNc>(bias + col)
+    const uint4 b = K == Kind::kLayerNorm && (kParamRows || bias != nullptr) ? LoadWords(bias + col)
                                                                              : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
@@ -193,7 +186,7 @@ __global__ void __launch_bounds__(kPackedThreads) ShortRowsPacked(Params<T> p) {
     for (int r = 0; r < R; ++r)
 #pragma unroll
       for (int c = 0; c < C; ++c)
-        u[r][c] = live[r] ? LoadWordsVia<kNc>(p.x + row[r] * N + (c * W + lane) * P) : make_uint4(0, 0, 0, 0);
+        u[r][c] = live[r] ? LoadWords(p.x + row[r] * N + (c * W + lane) * P) : make_uint4(0, 0, 0, 0);
     float f[R][E];
 #pragma unroll
     for (int r = 0; r < R; ++r)

@@ -649,16 +649,24 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
       // in call 9 (bench/lab/s33_softmax_rule_lab_h200.txt) at 4 more lengths, 16-bit, rule (= 8) against 4: 1281
       // 1.26-1.32x against 1.12-1.17x, 3075 1.20-1.26x / 1.10-1.16x, 6147 1.19-1.23x / 1.08-1.14x, 12291 1.22-1.24x /
       // 1.13-1.14x; at 4099 (a tie by the rule, 8) 1.07-1.08x against 1.05-1.10x.
+      // Session 34 adds 5 and 6 packs a thread to the candidates (C < 8 while it needs at most 512 threads), the
+      // same cost deciding, ties to the larger C.
       auto warps = [&](int c) { return CeilDiv(CeilDiv(packs, c), 32); };
-      int c = packs <= int64_t{4} * softmax::kBlockRowsMaxThreads && warps(4) * 6 < warps(8) * 10 ? 4 : 8;
-      // Lab knob JK_SOFTMAX_WINDOW_C=2|4|8 (re-read at every launch): that many packs a thread where the window fits.
+      int c = 8;
+      for (int k : {6, 5, 4}) {
+        if (packs <= int64_t{k} * softmax::kBlockRowsMaxThreads && warps(k) * (k + 2) < warps(c) * (c + 2)) c = k;
+      }
+      // Lab knob JK_SOFTMAX_WINDOW_C=2|4|5|6|8 (re-read at every launch): that many packs a thread where the window
+      // fits.
       if (const int f = EnvInt("JK_SOFTMAX_WINDOW_C", 0);
-          (f == 2 || f == 4 || f == 8) && packs <= int64_t{f} * softmax::kWindowRegsMaxThreads) {
+          (f == 2 || f == 4 || f == 5 || f == 6 || f == 8) && packs <= int64_t{f} * softmax::kWindowRegsMaxThreads) {
         c = f;
       }
       const int threads = static_cast<int>(CeilDiv(CeilDiv(packs, c), 32) * 32);
       auto kernel = c == 2   ? softmax::WindowRowsRegsKernel<T, 2, false>
                     : c == 4 ? softmax::WindowRowsRegsKernel<T, 4, false>
+                    : c == 5 ? softmax::WindowRowsRegsKernel<T, 5, false>
+                    : c == 6 ? softmax::WindowRowsRegsKernel<T, 6, false>
                              : softmax::WindowRowsRegsKernel<T, 8, false>;
       kernel<<<cta_grid, threads, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     }

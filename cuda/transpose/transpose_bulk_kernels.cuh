@@ -72,7 +72,6 @@ __device__ __forceinline__ void TensorStore5d(const CUtensorMap* map, uint32_t s
 __global__ void __launch_bounds__(kTensorThreads) RowCopyTensor(const __grid_constant__ CUtensorMap in,
                                                                const __grid_constant__ CUtensorMap out,
                                                                TensorRowTiles t) {
-  PdlEnter();  // before any global access (LaunchPdl)
 #if defined(JK_HAS_BULK_COPY)
   extern __shared__ __align__(128) unsigned char boxes[];  // [kTensorStages][t.box_bytes]
   __shared__ uint64_t bar[kTensorStages];
@@ -121,7 +120,6 @@ __global__ void __launch_bounds__(kTensorThreads) RowCopyTensor(const __grid_con
 // Requires run bytes (p.row_vecs * 16) <= kBulkChunkBytes.
 template <typename I>
 __global__ void __launch_bounds__(kBulkThreads) RowCopyBulk(RowArgs p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   const int64_t run_bytes = p.row_vecs * 16, runs = p.total_vecs / p.row_vecs;
   const int64_t per = kBulkChunkBytes / run_bytes;  // runs per chunk
   const int64_t chunks = (runs + per - 1) / per;

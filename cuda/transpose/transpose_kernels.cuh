@@ -30,7 +30,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "common/device.cuh"  // JK_DEVICE_ASSERT (bounds checks of the JK_DEBUG_BOUNDS build)
 #include "transpose/transpose_plan.h"
@@ -61,29 +60,6 @@ struct TiledArgs32 {
   uint32_t elements;
 };
 
-// Division of a 32-bit index by a runtime divisor d in [1, 2^31] as a multiply-high, an add and a shift (Granlund and
-// Montgomery, 1994): q = (umulhi(i, m) + i) >> s with s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1, exact for
-// every 32-bit i with the add in 64 bits. A 32-bit division by a runtime divisor is ~20 instructions (I2F, MUFU.RCP,
-// two multiplies and fix-ups); the row copy divides every access's index once per axis, and with one access a thread
-// that arithmetic sits in front of the load (session 34, bench/lab/s34_h200.md).
-struct FastDivU32 {
-  uint32_t m = 1, s = 0;  // d = 1
-  static FastDivU32 For(uint32_t d) {
-    FastDivU32 f;
-    while ((uint64_t{1} << f.s) < d) ++f.s;
-    f.m = static_cast<uint32_t>((((uint64_t{1} << f.s) - d) << 32) / d + 1);
-    return f;
-  }
-  __host__ __device__ __forceinline__ uint32_t Div(uint32_t i) const {
-#ifdef __CUDA_ARCH__
-    const uint32_t hi = __umulhi(i, m);
-#else
-    const uint32_t hi = static_cast<uint32_t>((static_cast<uint64_t>(i) * m) >> 32);
-#endif
-    return static_cast<uint32_t>((static_cast<uint64_t>(hi) + i) >> s);
-  }
-};
-
 struct RowArgs {
   const unsigned char* x;
   unsigned char* y;
@@ -91,8 +67,6 @@ struct RowArgs {
   int64_t total_vecs;  // accesses in the whole output
   int64_t bytes;       // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxTransposeRank> rows;  // `in` strides in bytes
-  // Set by the launcher for the 32-bit row copy (RowCopy with I = uint32_t, kFastDiv): row_vecs and rows.dim[k].
-  FastDivU32 row_div, dim_div[kMaxTransposeRank];
 };
 
 // Offsets (in elements) of flat index i over `axes`; the unrolled guard keeps the axis arrays in
@@ -105,24 +79,6 @@ __host__ __device__ __forceinline__ void Decompose(const AxisList<N>& axes, I i,
     if (k < axes.n) {
       const I d = static_cast<I>(axes.dim[k]);
       const I q = i / d, r = i - q * d;
-      a += static_cast<int64_t>(r) * axes.in[k];
-      b += static_cast<int64_t>(r) * axes.out[k];
-      i = q;
-    }
-  }
-  *in = a;
-  *out = b;
-}
-
-// Decompose over 32-bit indices with the divisions precomputed (FastDivU32, one per axis).
-template <int N>
-__device__ __forceinline__ void DecomposeFast(const AxisList<N>& axes, const FastDivU32* div, uint32_t i, int64_t* in,
-                                              int64_t* out) {
-  int64_t a = 0, b = 0;
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    if (k < axes.n) {
-      const uint32_t q = div[k].Div(i), r = i - q * static_cast<uint32_t>(axes.dim[k]);
       a += static_cast<int64_t>(r) * axes.in[k];
       b += static_cast<int64_t>(r) * axes.out[k];
       i = q;
@@ -410,7 +366,6 @@ inline constexpr int kDynamicSmemBytes = kTileElems * kTileElems * kE > kMaxStat
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
 template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
 __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   unsigned char* tile = TileSmem<kTileElems * kTileElems * kE>();
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
@@ -423,7 +378,6 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
 // Compact flavour: one tile per block, in either tile order (CompactTile).
 template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
@@ -472,7 +426,6 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
 
 template <typename T, int kTileElems = 64, int kRows = 16>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   __shared__ T tile[kTileElems][kTileElems + 1];  // +1: the column reads of the store phase hit 32 banks
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
@@ -485,7 +438,6 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
 template <typename T, int kTileElems, int kRows, bool kSplit>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   __shared__ T tile[kTileElems][kTileElems + 1];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
@@ -549,7 +501,6 @@ __device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], 
 // and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
 template <int kE, int kLanesA, int kBlock, bool kSplit>
 __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   using S = RegTile<kE, kLanesA, kBlock>;
   constexpr int kV = S::kV;
   const uint32_t t = blockIdx.x, rest = t / p.tiles_a, batch = rest / p.tiles_b;
@@ -580,13 +531,11 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // by decomposing its output row index (`rows` in output order, `in` strides in bytes). Input order:
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
-inline constexpr int kRowCopyUnroll = 4;  // 8 was slower (bench/lab/transpose_results_h200.md)
-// kFastDiv (I = uint32_t, every index < 2^31): the launcher's precomputed divisors instead of division instructions.
-template <typename V, typename I, bool kInputOrder = false, int kThreads = 256, int kUnroll = kRowCopyUnroll,
-          bool kFastDiv = false>
+// Accesses a thread: 4 for element accesses (8 was slower, bench/lab/transpose_results_h200.md), 2 for 16-byte ones
+// since session 34 (the launcher's LaunchRowCopy has the figures).
+inline constexpr int kRowCopyUnroll = 4, kRowCopyUnroll16 = 2;
+template <typename V, typename I, bool kInputOrder = false, int kThreads = 256, int kUnroll = kRowCopyUnroll>
 __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
-  static_assert(!kFastDiv || std::is_same_v<I, uint32_t>, "fast division is 32-bit");
-  PdlEnter();  // before any global access (LaunchPdl)
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < total;
@@ -597,16 +546,9 @@ __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
     for (int u = 0; u < kUnroll; ++u) {
       const I g = base + u * blockDim.x;
       if (g < total) {
+        const I row = g / row_vecs, col = g - row * row_vecs;
         int64_t in, out;
-        I row;
-        if constexpr (kFastDiv) {
-          row = p.row_div.Div(g);
-          DecomposeFast(p.rows, p.dim_div, row, &in, &out);
-        } else {
-          row = g / row_vecs;
-          Decompose<I>(p.rows, row, &in, &out);
-        }
-        const I col = g - row * row_vecs;
+        Decompose<I>(p.rows, row, &in, &out);
         const int64_t run = static_cast<int64_t>(col) * sizeof(V);
         if (kInputOrder) {
           to[u] = out + run;

@@ -115,7 +115,8 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor). "rowtile4k" / "rowtile8k" /
 // "rowtile16k" (session 33) short row copies as tiles of about 4 / 8 / 16 KB staged in shared memory (LaunchRowTile),
 // "rowtilea" their tiles in A-fastest order (the default rule's order), "norowtile" never the tiled row copy,
-// "rowtilep" a resident grid looping over the tiles.
+// "rowtilep" a resident grid looping over the tiles. "rc256x4" / "rc128x2" (session 34) the 16-byte row copy with 256
+// threads x 4 accesses (the shape before session 34) / 128 x 2 (LaunchRowCopy).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -127,8 +128,7 @@ struct TierKnobs {
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
-  int rc_threads = 0, rc_unroll = 0;  // "rc128x1" ... "rc256x4" (session 34): the 16-byte row copy's CTA and unroll
-  bool rcslow = false;  // "rcslow" (session 34): the row copy divides with division instructions (before FastDivU32)
+  int rc_threads = 0, rc_unroll = 0;  // "rc256x4" / "rc128x2" (session 34): the 16-byte row copy's CTA and unroll
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -144,12 +144,8 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
-    t.rcslow |= is("rcslow");
-    for (int th : {128, 256, 512})
-      for (int u : {1, 2, 4}) {
-        const std::string w = "rc" + std::to_string(th) + "x" + std::to_string(u);
-        if (is(w.c_str())) t.rc_threads = th, t.rc_unroll = u;
-      }
+    if (is("rc256x4")) t.rc_threads = 256, t.rc_unroll = 4;
+    if (is("rc128x2")) t.rc_threads = 128, t.rc_unroll = 2;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -191,7 +187,8 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
     if (e != cudaSuccess) return e;
   }
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  return LaunchPdl(transpose::TiledVec16Swizzled<kE, kTile, kThreads>, blocks, kThreads, kSmem, stream, a);
+  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, kSmem, stream>>>(a);
+  return LastLaunchError();
 }
 
 // Whether LaunchTiledGeneral (16-byte accesses) would take the 256x256-byte tile.
@@ -225,7 +222,8 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
   using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
-  return LaunchPdl(transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows>, blocks, kThreads, 0, stream, a);
+  transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
+  return LastLaunchError();
 }
 
 // ---- compact flavour (32-bit, one tile per block) ----
@@ -260,10 +258,11 @@ template <int kE, int kTile, int kThreads, bool kBFastest = false>
 cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    return LaunchPdl(transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest>, blocks, kThreads, 0, stream, c);
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
   } else {
-    return LaunchPdl(transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest>, blocks, kThreads, 0, stream, c);
+    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
   }
+  return LastLaunchError();
 }
 
 template <int kE, int kTile, int kRows>
@@ -272,10 +271,11 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    return LaunchPdl(transpose::TiledScalarPaddedCompact<T, kTile, kRows, true>, blocks, kThreads, 0, stream, c);
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true><<<blocks, kThreads, 0, stream>>>(c);
   } else {
-    return LaunchPdl(transpose::TiledScalarPaddedCompact<T, kTile, kRows, false>, blocks, kThreads, 0, stream, c);
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false><<<blocks, kThreads, 0, stream>>>(c);
   }
+  return LastLaunchError();
 }
 
 template <int kE>
@@ -286,10 +286,11 @@ cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t ba
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
   if (split) {
-    return LaunchPdl(transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true>, blocks, kThreads, 0, stream, c);
+    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
   } else {
-    return LaunchPdl(transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false>, blocks, kThreads, 0, stream, c);
+    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
   }
+  return LastLaunchError();
 }
 
 // ---- kTiledSmallCta (transpose_small_kernels.cuh), lab only ----
@@ -317,10 +318,11 @@ bool TrySmallCta(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split,
   if (c.na % kV != 0 || c.nb % kV != 0 || !aligned(c.x) || !aligned(c.y)) return false;
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    *err = LaunchPdl(transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true>, blocks, kThreads, 0, stream, c);
+    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, true><<<blocks, kThreads, 0, stream>>>(c);
   } else {
-    *err = LaunchPdl(transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false>, blocks, kThreads, 0, stream, c);
+    transpose::TiledSmallCta<kE, kTile, kThreads, kVB, false><<<blocks, kThreads, 0, stream>>>(c);
   }
+  *err = LastLaunchError();
   return true;
 }
 
@@ -347,7 +349,8 @@ cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, boo
                                  : split ? transpose::TiledNarrow<T, true, true> : transpose::TiledNarrow<T, true, false>)
                          : (vec ? transpose::TiledNarrow<T, false, false, true>
                                 : split ? transpose::TiledNarrow<T, false, true> : transpose::TiledNarrow<T, false, false>);
-  return LaunchPdl(kernel, blocks, kThreads, 0, stream, c);
+  kernel<<<blocks, kThreads, 0, stream>>>(c);
+  return LastLaunchError();
 }
 
 template <int kE>
@@ -398,42 +401,32 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
 }
 
 template <typename V, bool kInputOrder, int kThreads, int kUnroll>
-cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a) {
+cudaError_t LaunchRowCopyShape(cudaStream_t stream, const RowArgs& a) {
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
-  const int64_t reach = a.total_vecs + blocks * kThreads * kUnroll;  // the grid-stride loop's largest index + 1
-  // Below 2^31 (so is every dim): divisions by precomputed multipliers (FastDivU32); "rcslow" (lab) keeps the
-  // division instructions.
-  if (reach < (int64_t{1} << 31) && !Knobs().rcslow) {
-    a.row_div = transpose::FastDivU32::For(static_cast<uint32_t>(a.row_vecs));
-    for (int k = 0; k < a.rows.n; ++k) a.dim_div[k] = transpose::FastDivU32::For(static_cast<uint32_t>(a.rows.dim[k]));
-    return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll, true>,
-                     static_cast<unsigned>(blocks), kThreads, 0, stream, a);
-  }
   // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
-  if (reach < (int64_t{1} << 32)) {
-    return LaunchPdl(transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll>, static_cast<unsigned>(blocks),
-                     kThreads, 0, stream, a);
+  if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
+    transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll>
+        <<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+  } else {
+    transpose::RowCopy<V, int64_t, kInputOrder, kThreads, kUnroll>
+        <<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   }
-  return LaunchPdl(transpose::RowCopy<V, int64_t, kInputOrder, kThreads, kUnroll>, static_cast<unsigned>(blocks),
-                   kThreads, 0, stream, a);
+  return LastLaunchError();
 }
 
+// 256 threads; 16-byte accesses 2 a thread (kRowCopyUnroll16), element accesses 4 (not re-measured). H200, session 34
+// (bench/lab/s34_h200.md calls 4-6: CUPTI, one process with jnp, 3 rotated rounds, best; % of the 1 GiB copy
+// ceiling), 4 accesses -> 2 ("rc256x4" restores 4):
+//   plain copy (2, 2, n) float32 (1, 0, 2), 67 / 134 MB moved   86.1-86.6% -> 87.2-87.8% / 91.9-92.0% -> 92.8-93.6%
+//   input-order copy of (32, 128, 64, 64) bf16 (0, 2, 1, 3)    86.1-86.9% -> 87.8-88.8% (its default: the tiled copy)
+// One access a thread (XLA's elementwise shape: 75-78%) and 512 threads (80-92%) lost; "rc128x2" tied 256 x 2.
 template <typename V, bool kInputOrder = false>
-cudaError_t LaunchRowCopy(cudaStream_t stream, RowArgs a) {
-  if constexpr (std::is_same_v<V, uint4>) {  // lab tokens rcTxU (session 34)
+cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
+  if constexpr (std::is_same_v<V, uint4>) {
     const TierKnobs& k = Knobs();
-    const int key = k.rc_threads * 10 + k.rc_unroll;
-    switch (key) {
-      case 1281: return LaunchRowCopyShape<V, kInputOrder, 128, 1>(stream, a);
-      case 1282: return LaunchRowCopyShape<V, kInputOrder, 128, 2>(stream, a);
-      case 1284: return LaunchRowCopyShape<V, kInputOrder, 128, 4>(stream, a);
-      case 2561: return LaunchRowCopyShape<V, kInputOrder, 256, 1>(stream, a);
-      case 2562: return LaunchRowCopyShape<V, kInputOrder, 256, 2>(stream, a);
-      case 5121: return LaunchRowCopyShape<V, kInputOrder, 512, 1>(stream, a);
-      case 5122: return LaunchRowCopyShape<V, kInputOrder, 512, 2>(stream, a);
-      case 5124: return LaunchRowCopyShape<V, kInputOrder, 512, 4>(stream, a);
-      default: break;
-    }
+    if (k.rc_threads == 256) return LaunchRowCopyShape<V, kInputOrder, 256, 4>(stream, a);
+    if (k.rc_threads == 128) return LaunchRowCopyShape<V, kInputOrder, 128, 2>(stream, a);
+    return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll16>(stream, a);
   }
   return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll>(stream, a);
 }
@@ -445,10 +438,11 @@ cudaError_t LaunchRowCopyBulk(cudaStream_t stream, RowArgs a) {
   const int64_t chunks = CeilDiv(runs, transpose::kBulkChunkBytes / (a.row_vecs * 16));
   const int blocks = static_cast<int>(std::min<int64_t>(chunks, int64_t{6} * NumSMs()));
   if (runs < (int64_t{1} << 32)) {
-    return LaunchPdl(transpose::RowCopyBulk<uint32_t>, blocks, kThreads, 0, stream, a);
+    transpose::RowCopyBulk<uint32_t><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    return LaunchPdl(transpose::RowCopyBulk<int64_t>, blocks, kThreads, 0, stream, a);
+    transpose::RowCopyBulk<int64_t><<<blocks, kThreads, 0, stream>>>(a);
   }
+  return LastLaunchError();
 }
 
 // A row copy's two row axes (plan.rows indices): a, the output's innermost (its output stride is the run), and b, the
@@ -521,8 +515,9 @@ cudaError_t LaunchRowCopyTensor(cudaStream_t stream, const TransposePlan& plan, 
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, transpose::RowCopyTensor, transpose::kTensorThreads, smem);
   if (e != cudaSuccess) return e;
   const int64_t blocks = std::min<int64_t>(t.tiles, int64_t{std::max(fit, 1)} * NumSMs());
-  return LaunchPdl(transpose::RowCopyTensor, static_cast<unsigned>(blocks), transpose::kTensorThreads, smem, stream,
-                   in_map, out_map, t);
+  transpose::RowCopyTensor<<<static_cast<unsigned>(blocks), transpose::kTensorThreads, smem, stream>>>(in_map, out_map,
+                                                                                                      t);
+  return LastLaunchError();
 }
 
 // ---- kRowCopyTiled (transpose_rowtile_kernels.cuh) ----
@@ -570,10 +565,11 @@ cudaError_t LaunchRowTileShape(cudaStream_t stream, transpose::RowTileArgs t) {
   const int blocks = static_cast<int>(std::min(t.tiles, cap));
   // 32-bit index math (fast division) whenever every byte offset and the tile loop's overshoot fit.
   if (t.bytes <= int64_t{0xffffffff} && t.tiles + blocks <= int64_t{0xffffffff}) {
-    return LaunchPdl(transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, uint32_t>, blocks, kRowTileThreads, 0, stream, t);
+    transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, uint32_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
   } else {
-    return LaunchPdl(transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, int64_t>, blocks, kRowTileThreads, 0, stream, t);
+    transpose::RowTileCopy<kV, kA, kB, kRowTileThreads, int64_t><<<blocks, kRowTileThreads, 0, stream>>>(t);
   }
+  return LastLaunchError();
 }
 
 template <int kKB>

@@ -70,7 +70,6 @@ __device__ __forceinline__ unsigned RowTileSlot(unsigned a, unsigned s) {
 // per CTA unless the tile count exceeds the grid (kMaxBlocks in the launcher): then a grid-stride loop.
 template <int kRunVecs, int kTileA, int kTileB, int kThreads, typename I>
 __global__ void __launch_bounds__(kThreads) RowTileCopy(RowTileArgs p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   using S = RowTileShape<kRunVecs, kTileA, kTileB, kThreads>;
   __shared__ __align__(16) unsigned char tile[S::kBytes];
   const I tiles = static_cast<I>(p.tiles), tiles_a = static_cast<I>(p.tiles_a), tiles_b = static_cast<I>(p.tiles_b);

@@ -94,7 +94,6 @@ constexpr int PickPitchWords() {
 
 template <int kE, int kTile, int kThreads, int kVB, bool kSplit>
 __global__ void __launch_bounds__(kThreads) TiledSmallCta(TiledArgs32 p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   using S = SmallCta<kE, kTile, kThreads, kVB>;
   using V = typename RawVec<kVB>::type;
   using T = std::conditional_t<kE == 1, uint8_t,
@@ -179,7 +178,6 @@ constexpr int kNarrowThreads = 256;
 // start and both buffers 16-byte aligned); the dense range's and each row's last partial vector go element-wise.
 template <typename T, bool kNarrowA, bool kSplit, bool kVec = false>
 __global__ void __launch_bounds__(kNarrowThreads) TiledNarrow(TiledArgs32 p) {
-  PdlEnter();  // before any global access (LaunchPdl)
   constexpr uint32_t V = 16 / sizeof(T);  // elements per 16-byte access
   __shared__ T tile[kNarrowMax][kNarrowTile + 1];  // [short index][long index]
   const uint32_t tiles = kNarrowA ? p.tiles_b : p.tiles_a;
