@@ -151,7 +151,9 @@ def windows():
     # columns) with rows that start at every alignment, and a long softmax row on the CTA form; then the packed
     # short-row tier's rows of 6 and 12 packs (16-bit 48 / 96, float32 24 / 48: new this session) and float32 96
     # with 3 packs a lane and 2 rows a group, forced through JK_NORM_TIER and in the default dispatch.
-    for n, rows in [(1001, 37), (2035, 37), (4099, 13), (16381, 5), (50257, 3)]:
+    # Session 34: 2051 and 3075 columns, where the rule takes 5 packs a thread (bfloat16 2051, float32 3075); 6 at
+    # 4099 (both) and float32 2035.
+    for n, rows in [(1001, 37), (2035, 37), (2051, 37), (3075, 13), (4099, 13), (16381, 5), (50257, 3)]:
         for dt in DTYPES:
             row_ops(rows, n, dt)
     for n in [24, 48, 96]:

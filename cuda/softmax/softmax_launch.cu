@@ -640,7 +640,7 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
           packs <= 32 * 2 ? softmax::WindowRowsRegsKernel<T, 2, true> : softmax::WindowRowsRegsKernel<T, 4, true>;
       kernel<<<warp_grid, softmax::kWarpRowsBlock, 0, a.stream>>>(a.x, a.y, a.rows, a.n, a.log);
     } else {
-      // 4 or 8 packs a thread, whichever costs less by warps x (C + 2): the warps' slots (each a pack's loads,
+      // The C packs a thread that costs least by warps x (C + 2): the warps' slots (each a pack's loads,
       // exponentials and stores) plus about two slots a warp of fixed work (the CTA reduction, the row's setup).
       // Fitted to call 8 (bench/lab/s33_softmax_c_lab_h200.txt, 16-bit, 4 -> 8 packs a thread, x jnp): 1537 columns
       // (193 packs: 2 warps of 4 against 1 of 8) 1.17-1.31x -> 1.41-1.54x; 2051 (257: 3 warps against 2) 1.00-1.04x
@@ -649,8 +649,13 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
       // in call 9 (bench/lab/s33_softmax_rule_lab_h200.txt) at 4 more lengths, 16-bit, rule (= 8) against 4: 1281
       // 1.26-1.32x against 1.12-1.17x, 3075 1.20-1.26x / 1.10-1.16x, 6147 1.19-1.23x / 1.08-1.14x, 12291 1.22-1.24x /
       // 1.13-1.14x; at 4099 (a tie by the rule, 8) 1.07-1.08x against 1.05-1.10x.
-      // Session 34 adds 5 and 6 packs a thread to the candidates (C < 8 while it needs at most 512 threads), the
-      // same cost deciding, ties to the larger C.
+      // Session 34 added 5 and 6 packs a thread (C < 8 while it needs at most 512 threads), the same cost deciding,
+      // ties to the larger C. Call 6 (bench/lab/s34_window_lab_h200.txt; best of 3 rounds, x jnp, softmax /
+      // log_softmax), bfloat16, the 4-or-8 rule -> this one: 2051 (C 4 -> 5) 1.04 / 1.00x -> 1.16 / 1.14x (73% ->
+      // 81-84% of copy); 4099 (8 -> 6) 1.08 / 1.08x -> 1.28 / 1.23x (82-86% -> 97%); 6147 (8 -> 5) 1.21 / 1.22x ->
+      // 1.28 / 1.24x; 8195 (8 -> 6) 1.19 / 1.21x -> 1.24 / 1.23x; 1537, 3075 and 12291 keep 8 (C = 5 / 6 within -3% to
+      // +3% of it there). float32 within 1% of the best C at every length (C = 5 lost 5-33% at 8195 and 12291; not
+      // chosen).
       auto warps = [&](int c) { return CeilDiv(CeilDiv(packs, c), 32); };
       int c = 8;
       for (int k : {6, 5, 4}) {

@@ -13,7 +13,8 @@
 //     0.84-0.96x, float32 0.87x at 16381 (H200, bench/lab/s32_odd_softmax_window_lab_h200.txt); the second read
 //     came from L2 at best. Read once (H200, bench/lab/s33_softmax_window_lab_h200.txt): 1.00-1.26x jnp at every
 //     case, float32 96-97% of the copy ceiling, 16-bit 72-95%; 1.12-1.37x the two-pass form; with 4 or 8 packs a
-//     thread by the launcher's rule (call 9), 16-bit 1281-12291 columns 1.00-1.54x jnp, 73-98% of copy.
+//     thread by the launcher's rule (call 9), 16-bit 1281-12291 columns 1.00-1.54x jnp, 73-98% of copy; with 4, 5, 6
+//     or 8 (session 34) 16-bit 1537-12291 columns 1.14-1.45x, 81-98% of copy.
 //   WindowRowsKernel: two passes, the running (max, sum) over the window merged across the row's threads, then the
 //     outputs from a second read of the window (from L2 for rows in flight): rows whose window does not fit the
 //     registers (float32 50257: 12565 packs), and the lab's baseline (JK_SOFTMAX_WINDOW_REGS=0).
