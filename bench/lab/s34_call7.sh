@@ -6,5 +6,5 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$REPO/gpu_out}
 export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} XLA_PYTHON_CLIENT_PREALLOCATE=false
-OUT=$OUT timeout -k 5 585 bash "$REPO/bench/gpu_check.sh" build test-norm test-other 2>&1 | grep -E "===|passed|failed|error|exit" | tail -20
+JK_TEST_WORKERS=16 JK_LARGE_TESTS=0 JK_TEST_TIMEOUT=440 OUT=$OUT timeout -k 5 585 bash "$REPO/bench/gpu_check.sh" build test-norm test-other 2>&1 | grep -E "===|passed|failed|rror|exit|FAILED|Timeout" | tail -30
 grep -hE "^(FAILED|ERROR)" "$OUT"/tests*.log 2>/dev/null | head
