@@ -102,17 +102,19 @@ XLA_FFI_DEFINE_HANDLER(kTransposeCpu, TransposeCpu,
                            .Ret<ffi::AnyBuffer>()  // y: x's dims permuted
                            .Attr<ffi::Span<const int64_t>>("permutation"));
 #ifdef JK_WITH_CUDA
-// The handler would be graph-safe (the same kernels or one memcpy every call, no allocation, no sync),
-// but it is NOT declared kCmdBufferCompatible: on the H200 run (jaxlib 0.11.2, trait declared) the
-// execution after a raw ffi_call rejected by the validation segfaulted inside XLA, most likely because
-// the rejected call was being captured into a command buffer (cf. openxla/xla#30183). Declare the
-// trait again once tests/test_transpose.py::test_handler_validation passes on a GPU with it.
+// Graph-safe (the same kernels or one memcpy every call, no allocation, no sync), so declared
+// kCmdBufferCompatible as the norm and softmax handlers are: XLA then records it into its command buffers, where a
+// chain of transposes cost ~5 us of host time per call outside them (session 34, bench/lab/s34_h200.md call 10).
+// The first GPU run (39bd8ca) had dropped the trait after one segfault inside XLA on the execution after a raw
+// ffi_call rejected by the validation (cf. openxla/xla#30183); tests/test_transpose.py::test_handler_validation_isolated
+// runs that sequence in a child process on the GPU, and passed with the trait declared (call 11).
 XLA_FFI_DEFINE_HANDLER(kTransposeCuda, TransposeCuda,
                        ffi::Ffi::Bind()
                            .Ctx<ffi::PlatformStream<cudaStream_t>>()
                            .Arg<ffi::AnyBuffer>()  // x
                            .Ret<ffi::AnyBuffer>()  // y
-                           .Attr<ffi::Span<const int64_t>>("permutation"));
+                           .Attr<ffi::Span<const int64_t>>("permutation"),
+                       {ffi::Traits::kCmdBufferCompatible});
 #endif
 
 void AddTransposeTargets(TargetList& t) {
