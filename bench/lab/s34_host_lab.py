@@ -7,8 +7,7 @@ and with S34_NOCB=1 (command buffers off).
   [S34_NOCB=1] python bench/lab/s34_host_lab.py
 """
 import os
-import statistics
-import time
+import sys
 
 if os.environ.get("S34_NOCB") == "1":
     os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
@@ -19,6 +18,9 @@ import numpy as np  # noqa: E402
 import jax_kernels as jk  # noqa: E402
 from jax_kernels import reference as ref  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_host  # noqa: E402
+
 ON_GPU = jax.default_backend() == "gpu"
 rng = np.random.default_rng(0)
 x = jnp.asarray(rng.standard_normal((8, 128)), jnp.float32)
@@ -27,14 +29,7 @@ b = jnp.zeros((128,), jnp.float32)
 
 
 def host_us(f, args, calls=300):
-    for _ in range(30):
-        jax.block_until_ready(f(*args))
-    ts = []
-    for _ in range(calls if ON_GPU else 20):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        ts.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(ts)
+    return lab_host.host_us(f, args, calls, warm=30, on_gpu=ON_GPU, cpu_calls=20)
 
 
 def chain(op, k):

@@ -4,6 +4,7 @@ rows (49152 x 32 / 64 / 128). The benchmark's timer (CUPTI median of 10 calls), 
 command buffers off, 3 rounds in one process each starting one variant later; medians.
 
   python bench/lab/s34_nc_lab.py
+(A record: the knob ran in call 2 and was removed in e87ef48; JK_NORM_NC does nothing since.)
 """
 import os
 import statistics

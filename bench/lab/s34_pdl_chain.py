@@ -4,10 +4,11 @@ layer norms of 196608 x 128 bfloat16 and of 786432 x 32 bfloat16; JK_PDL=1 / 0 a
 clock per call (median of 100 calls after warm-up, block_until_ready each) and the CUPTI sum. XLA command buffers off.
 
   python bench/lab/s34_pdl_chain.py
+(A record: the PDL build ran in calls 1-3 and was reverted in e87ef48; JK_PDL does nothing since.)
 """
 import os
 import statistics
-import time
+import sys
 
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
 import jax  # noqa: E402
@@ -17,20 +18,16 @@ import numpy as np  # noqa: E402
 import jax_kernels as jk  # noqa: E402
 from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_host  # noqa: E402
+
 ON_GPU = jax.default_backend() == "gpu"
 rng = np.random.default_rng(0)
 TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
 
 
 def host_us(f, args, calls=100):
-    for _ in range(10):
-        jax.block_until_ready(f(*args))
-    ts = []
-    for _ in range(calls if ON_GPU else 3):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        ts.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(ts)
+    return lab_host.host_us(f, args, calls, warm=10, on_gpu=ON_GPU, cpu_calls=3)
 
 
 def tchain(perm):

@@ -4,10 +4,11 @@ command). Jitted chains of 16 layer norms (ours after ours; an XLA fusion then o
 rounds; host wall clock per call (median of 300 calls after warm-up, block_until_ready each) and the CUPTI sum.
 
   [S34_FORCE=1] python bench/lab/s34_pdl_graph.py
+(A record: the PDL build ran in calls 1-3 and was reverted in e87ef48; JK_PDL does nothing since.)
 """
 import os
 import statistics
-import time
+import sys
 
 if os.environ.get("S34_FORCE") == "1":
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
@@ -19,6 +20,9 @@ import numpy as np  # noqa: E402
 import jax_kernels as jk  # noqa: E402
 from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_host  # noqa: E402
+
 ON_GPU = jax.default_backend() == "gpu"
 R = 49152 if ON_GPU else 7
 rng = np.random.default_rng(0)
@@ -26,14 +30,7 @@ TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
 
 
 def host_us(f, args, calls=300):
-    for _ in range(30):
-        jax.block_until_ready(f(*args))
-    ts = []
-    for _ in range(calls if ON_GPU else 3):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        ts.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(ts)
+    return lab_host.host_us(f, args, calls, warm=30, on_gpu=ON_GPU, cpu_calls=3)
 
 
 def chain_ours(x, s, b):

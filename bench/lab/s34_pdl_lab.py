@@ -10,10 +10,11 @@ Part 2, end to end (is the gain real, or only in how CUPTI splits time between k
 block_until_ready each) and the CUPTI sum, PDL on and off.
 
   python bench/lab/s34_pdl_lab.py
+(A record: the PDL build ran in calls 1-3 and was reverted in e87ef48; JK_PDL does nothing since.)
 """
 import os
 import statistics
-import time
+import sys
 
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
 import jax  # noqa: E402
@@ -23,6 +24,9 @@ import numpy as np  # noqa: E402
 import jax_kernels as jk  # noqa: E402
 from jax_kernels import reference as ref  # noqa: E402
 from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_host  # noqa: E402
 
 ON_GPU = jax.default_backend() == "gpu"
 rng = np.random.default_rng(0)
@@ -104,15 +108,7 @@ for label, ours, theirs, args in CASES:
 
 # ---- part 2: chains, host clock and CUPTI ----
 def host_us(f, args, calls=200):
-    jax.block_until_ready(f(*args))
-    for _ in range(20):
-        jax.block_until_ready(f(*args))
-    ts = []
-    for _ in range(calls if ON_GPU else 3):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        ts.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(ts)
+    return lab_host.host_us(f, args, calls, warm=21, on_gpu=ON_GPU, cpu_calls=3)
 
 
 def chain_ours(x, s, b):  # 16 of our kernels back to back
