@@ -118,7 +118,7 @@ import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if r]
 head = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
 names = rows[head]
-keys = [m for m in names if m.startswith(("gpu__", "dram__", "sm__", "smsp__", "launch__"))]
+keys = [m for m in names if m.startswith(("gpu__", "dram__", "lts__", "sm__", "smsp__", "launch__"))]
 short = lambda m: m.replace("smsp__average_warps_issue_stalled_", "stall_").replace("_per_issue_active.ratio", "")
 for r in rows[head + 2:]:
     d = dict(zip(names, r))
