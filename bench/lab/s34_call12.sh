@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 34, call 12 (H200): build; Nsight Compute over bench/lab/s34_copy_ncu.py (XLA's x * c against our row copy,
+# Session 34, prepared and not run (no device time left): build; Nsight Compute over bench/lab/s34_copy_ncu.py (XLA's x * c against our row copy,
 # the permute and int8 8192^2 at the same bytes): where our copies lose 4-7 points of the ceiling to XLA's.
 #   bash bench/lab/s34_call12.sh
 . "$(dirname "$0")/norm_gpu_common.sh"

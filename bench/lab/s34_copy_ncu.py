@@ -1,4 +1,5 @@
-"""Session 34 (call 12, run under Nsight Compute by bench/lab/s34_call12.sh): XLA's x * c against our plain row copy,
+"""Session 34, prepared and NOT run (no device time was left; for the next session), under Nsight Compute by
+bench/lab/s34_call12.sh: XLA's x * c against our plain row copy,
 the attention permute and the int8 8192^2 transpose at the same bytes (67 / 134 MB moved), each jitted, compiled, then
 called twice; the call script profiles every kernel (DRAM bytes and throughput, L2 hit rate and sectors, occupancy,
 instructions), the benchmark's conditions (no cache flush, clocks as the card runs them).
