@@ -128,7 +128,7 @@ struct TierKnobs {
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
-  int rc_threads = 0, rc_unroll = 0;  // "rc256x4" / "rc128x2" (session 34): the 16-byte row copy's CTA and unroll
+  int rc = 0;  // "rc256x4" -> 1, "rc128x2" -> 2 (session 34): the 16-byte row copy's threads x accesses a thread
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -144,8 +144,8 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
-    if (is("rc256x4")) t.rc_threads = 256, t.rc_unroll = 4;
-    if (is("rc128x2")) t.rc_threads = 128, t.rc_unroll = 2;
+    if (is("rc256x4")) t.rc = 1;
+    if (is("rc128x2")) t.rc = 2;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -423,9 +423,8 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, const RowArgs& a) {
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
-    const TierKnobs& k = Knobs();
-    if (k.rc_threads == 256) return LaunchRowCopyShape<V, kInputOrder, 256, 4>(stream, a);
-    if (k.rc_threads == 128) return LaunchRowCopyShape<V, kInputOrder, 128, 2>(stream, a);
+    if (Knobs().rc == 1) return LaunchRowCopyShape<V, kInputOrder, 256, 4>(stream, a);
+    if (Knobs().rc == 2) return LaunchRowCopyShape<V, kInputOrder, 128, 2>(stream, a);
     return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll16>(stream, a);
   }
   return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll>(stream, a);
