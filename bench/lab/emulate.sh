@@ -14,7 +14,7 @@ B=$(mktemp -d)
 # so that tier falls back to the other row copies).
 perl -0pe '
   s{transpose::RowCopyTensor<<<.*?>>>\(.*?\);}{return cudaErrorNotSupported;  // emulator: no tensor maps (emulate.sh)}gs;
-  s{([\w:]+(?:<[^;<>]*>)?)<<<([^;]*?),\s*([^,]+?),\s*([^,]+?),\s*stream>>>\((\w+)\);}{jk_emu::Launch($1, $2, $3, $5);}gs;
+  s{([\w:]+(?:<[^;<>]*>)?)\s*<<<([^;]*?),\s*([^,]+?),\s*([^,]+?),\s*stream>>>\((\w+)\);}{jk_emu::Launch($1, $2, $3, $5);}gs;
 ' cuda/transpose/transpose_launch.cu >"$B/emu_transpose_launch.cc"
 if grep -q '<<<' "$B/emu_transpose_launch.cc" ||
    [ "$(grep -c 'jk_emu::Launch(\|emulator: no tensor maps' "$B/emu_transpose_launch.cc")" != \

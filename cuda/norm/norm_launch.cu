@@ -112,9 +112,9 @@ int64_t NextPow2(int64_t v) {
 // "block-lean" is the default dispatch with only that lean output pass (BlockPerRowRegisters<...,
 // kLoadedParams = true>); "short R F M [L]" sends every row of 3-128 packs to the persistent short-row
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
-// occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C" sends the
+// occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C [R]" sends the
 // rows that LaunchShortRowsPacked takes (64 B - 4 KB) to that tier (norm_short_packed.cuh) with C packs
-// per lane (2, 3, 4, 6, 8); "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
+// per lane (2-8; 1 only with R > 1) and R rows a lane group (1, 2, 4, 8: norm_short.cu's LaunchRows); "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
 // row tier (norm_packed_block.cuh) with E = 16, 32 or 64 elements per thread, a CTA per row, where the
 // row fits 512 threads; "pwarp E B" the same with a warp per row (E = 16 or 32, rows of at most 32 * E,
 // CTAs of B threads, 0 = 256); "legacy" the dispatch before the packed tier.
@@ -141,7 +141,9 @@ Forced ForcedTier() {
   } else if (std::string_view(name) == "block2" && c == 8 && b >= 32 && b <= norm::kBlockMaxThreads && b % 32 == 0) {
     f = {Forced::kBlock2, c, b, 1};
   } else if (std::string_view(name) == "tworeads") {
-    f = {Forced::kTwoReads, 0, c >= 32 && c <= norm::kTwoReadsMaxThreads ? c : norm::kTwoReadsMaxThreads, 1};
+    // Whole warps only (the block reductions shuffle with full masks); anything else takes the widest CTA.
+    f = {Forced::kTwoReads, 0,
+         c >= 32 && c <= norm::kTwoReadsMaxThreads && c % 32 == 0 ? c : norm::kTwoReadsMaxThreads, 1};
   } else if (std::string_view(name) == "bulk") {
     f = {Forced::kBulk, std::clamp(c, 0, norm::kBulkMaxStages), b % 32 == 0 ? std::clamp(b, 0, norm::kBulkMaxThreads) : 0,
          std::max(cl, 0)};
