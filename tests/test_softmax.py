@@ -156,10 +156,10 @@ def test_extremes_without_mask(op, dtype, n):
 
 # Rows of n % P != 0 on the window tier (session 32, softmax_window.cuh; by default past 1024 columns,
 # JK_SOFTMAX_WINDOW=1 forces it onto shorter rows too, 0 keeps the scalar tiers): the window held in registers where it
-# fits (3 and 97: a warp of 2 packs a lane; 1025 and 4099: a CTA of 4 packs a thread, 16-bit 1025 one pack past the
-# warp's 128; 16381: a CTA of 8, 16-bit one pack past the CTA of 4's 2048; 50257: a CTA of 8, 800 threads, 16-bit; two
-# passes, float32); 37 rows start at every offset within a pack; the extreme rows of test_extremes_without_mask on the
-# same lengths.
+# fits (3 and 97: a warp of 2 packs a lane; 1025: a CTA of 5 packs a thread, 16-bit one pack past the warp's 128; 4099:
+# a CTA of 6; 16381: a CTA of 8, 16-bit a CTA of 6, one pack past the CTA of 4's 2048; 50257: a CTA of 8, 800 threads,
+# 16-bit; two passes, float32); 37 rows start at every offset within a pack; the extreme rows of
+# test_extremes_without_mask on the same lengths.
 def check_window_rows(rng, op, dtype, n, rows):
     fn, _, log = OPS[op]
     x, x64 = randn(rng, (rows, n), dtype, scale=3.0)
@@ -193,8 +193,9 @@ def test_window_rows(rng, monkeypatch, window, op, dtype, n):
 
 
 # Each shape of the window tier at its bound and one past it, by the widest window's packs (float32 (n + 6) // 4,
-# 16-bit (n + 14) // 8): a warp of 2 packs a lane up to 64 packs, of 4 up to 128, a CTA of 4 or 8 packs a thread up to
-# 2048 (the fewer warps x (C + 2): 4 at 257-258 packs, float32 1025 / 16-bit 2051), of 8 up to 8192 (1024 threads), the two-pass kernel past it; and on the GPU the two-pass kernel at the
+# 16-bit (n + 14) // 8): a warp of 2 packs a lane up to 64 packs, of 4 up to 128, a CTA of 4, 5, 6 or 8 packs a thread
+# (the least warps x (C + 2), C < 8 up to 512 threads: 5 at 257-258 packs, float32 1025 / 16-bit 2051), of 8 up to 8192
+# (1024 threads), the two-pass kernel past it; and on the GPU the two-pass kernel at the
 # same lengths (JK_SOFTMAX_WINDOW_REGS=0: a warp up to 64 packs, a CTA past it). 9 rows: every start offset within a
 # pack where n is odd.
 WINDOW_BOUNDS = {4: [253, 254, 509, 510, 1025, 8189, 8190, 32765, 32766],

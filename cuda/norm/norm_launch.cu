@@ -114,10 +114,11 @@ int64_t NextPow2(int64_t v) {
 // tier (norm_short.cuh) with R rows per lane group, prefetch F (0/1), at most M CTAs per SM (0 =
 // occupancy), L = 1 for its lean variant (32-bit indices; not measured yet); "packed C [R]" sends the
 // rows that LaunchShortRowsPacked takes (64 B - 4 KB) to that tier (norm_short_packed.cuh) with C packs
-// per lane (2-8; 1 only with R > 1) and R rows a lane group (1, 2, 4, 8: norm_short.cu's LaunchRows); "pblock E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed
-// row tier (norm_packed_block.cuh) with E = 16, 32 or 64 elements per thread, a CTA per row, where the
-// row fits 512 threads; "pwarp E B" the same with a warp per row (E = 16 or 32, rows of at most 32 * E,
-// CTAs of B threads, 0 = 256); "legacy" the dispatch before the packed tier.
+// per lane (2-8; 1 only with R > 1) and R rows a lane group (1, 2, 4, 8: norm_short.cu's LaunchRows); "pblock
+// E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed row tier (norm_packed_block.cuh) with
+// E = 16, 32 or 64 elements per thread, a CTA per row, where the row fits 512 threads; "pwarp E B" the same with a
+// warp per row (E = 16 or 32, rows of at most 32 * E, CTAs of B threads, 0 = 256); "legacy" the dispatch before the
+// packed tier.
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {

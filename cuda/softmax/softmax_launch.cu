@@ -607,12 +607,11 @@ bool CanVectorise(const RowArgs<T>& a) {
 // The register-held form (WindowRowsRegsKernel, the default wherever the window fits): the window read once into
 // registers, C packs a thread, instead of a second read (from L2 at best) for the outputs. Shapes as the norms'
 // window tier (norm_window.cu), by the widest window's packs: a warp per row (4 rows a CTA) up to 128 packs, 2 packs
-// a lane up to 64, else 4; a CTA per row past that, 4 packs a thread up to 2048 packs (<= 512 threads), 8 up to 8192
-// (<= 1024 threads), the threads the packs' share in whole warps. Past 1024 columns (the default) that is a CTA of 4
-// packs a thread for float32 n <= 8189 and 16-bit n <= 16377, of 8 for float32 n <= 32765 and 16-bit n <= 65529;
-// longer rows (float32 50257: 12565 packs) keep the two-pass form. Registers (ptxas, sm_90a, no spills): a CTA of 8
-// packs a thread 56 (float32) / 62 (bfloat16) / 64 (float16) under the 1024-thread bound's cap of 64; 4 packs 32 / 46
-// / 48; a warp of 4 packs 48 / 48 / 50, of 2 packs 35 / 40 / 40.
+// a lane up to 64, else 4; a CTA per row past that, C packs a thread by the cost rule below (C = 4, 5 or 6 while
+// that takes at most 512 threads, 8 up to 8192 packs and 1024 threads), the threads the packs' share in whole warps.
+// Longer rows (float32 50257: 12565 packs) keep the two-pass form. Registers (ptxas, sm_90a, no spills; float32 /
+// bfloat16 / float16): a CTA of 8 packs a thread 56 / 62 / 64 under the 1024-thread bound's cap of 64, of 6 56 / 54 /
+// 52, of 5 50 / 52 / 48, of 4 32 / 46 / 48; a warp of 4 packs 48 / 48 / 50, of 2 packs 35 / 40 / 40.
 // H200, session 33 call 3 (bench/lab/s33_softmax_window_lab_h200.txt, the same method; softmax / log_softmax alike,
 // x jnp, two passes -> registers with 4 packs a thread, % of copy; 16-bit rows gained again with the 4-or-8 rule
 // below: 1537 1.41-1.54x, 8195 1.18-1.21x):

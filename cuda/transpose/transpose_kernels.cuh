@@ -534,7 +534,7 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // Accesses a thread: 4 for element accesses (8 was slower, bench/lab/transpose_results_h200.md), 2 for 16-byte ones
 // since session 34 (the launcher's LaunchRowCopy has the figures).
 inline constexpr int kRowCopyUnroll = 4, kRowCopyUnroll16 = 2;
-template <typename V, typename I, bool kInputOrder = false, int kThreads = 256, int kUnroll = kRowCopyUnroll>
+template <typename V, typename I, bool kInputOrder, int kThreads, int kUnroll>  // the launcher's LaunchRowCopyShape
 __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
