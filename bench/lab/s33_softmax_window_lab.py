@@ -80,6 +80,7 @@ def main():
     ap.add_argument("--dtypes", default="float32,bfloat16,float16")
     ap.add_argument("--cols", default="", help="comma-separated row lengths of CASES (default: all)")
     ap.add_argument("--more", action="store_true", help="also the rows of MORE")
+    ap.add_argument("--cases", default="", help="ROWSxCOLS,...: these shapes instead of CASES (session 35)")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="regs first, jnp last; of regs two old c2 c4 c5 c6 c8 jnp")
     a = ap.parse_args()
     variants = a.variants.split(",")
@@ -90,7 +91,8 @@ def main():
     measure, say, ceiling = lab_start(a.out)
     if not ON_GPU:
         say("no GPU: tiny shapes through the CPU implementation (the knobs do nothing there)")
-    for rows, n in (CASES + (MORE if a.more else [])) if ON_GPU else CPU_CASES:
+    listed = [tuple(int(v) for v in c.split("x")) for c in a.cases.split(",") if c]
+    for rows, n in (listed or CASES + (MORE if a.more else [])) if ON_GPU else CPU_CASES:
         if cols and n not in cols:
             continue
         for dt in dtypes:
