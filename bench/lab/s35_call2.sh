@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Session 35, call 2 (H200, no package build): bench/lab/s35_copy_lab.cu (built on the CPU machine, carried as
+# .dev/copylab): XLA's x * c cloned against linear copies and our transposes, outside JAX; then the PTX XLA emits for
+# x * c (bench/lab/s35_xla_ptx.py).
+#   bash bench/lab/s35_call2.sh
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+echo "=== copy lab"
+timeout -k 5 240 "$REPO/.dev/copylab" 2>&1 | tee "$OUT/copy_lab.txt"
+echo "=== XLA PTX"
+cd /tmp && timeout -k 5 120 python3 "$REPO/bench/lab/s35_xla_ptx.py" "$OUT/dump" 2>&1 | grep -vE "^(WARNING|I0000|W0000)" | head -60

@@ -1,0 +1,195 @@
+// Session 35: where our copies lose 4-7 points of the ceiling to XLA's x * c at 67 / 134 MB moved (issue 5's int8
+// 8192^2 and attention permute sit at 88-89%). Outside JAX, one process, cudaEvents:
+//   xc        a clone of XLA's loop_multiply_fusion (Nsight Compute, session 35 call 1: 128 threads, one 16-byte
+//             access a thread, one CTA per 2 KB, 16 registers)
+//   lin TxU   a linear copy, T threads x U 16-byte accesses a thread strided by T (RowCopy's shape, no index math)
+//   rowcopy / permute / int8: the production LaunchTranspose on the benchmark's plans
+//   memcpy    cudaMemcpyAsync device to device
+// Two modes, each the median of 21 timed calls after 3 warm-ups, every call writing the next of 8 output buffers (the
+// benchmark keeps every output alive, so each call writes fresh memory while the previous output's dirty lines sit
+// in L2):
+//   alone  a ~30 us spin kernel first, then event, launch, event, all queued behind it: the launch runs on an idle
+//          GPU with no host gap inside the events (the benchmark's CUPTI calls also run alone)
+//   b2b    21 launches queued back to back between two events, the mean
+// % is of xc over a 1 GiB input (alone) as in the benchmark's ceiling.
+//
+//   nvcc -O3 -DNDEBUG -std=c++17 -arch=sm_90a --expt-relaxed-constexpr -Icuda -Ibench/lab bench/lab/s35_copy_lab.cu \
+//     cuda/transpose/transpose_launch.cu cuda/common/sm90.cu -o /tmp/copylab && /tmp/copylab
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab_common.cuh"  // CHECK
+#include "transpose/transpose_launch.h"
+#include "transpose/transpose_plan.h"
+
+namespace {
+
+__global__ void Spin(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
+__global__ void __launch_bounds__(128) XcClone(const float4* __restrict__ x, float4* __restrict__ y, int64_t n4,
+                                               float c) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * 128 + threadIdx.x;
+  if (i < n4) {
+    float4 v = x[i];
+    v.x *= c, v.y *= c, v.z *= c, v.w *= c;
+    y[i] = v;
+  }
+}
+
+template <int T, int U>
+__global__ void __launch_bounds__(T) Lin(const uint4* __restrict__ x, uint4* __restrict__ y, int64_t n) {
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * T * U + threadIdx.x;
+  uint4 v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (base + u * T < n) v[u] = x[base + u * T];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (base + u * T < n) y[base + u * T] = v[u];
+}
+
+constexpr int kOuts = 8;
+
+struct Case {
+  std::string name;
+  size_t in_bytes;  // = out bytes
+  std::function<cudaError_t(const void*, void*)> launch;
+};
+
+template <int T, int U>
+Case LinCase(const char* name, size_t bytes) {
+  return {name, bytes, [bytes](const void* x, void* y) {
+            const int64_t n = bytes / 16;
+            Lin<T, U><<<(n + T * U - 1) / (T * U), T>>>(static_cast<const uint4*>(x), static_cast<uint4*>(y), n);
+            return cudaGetLastError();
+          }};
+}
+
+Case XcCase(const char* name, size_t bytes) {
+  return {name, bytes, [bytes](const void* x, void* y) {
+            const int64_t n4 = bytes / 16;
+            XcClone<<<(n4 + 127) / 128, 128>>>(static_cast<const float4*>(x), static_cast<float4*>(y), n4, 1.0001f);
+            return cudaGetLastError();
+          }};
+}
+
+Case PlanCase(const char* name, std::vector<int64_t> dims, std::vector<int64_t> perm, int elem) {
+  size_t bytes = elem;
+  for (int64_t d : dims) bytes *= d;
+  auto plan = std::make_shared<jk::TransposePlan>();
+  if (!jk::PlanTranspose(dims.data(), perm.data(), static_cast<int>(dims.size()), elem, 16, plan.get())) {
+    std::printf("plan failed: %s\n", name);
+    std::exit(1);
+  }
+  return {name, bytes, [plan](const void* x, void* y) { return jk::LaunchTranspose(nullptr, *plan, x, y); }};
+}
+
+Case MemcpyCase(const char* name, size_t bytes) {
+  return {name, bytes, [bytes](const void* x, void* y) { return cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice); }};
+}
+
+struct Buffers {
+  void* x = nullptr;
+  std::vector<void*> y;
+  size_t bytes = 0;
+  void Ensure(size_t b) {
+    if (b <= bytes) return;
+    if (x) CHECK(cudaFree(x));
+    for (void* p : y) CHECK(cudaFree(p));
+    y.assign(kOuts, nullptr);
+    CHECK(cudaMalloc(&x, b));
+    for (void*& p : y) CHECK(cudaMalloc(&p, b));
+    // Random-ish non-zero input.
+    std::vector<uint32_t> h(b / 4);
+    uint32_t s = 12345;
+    for (auto& v : h) v = (s = s * 1664525u + 1013904223u) | 0x3c000000u;
+    CHECK(cudaMemcpy(x, h.data(), b, cudaMemcpyHostToDevice));
+    bytes = b;
+  }
+};
+
+// us per call: alone (median) and back to back (mean).
+std::pair<float, float> Time(const Case& c, Buffers& buf, long long spin_cycles) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  int k = 0;
+  for (int i = 0; i < 3; ++i) CHECK(c.launch(buf.x, buf.y[k++ % kOuts]));
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int i = 0; i < 21; ++i) {
+    Spin<<<1, 1>>>(spin_cycles);
+    CHECK(cudaEventRecord(e0));
+    CHECK(c.launch(buf.x, buf.y[k++ % kOuts]));
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.f);
+  }
+  std::sort(t.begin(), t.end());
+  Spin<<<1, 1>>>(spin_cycles);
+  CHECK(cudaEventRecord(e0));
+  for (int i = 0; i < 21; ++i) CHECK(c.launch(buf.x, buf.y[k++ % kOuts]));
+  CHECK(cudaEventRecord(e1));
+  CHECK(cudaEventSynchronize(e1));
+  float ms;
+  CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  CHECK(cudaEventDestroy(e0));
+  CHECK(cudaEventDestroy(e1));
+  return {t[t.size() / 2], ms * 1000.f / 21};
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int clock_khz = 0;
+  CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  const long long spin = static_cast<long long>(clock_khz) * 30 / 1000;  // ~30 us
+  Buffers buf;
+  const size_t m67 = size_t{32} * 128 * 64 * 64 * 2, m134 = 2 * m67;  // input bytes (moved: twice)
+  std::vector<Case> cases = {
+      XcCase("xc 1 GiB (ceiling)", size_t{1} << 30),
+      XcCase("xc 67 MB", m67),
+      MemcpyCase("memcpy 67 MB", m67),
+      LinCase<128, 1>("lin 128x1 67 MB", m67),
+      LinCase<128, 2>("lin 128x2 67 MB", m67),
+      LinCase<256, 2>("lin 256x2 67 MB", m67),
+      LinCase<256, 4>("lin 256x4 67 MB", m67),
+      PlanCase("rowcopy (2,2,n) f32 (1,0,2) 67 MB", {2, 2, static_cast<int64_t>(m67 / 16)}, {1, 0, 2}, 4),
+      PlanCase("permute (32,128,64,64) bf16 (0,2,1,3)", {32, 128, 64, 64}, {0, 2, 1, 3}, 2),
+      XcCase("xc 134 MB", m134),
+      LinCase<128, 2>("lin 128x2 134 MB", m134),
+      LinCase<256, 2>("lin 256x2 134 MB", m134),
+      PlanCase("rowcopy (2,2,n) f32 (1,0,2) 134 MB", {2, 2, static_cast<int64_t>(m134 / 16)}, {1, 0, 2}, 4),
+      PlanCase("int8 8192^2 (1,0)", {8192, 8192}, {1, 0}, 1),
+  };
+  // The 1 GiB ceiling needs 9 GiB of buffers; the rest fit in the same ones.
+  buf.Ensure(size_t{1} << 30);
+  float ceiling_gbs = 0;
+  std::printf("device: %s; us: alone = median of 21 calls each behind a spin kernel, b2b = mean of 21 queued; %% of "
+              "the 1 GiB xc (alone)\n", prop.name);
+  for (int round = 0; round < 2; ++round) {
+    for (const Case& c : cases) {
+      const auto [alone, b2b] = Time(c, buf, spin);
+      const double moved = 2.0 * c.in_bytes;
+      if (ceiling_gbs == 0) ceiling_gbs = moved / alone / 1e3;
+      std::printf("round %d  %-40s alone %8.2f us %6.1f%%   b2b %8.2f us %6.1f%%\n", round, c.name.c_str(), alone,
+                  100.0 * moved / alone / 1e3 / ceiling_gbs, b2b, 100.0 * moved / b2b / 1e3 / ceiling_gbs);
+    }
+  }
+  std::printf("ceiling %.0f GB/s\n", ceiling_gbs);
+  return 0;
+}
