@@ -5,6 +5,8 @@
 //   lin TxU   a linear copy, T threads x U 16-byte accesses a thread strided by T (RowCopy's shape, no index math)
 //   rowcopy / permute / int8: the production LaunchTranspose on the benchmark's plans
 //   memcpy    cudaMemcpyAsync device to device
+// Session 35 call 3 added occupancy caps on lin (dynamic shared memory, "[k/SM]" the CTAs an SM then), a grid-stride
+// xc, and the launcher's lab knobs (JK_TRANSPOSE_TIERS) on our cases; CASES=67,134,perm,int8 picks groups.
 // Two modes, each the median of 21 timed calls after 3 warm-ups, every call writing the next of 8 output buffers (the
 // benchmark keeps every output alive, so each call writes fresh memory while the previous output's dirty lines sit
 // in L2):
@@ -18,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -66,11 +69,40 @@ struct Case {
   std::function<cudaError_t(const void*, void*)> launch;
 };
 
+// per_sm > 0: dynamic shared memory (unused) that leaves at most per_sm CTAs an SM (checked with the occupancy API).
 template <int T, int U>
-Case LinCase(const char* name, size_t bytes) {
-  return {name, bytes, [bytes](const void* x, void* y) {
+Case LinCase(const char* name, size_t bytes, int per_sm = 0) {
+  int smem = 0;
+  if (per_sm > 0) {
+    int dev_smem = 0;
+    CHECK(cudaDeviceGetAttribute(&dev_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    smem = dev_smem / per_sm - 1024 - 16;  // 1 KB a CTA reserved by the system
+    CHECK(cudaFuncSetAttribute(Lin<T, U>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  }
+  int got = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, Lin<T, U>, T, smem));
+  const std::string full = std::string(name) + " [" + std::to_string(got) + "/SM]";
+  return {full, bytes, [bytes, smem](const void* x, void* y) {
             const int64_t n = bytes / 16;
-            Lin<T, U><<<(n + T * U - 1) / (T * U), T>>>(static_cast<const uint4*>(x), static_cast<uint4*>(y), n);
+            Lin<T, U><<<(n + T * U - 1) / (T * U), T, smem>>>(static_cast<const uint4*>(x), static_cast<uint4*>(y), n);
+            return cudaGetLastError();
+          }};
+}
+
+// A grid-stride x * c on a resident grid (per_sm CTAs of 128 an SM).
+__global__ void __launch_bounds__(128) XcStride(const float4* __restrict__ x, float4* __restrict__ y, int64_t n4,
+                                                float c) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * 128 + threadIdx.x; i < n4; i += int64_t{gridDim.x} * 128) {
+    float4 v = x[i];
+    v.x *= c, v.y *= c, v.z *= c, v.w *= c;
+    y[i] = v;
+  }
+}
+Case XcStrideCase(const char* name, size_t bytes, int per_sm) {
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return {name, bytes, [bytes, sms, per_sm](const void* x, void* y) {
+            XcStride<<<sms * per_sm, 128>>>(static_cast<const float4*>(x), static_cast<float4*>(y), bytes / 16, 1.0001f);
             return cudaGetLastError();
           }};
 }
@@ -83,7 +115,9 @@ Case XcCase(const char* name, size_t bytes) {
           }};
 }
 
-Case PlanCase(const char* name, std::vector<int64_t> dims, std::vector<int64_t> perm, int elem) {
+// knobs: JK_TRANSPOSE_TIERS while this case runs (the launcher re-reads it at every launch).
+Case PlanCase(const char* name, std::vector<int64_t> dims, std::vector<int64_t> perm, int elem,
+              const char* knobs = "") {
   size_t bytes = elem;
   for (int64_t d : dims) bytes *= d;
   auto plan = std::make_shared<jk::TransposePlan>();
@@ -91,7 +125,11 @@ Case PlanCase(const char* name, std::vector<int64_t> dims, std::vector<int64_t> 
     std::printf("plan failed: %s\n", name);
     std::exit(1);
   }
-  return {name, bytes, [plan](const void* x, void* y) { return jk::LaunchTranspose(nullptr, *plan, x, y); }};
+  const std::string k = knobs;
+  return {std::string(name) + (k.empty() ? "" : " " + k), bytes, [plan, k](const void* x, void* y) {
+            setenv("JK_TRANSPOSE_TIERS", k.c_str(), 1);
+            return jk::LaunchTranspose(nullptr, *plan, x, y);
+          }};
 }
 
 Case MemcpyCase(const char* name, size_t bytes) {
@@ -160,22 +198,44 @@ int main() {
   const long long spin = static_cast<long long>(clock_khz) * 30 / 1000;  // ~30 us
   Buffers buf;
   const size_t m67 = size_t{32} * 128 * 64 * 64 * 2, m134 = 2 * m67;  // input bytes (moved: twice)
-  std::vector<Case> cases = {
-      XcCase("xc 1 GiB (ceiling)", size_t{1} << 30),
-      XcCase("xc 67 MB", m67),
-      MemcpyCase("memcpy 67 MB", m67),
-      LinCase<128, 1>("lin 128x1 67 MB", m67),
-      LinCase<128, 2>("lin 128x2 67 MB", m67),
-      LinCase<256, 2>("lin 256x2 67 MB", m67),
-      LinCase<256, 4>("lin 256x4 67 MB", m67),
-      PlanCase("rowcopy (2,2,n) f32 (1,0,2) 67 MB", {2, 2, static_cast<int64_t>(m67 / 16)}, {1, 0, 2}, 4),
-      PlanCase("permute (32,128,64,64) bf16 (0,2,1,3)", {32, 128, 64, 64}, {0, 2, 1, 3}, 2),
-      XcCase("xc 134 MB", m134),
-      LinCase<128, 2>("lin 128x2 134 MB", m134),
-      LinCase<256, 2>("lin 256x2 134 MB", m134),
-      PlanCase("rowcopy (2,2,n) f32 (1,0,2) 134 MB", {2, 2, static_cast<int64_t>(m134 / 16)}, {1, 0, 2}, 4),
-      PlanCase("int8 8192^2 (1,0)", {8192, 8192}, {1, 0}, 1),
-  };
+  const int64_t r67 = static_cast<int64_t>(m67 / 16), r134 = static_cast<int64_t>(m134 / 16);
+  // CASES=67,134,perm,int8 (default all): which groups run.
+  const std::string want = std::getenv("CASES") ? std::getenv("CASES") : "67,134,perm,int8";
+  auto on = [&](const char* g) { return ("," + want + ",").find(std::string(",") + g + ",") != std::string::npos; };
+  std::vector<Case> cases = {XcCase("xc 1 GiB (ceiling)", size_t{1} << 30)};
+  if (on("67")) {
+    cases.push_back(XcCase("xc 67 MB", m67));
+    cases.push_back(MemcpyCase("memcpy 67 MB", m67));
+    cases.push_back(XcStrideCase("xc stride 67 MB 16/SM", m67, 16));
+    cases.push_back(XcStrideCase("xc stride 67 MB 8/SM", m67, 8));
+    cases.push_back(LinCase<128, 1>("lin 128x1 67 MB", m67));
+    cases.push_back(LinCase<128, 1>("lin 128x1 67 MB", m67, 8));
+    cases.push_back(LinCase<128, 2>("lin 128x2 67 MB", m67));
+    cases.push_back(LinCase<128, 2>("lin 128x2 67 MB", m67, 8));
+    cases.push_back(LinCase<256, 2>("lin 256x2 67 MB", m67));
+    cases.push_back(LinCase<256, 2>("lin 256x2 67 MB", m67, 4));
+    cases.push_back(LinCase<256, 4>("lin 256x4 67 MB", m67));
+    cases.push_back(LinCase<256, 4>("lin 256x4 67 MB", m67, 2));
+    for (const char* k : {"", "rc128x2", "rc256x4"})
+      cases.push_back(PlanCase("rowcopy (2,2,n) f32 (1,0,2) 67 MB", {2, 2, r67}, {1, 0, 2}, 4, k));
+  }
+  if (on("perm")) {
+    for (const char* k : {"", "norowtile", "norowtile,rc128x2", "rowtile4k", "rowtile16k", "rowtilep"})
+      cases.push_back(PlanCase("permute (32,128,64,64) bf16 (0,2,1,3)", {32, 128, 64, 64}, {0, 2, 1, 3}, 2, k));
+  }
+  if (on("134")) {
+    cases.push_back(XcCase("xc 134 MB", m134));
+    cases.push_back(LinCase<128, 1>("lin 128x1 134 MB", m134));
+    cases.push_back(LinCase<128, 2>("lin 128x2 134 MB", m134));
+    cases.push_back(LinCase<128, 2>("lin 128x2 134 MB", m134, 8));
+    cases.push_back(LinCase<256, 2>("lin 256x2 134 MB", m134));
+    cases.push_back(LinCase<256, 2>("lin 256x2 134 MB", m134, 4));
+    for (const char* k : {"", "rc128x2"})
+      cases.push_back(PlanCase("rowcopy (2,2,n) f32 (1,0,2) 134 MB", {2, 2, r134}, {1, 0, 2}, 4, k));
+  }
+  if (on("int8")) {
+    for (const char* k : {"", "compact", "s3", "old"}) cases.push_back(PlanCase("int8 8192^2 (1,0)", {8192, 8192}, {1, 0}, 1, k));
+  }
   // The 1 GiB ceiling needs 9 GiB of buffers; the rest fit in the same ones.
   buf.Ensure(size_t{1} << 30);
   float ceiling_gbs = 0;
