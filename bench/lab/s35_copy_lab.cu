@@ -6,7 +6,8 @@
 //   rowcopy / permute / int8: the production LaunchTranspose on the benchmark's plans
 //   memcpy    cudaMemcpyAsync device to device
 // Session 35 call 3 added occupancy caps on lin (dynamic shared memory, "[k/SM]" the CTAs an SM then), a grid-stride
-// xc, and the launcher's lab knobs (JK_TRANSPOSE_TIERS) on our cases; CASES=67,134,perm,int8 picks groups.
+// xc, and the launcher's lab knobs (JK_TRANSPOSE_TIERS) on our cases; CASES=67,134,perm,int8,fast picks groups
+// (fast: call 4, default 67,134,perm,int8).
 // Two modes, each the median of 21 timed calls after 3 warm-ups, every call writing the next of 8 output buffers (the
 // benchmark keeps every output alive, so each call writes fresh memory while the previous output's dirty lines sit
 // in L2):
@@ -67,6 +68,7 @@ struct Case {
   std::string name;
   size_t in_bytes;  // = out bytes
   std::function<cudaError_t(const void*, void*)> launch;
+  std::function<cudaError_t(const void*, void*)> ref;  // call 4: the production launch whose bytes it must equal
 };
 
 // per_sm > 0: dynamic shared memory (unused) that leaves at most per_sm CTAs an SM (checked with the occupancy API).
@@ -156,6 +158,104 @@ struct Buffers {
   }
 };
 
+// ---- call 4: a row copy with cheap index math (multiply-high division, host-computed magic numbers) ----------------
+// q = (n * M) >> (32 + s), M = floor(2^(32+s) / d) + 1, s = ceil(log2 d): exact for n, d < 2^31 (n * (M d - 2^(32+s))
+// < 2^31 * d <= 2^(31+s)).
+struct Magic {
+  uint64_t m = 1;
+  int shift = 0;  // 32 + s
+  uint32_t d = 1;
+};
+Magic MakeMagic(uint32_t d) {
+  int s = 0;
+  while ((uint64_t{1} << s) < d) ++s;
+  Magic g;
+  g.d = d;
+  g.shift = 32 + s;
+  g.m = static_cast<uint64_t>((static_cast<unsigned __int128>(1) << (32 + s)) / d) + 1;
+  return g;
+}
+__device__ __forceinline__ uint32_t Div(uint32_t n, const Magic& g) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(n) * g.m) >> g.shift);
+}
+struct FastRowArgs {
+  const unsigned char* x;
+  uint4* y;
+  uint32_t total;  // 16-byte accesses
+  Magic run;       // accesses a run
+  int n;           // row axes (innermost first), at most 4
+  Magic dim[4];
+  int64_t in[4];   // bytes
+};
+template <int T, int U>
+__global__ void __launch_bounds__(T) RowFast(const __grid_constant__ FastRowArgs p) {
+  const uint32_t base = blockIdx.x * (T * U) + threadIdx.x;
+  uint4 v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const uint32_t g = base + u * T;
+    if (g < p.total) {
+      uint32_t row = Div(g, p.run);
+      const uint32_t col = g - row * p.run.d;
+      int64_t at = int64_t{col} * 16;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if (k < p.n) {
+          const uint32_t q = Div(row, p.dim[k]);
+          at += int64_t{row - q * p.dim[k].d} * p.in[k];
+          row = q;
+        }
+      }
+      v[u] = *reinterpret_cast<const uint4*>(p.x + at);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (base + u * T < p.total) p.y[base + u * T] = v[u];
+}
+// The attention permute (32, 128, 64, 64) bf16 (0, 2, 1, 3) with its sizes as shifts: the least index math possible.
+template <int T>
+__global__ void __launch_bounds__(T) PermuteShift(const uint4* __restrict__ x, uint4* __restrict__ y) {
+  const uint32_t g = blockIdx.x * T + threadIdx.x;  // output access: ((b * 64 + s) * 128 + h) * 8 + c
+  const uint32_t c = g & 7, h = (g >> 3) & 127, sq = (g >> 10) & 63, b = g >> 16;
+  y[g] = x[(((b * 128 + h) * 64 + sq) << 3) + c];
+}
+
+template <int T, int U>
+Case FastCase(const char* name, std::vector<int64_t> dims, std::vector<int64_t> perm, int elem) {
+  size_t bytes = elem;
+  for (int64_t d : dims) bytes *= d;
+  jk::TransposePlan plan;
+  if (!jk::PlanTranspose(dims.data(), perm.data(), static_cast<int>(dims.size()), elem, 16, &plan) ||
+      plan.kind != jk::TransposePlan::kRowCopy || plan.row * plan.elem_bytes % 16 != 0 || plan.rows.n > 4) {
+    std::printf("fast plan unsupported: %s\n", name);
+    std::exit(1);
+  }
+  FastRowArgs a{};
+  a.total = static_cast<uint32_t>(bytes / 16);
+  a.run = MakeMagic(static_cast<uint32_t>(plan.row * plan.elem_bytes / 16));
+  a.n = plan.rows.n;
+  for (int k = 0; k < a.n; ++k) {
+    a.dim[k] = MakeMagic(static_cast<uint32_t>(plan.rows.dim[k]));
+    a.in[k] = plan.rows.in[k] * plan.elem_bytes;
+  }
+  return {std::string(name) + " fast " + std::to_string(T) + "x" + std::to_string(U), bytes, [a](const void* x, void* y) {
+            FastRowArgs b = a;
+            b.x = static_cast<const unsigned char*>(x);
+            b.y = static_cast<uint4*>(y);
+            RowFast<T, U><<<(b.total + T * U - 1) / (T * U), T>>>(b);
+            return cudaGetLastError();
+          }};
+}
+template <int T>
+Case PermuteShiftCase() {
+  const size_t bytes = size_t{32} * 128 * 64 * 64 * 2;
+  return {"permute shifts " + std::to_string(T) + "x1", bytes, [bytes](const void* x, void* y) {
+            PermuteShift<T><<<bytes / 16 / T, T>>>(static_cast<const uint4*>(x), static_cast<uint4*>(y));
+            return cudaGetLastError();
+          }};
+}
+
 // us per call: alone (median) and back to back (mean).
 std::pair<float, float> Time(const Case& c, Buffers& buf, long long spin_cycles) {
   cudaEvent_t e0, e1;
@@ -233,6 +333,35 @@ int main() {
     for (const char* k : {"", "rc128x2"})
       cases.push_back(PlanCase("rowcopy (2,2,n) f32 (1,0,2) 134 MB", {2, 2, r134}, {1, 0, 2}, 4, k));
   }
+  if (on("fast")) {  // call 4
+    const std::vector<int64_t> pd = {32, 128, 64, 64}, pp = {0, 2, 1, 3};
+    const Case prod = PlanCase("permute (32,128,64,64) bf16 (0,2,1,3)", pd, pp, 2);
+    cases.push_back(XcCase("xc 67 MB", m67));
+    cases.push_back(prod);
+    cases.push_back(PlanCase("permute (32,128,64,64) bf16 (0,2,1,3)", pd, pp, 2, "norowtile"));
+    for (Case c : {PermuteShiftCase<128>(), PermuteShiftCase<256>(), FastCase<128, 1>("permute", pd, pp, 2),
+                   FastCase<128, 2>("permute", pd, pp, 2), FastCase<256, 1>("permute", pd, pp, 2),
+                   FastCase<256, 2>("permute", pd, pp, 2)}) {
+      c.ref = prod.launch;
+      cases.push_back(c);
+    }
+    const std::vector<int64_t> rd = {2, 2, r67}, rp = {1, 0, 2};
+    const Case rprod = PlanCase("rowcopy (2,2,n) f32 (1,0,2) 67 MB", rd, rp, 4);
+    cases.push_back(rprod);
+    for (Case c : {FastCase<128, 1>("rowcopy 67 MB", rd, rp, 4), FastCase<128, 2>("rowcopy 67 MB", rd, rp, 4),
+                   FastCase<256, 2>("rowcopy 67 MB", rd, rp, 4)}) {
+      c.ref = rprod.launch;
+      cases.push_back(c);
+    }
+    cases.push_back(XcCase("xc 134 MB", m134));
+    const std::vector<int64_t> rd2 = {2, 2, r134};
+    const Case rprod2 = PlanCase("rowcopy (2,2,n) f32 (1,0,2) 134 MB", rd2, rp, 4);
+    cases.push_back(rprod2);
+    for (Case c : {FastCase<128, 1>("rowcopy 134 MB", rd2, rp, 4), FastCase<128, 2>("rowcopy 134 MB", rd2, rp, 4)}) {
+      c.ref = rprod2.launch;
+      cases.push_back(c);
+    }
+  }
   if (on("int8")) {
     for (const char* k : {"", "compact", "s3", "old"}) cases.push_back(PlanCase("int8 8192^2 (1,0)", {8192, 8192}, {1, 0}, 1, k));
   }
@@ -241,6 +370,16 @@ int main() {
   float ceiling_gbs = 0;
   std::printf("device: %s; us: alone = median of 21 calls each behind a spin kernel, b2b = mean of 21 queued; %% of "
               "the 1 GiB xc (alone)\n", prop.name);
+  // Variants with a production reference: their output must equal its bytes.
+  for (const Case& c : cases) {
+    if (!c.ref) continue;
+    CHECK(c.ref(buf.x, buf.y[0]));
+    CHECK(c.launch(buf.x, buf.y[1]));
+    std::vector<unsigned char> a(c.in_bytes), b(c.in_bytes);
+    CHECK(cudaMemcpy(a.data(), buf.y[0], c.in_bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(b.data(), buf.y[1], c.in_bytes, cudaMemcpyDeviceToHost));
+    std::printf("check %-44s %s\n", c.name.c_str(), a == b ? "ok (equal to the production launch)" : "MISMATCH");
+  }
   for (int round = 0; round < 2; ++round) {
     for (const Case& c : cases) {
       const auto [alone, b2b] = Time(c, buf, spin);
