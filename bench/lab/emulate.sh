@@ -37,10 +37,13 @@ for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$kn
 # copy engine); 2 "SMs" puts the big tiles (and, for 1-byte elements, the 256x256 tile) in play. Then the
 # session-33 tiled row copy (transpose_rowtile_kernels.cuh) under its lab tokens: 8 / 4 / 16 KB tiles, B- and
 # A-fastest order, and "rowtilep"'s resident grid (2 "SMs": 16 CTAs looping over the tiles); the tokens change
-# only the row copy, so those runs take the row-copy cases only (EMU_ROWS_ONLY).
-for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk rowtile8k rowtile4k,rowtilea rowtile16k rowtile8k,rowtilep}; do
+# only the row copy, so those runs take the row-copy cases only (EMU_ROWS_ONLY). Session 35's row-copy tokens:
+# "rc256x2" (session 34's shape and divisions), "rcslow" (128 x 1 with division instructions), "rcout" (short runs in
+# output order), with and without the tiled row copy.
+for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk rowtile8k rowtile4k,rowtilea rowtile16k rowtile8k,rowtilep \
+  rc256x2 rcslow norowtile,rcout norowtile,rc256x2,rcout}; do
   rows_only=""
-  case $knob in rowtile*) rows_only=1 ;; esac
+  case $knob in rowtile* | rc* | norowtile*) rows_only=1 ;; esac
   for sms in 132 2; do
     JK_TRANSPOSE_TIERS=$knob EMU_ROWS_ONLY=$rows_only "$B/emu" $sms | sed "s/^/$knob ($sms): /"
   done

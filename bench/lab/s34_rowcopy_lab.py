@@ -60,15 +60,16 @@ def run(label, x, perm, variants):
               " ".join(f"{v:.2f}" for v in t[n]), flush=True)
 
 
-print(f"device: {jax.devices()[0].device_kind}; {ROUNDS} rounds, rotated; best; % of the 1 GiB x * c", flush=True)
-for mb in ((32 * 128 * 64 * 64 * 2, 8192 * 8192) if ON_GPU else (4096,)):
-    n = mb // 4
-    x = jax.random.normal(key, (2, 2, n // 4), jnp.float32)
-    run(f"row copy float32 (2, 2, {n // 4}) (1, 0, 2)", x, (1, 0, 2), ["default"] + SHAPES)
-d = 1 if ON_GPU else 16
-p = jax.random.normal(key, (32, 128 // d, 64, 64), jnp.bfloat16)
-run("permute bf16 (32, 128, 64, 64) (0, 2, 1, 3)", p, (0, 2, 1, 3),
-    ["default", "norowtile"] + [f"norowtile,{s}" for s in SHAPES])
-q = jax.random.normal(key, (8, 32, 2048 // d, 64), jnp.float16)
-run("permute f16 (8, 32, 2048, 64) (0, 2, 1, 3)", q, (0, 2, 1, 3),
-    ["default", "norowtile"] + [f"norowtile,{s}" for s in SHAPES])
+if __name__ == "__main__":  # session 35 imports run() from here
+    print(f"device: {jax.devices()[0].device_kind}; {ROUNDS} rounds, rotated; best; % of the 1 GiB x * c", flush=True)
+    for mb in ((32 * 128 * 64 * 64 * 2, 8192 * 8192) if ON_GPU else (4096,)):
+        n = mb // 4
+        x = jax.random.normal(key, (2, 2, n // 4), jnp.float32)
+        run(f"row copy float32 (2, 2, {n // 4}) (1, 0, 2)", x, (1, 0, 2), ["default"] + SHAPES)
+    d = 1 if ON_GPU else 16
+    p = jax.random.normal(key, (32, 128 // d, 64, 64), jnp.bfloat16)
+    run("permute bf16 (32, 128, 64, 64) (0, 2, 1, 3)", p, (0, 2, 1, 3),
+        ["default", "norowtile"] + [f"norowtile,{s}" for s in SHAPES])
+    q = jax.random.normal(key, (8, 32, 2048 // d, 64), jnp.float16)
+    run("permute f16 (8, 32, 2048, 64) (0, 2, 1, 3)", q, (0, 2, 1, 3),
+        ["default", "norowtile"] + [f"norowtile,{s}" for s in SHAPES])

@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/device.cuh"  // JK_DEVICE_ASSERT (bounds checks of the JK_DEBUG_BOUNDS build)
 #include "transpose/transpose_plan.h"
@@ -60,6 +61,29 @@ struct TiledArgs32 {
   uint32_t elements;
 };
 
+// Division of a 32-bit index by a runtime divisor d in [1, 2^31] as a multiply-high, an add and a shift (Granlund and
+// Montgomery, 1994): q = (umulhi(i, m) + i) >> s with s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1, exact for
+// every 32-bit i with the add in 64 bits (checked on the host for 215 divisors up to 2^31 x 20000 indices each). A
+// 32-bit division instruction sequence is ~20 dependent instructions (I2F, MUFU.RCP, multiplies, fix-ups); the row
+// copy divides each access's index once per axis, in front of its load.
+struct FastDivU32 {
+  uint32_t m = 1, s = 0;  // d = 1
+  static FastDivU32 For(uint32_t d) {
+    FastDivU32 f;
+    while ((uint64_t{1} << f.s) < d) ++f.s;
+    f.m = static_cast<uint32_t>((((uint64_t{1} << f.s) - d) << 32) / d + 1);
+    return f;
+  }
+  __host__ __device__ __forceinline__ uint32_t Div(uint32_t i) const {
+#ifdef __CUDA_ARCH__
+    const uint32_t hi = __umulhi(i, m);
+#else
+    const uint32_t hi = static_cast<uint32_t>((static_cast<uint64_t>(i) * m) >> 32);
+#endif
+    return static_cast<uint32_t>((static_cast<uint64_t>(hi) + i) >> s);
+  }
+};
+
 struct RowArgs {
   const unsigned char* x;
   unsigned char* y;
@@ -67,6 +91,8 @@ struct RowArgs {
   int64_t total_vecs;  // accesses in the whole output
   int64_t bytes;       // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
   AxisList<kMaxTransposeRank> rows;  // `in` strides in bytes
+  // Set by the launcher for RowCopy's kFastDiv form (32-bit indices): the divisors row_vecs and rows.dim[k].
+  FastDivU32 row_div, dim_div[kMaxTransposeRank];
 };
 
 // Offsets (in elements) of flat index i over `axes`; the unrolled guard keeps the axis arrays in
@@ -79,6 +105,24 @@ __host__ __device__ __forceinline__ void Decompose(const AxisList<N>& axes, I i,
     if (k < axes.n) {
       const I d = static_cast<I>(axes.dim[k]);
       const I q = i / d, r = i - q * d;
+      a += static_cast<int64_t>(r) * axes.in[k];
+      b += static_cast<int64_t>(r) * axes.out[k];
+      i = q;
+    }
+  }
+  *in = a;
+  *out = b;
+}
+
+// Decompose over 32-bit indices with the divisions precomputed (FastDivU32, one per axis).
+template <int N>
+__device__ __forceinline__ void DecomposeFast(const AxisList<N>& axes, const FastDivU32* div, uint32_t i, int64_t* in,
+                                              int64_t* out) {
+  int64_t a = 0, b = 0;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if (k < axes.n) {
+      const uint32_t q = div[k].Div(i), r = i - q * static_cast<uint32_t>(axes.dim[k]);
       a += static_cast<int64_t>(r) * axes.in[k];
       b += static_cast<int64_t>(r) * axes.out[k];
       i = q;
@@ -531,11 +575,15 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // by decomposing its output row index (`rows` in output order, `in` strides in bytes). Input order:
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
-// Accesses a thread: 4 for element accesses (8 was slower, bench/lab/transpose_results_h200.md), 2 for 16-byte ones
-// since session 34 (the launcher's LaunchRowCopy has the figures).
-inline constexpr int kRowCopyUnroll = 4, kRowCopyUnroll16 = 2;
-template <typename V, typename I, bool kInputOrder, int kThreads, int kUnroll>  // the launcher's LaunchRowCopyShape
+// Accesses a thread: 4 for element accesses (8 was slower, bench/lab/transpose_results_h200.md); 16-byte ones since
+// session 35 one a thread in CTAs of 128 (XLA's elementwise shape) with kFastDiv, the two together (the launcher's
+// LaunchRowCopy has the figures).
+// kFastDiv (I = uint32_t): the launcher's precomputed divisors (RowArgs::row_div, dim_div) instead of division
+// instructions, so that an access's load is not queued behind ~20 instructions an axis.
+inline constexpr int kRowCopyUnroll = 4;
+template <typename V, typename I, bool kInputOrder, int kThreads, int kUnroll, bool kFastDiv>  // LaunchRowCopyShape
 __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
+  static_assert(!kFastDiv || std::is_same_v<I, uint32_t>, "fast division is 32-bit");
   const I total = static_cast<I>(p.total_vecs), row_vecs = static_cast<I>(p.row_vecs);
   const I stride = static_cast<I>(gridDim.x) * blockDim.x * kUnroll;
   for (I base = static_cast<I>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < total;
@@ -546,9 +594,16 @@ __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
     for (int u = 0; u < kUnroll; ++u) {
       const I g = base + u * blockDim.x;
       if (g < total) {
-        const I row = g / row_vecs, col = g - row * row_vecs;
         int64_t in, out;
-        Decompose<I>(p.rows, row, &in, &out);
+        I row;
+        if constexpr (kFastDiv) {
+          row = p.row_div.Div(g);
+          DecomposeFast(p.rows, p.dim_div, row, &in, &out);
+        } else {
+          row = g / row_vecs;
+          Decompose<I>(p.rows, row, &in, &out);
+        }
+        const I col = g - row * row_vecs;
         const int64_t run = static_cast<int64_t>(col) * sizeof(V);
         if (kInputOrder) {
           to[u] = out + run;

@@ -115,8 +115,9 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor). "rowtile4k" / "rowtile8k" /
 // "rowtile16k" (session 33) short row copies as tiles of about 4 / 8 / 16 KB staged in shared memory (LaunchRowTile),
 // "rowtilea" their tiles in A-fastest order (the default rule's order), "norowtile" never the tiled row copy,
-// "rowtilep" a resident grid looping over the tiles. "rc256x4" / "rc128x2" (session 34) the 16-byte row copy with 256
-// threads x 4 accesses (the shape before session 34) / 128 x 2 (LaunchRowCopy).
+// "rowtilep" a resident grid looping over the tiles. Session 35 (LaunchRowCopy): "rc256x2" the 16-byte row copy as
+// in session 34 (256 threads x 2 accesses, division instructions), "rcslow" its 128 x 1 shape with division
+// instructions; "rcout" 16-byte runs of up to kRowCopyInputOrderMaxRun bytes in output order.
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -128,7 +129,7 @@ struct TierKnobs {
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
-  int rc = 0;  // "rc256x4" -> 1, "rc128x2" -> 2 (session 34): the 16-byte row copy's threads x accesses a thread
+  bool rc256x2 = false, rcslow = false, rcout = false;  // session 35: the 16-byte row copy (LaunchRowCopy)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -144,8 +145,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
-    if (is("rc256x4")) t.rc = 1;
-    if (is("rc128x2")) t.rc = 2;
+    t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout");
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -400,34 +400,55 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
 }
 
-template <typename V, bool kInputOrder, int kThreads, int kUnroll>
-cudaError_t LaunchRowCopyShape(cudaStream_t stream, const RowArgs& a) {
+// The divisors of RowCopy's kFastDiv form; false where one exceeds 2^31 (FastDivU32's range).
+bool SetFastDivisors(RowArgs* a) {
+  constexpr int64_t kMax = int64_t{1} << 31;
+  if (a->row_vecs > kMax) return false;
+  for (int k = 0; k < a->rows.n; ++k) {
+    if (a->rows.dim[k] > kMax) return false;
+  }
+  a->row_div = transpose::FastDivU32::For(static_cast<uint32_t>(a->row_vecs));
+  for (int k = 0; k < a->rows.n; ++k) a->dim_div[k] = transpose::FastDivU32::For(static_cast<uint32_t>(a->rows.dim[k]));
+  return true;
+}
+
+// kFastDivShape: the shape has a kFastDiv form (instantiated only where it can run); fast_div: take it.
+template <typename V, bool kInputOrder, int kThreads, int kUnroll, bool kFastDivShape>
+cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
   const int64_t blocks = std::min<int64_t>(CeilDiv(a.total_vecs, kThreads * kUnroll), kMaxBlocks);
-  // 32-bit index math (fast division) whenever the index space and its grid-stride overshoot fit.
+  // 32-bit index math whenever the index space and its grid-stride overshoot fit.
   if (a.total_vecs + blocks * kThreads * kUnroll < (int64_t{1} << 32)) {
-    transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll>
-        <<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    if (kFastDivShape && fast_div && SetFastDivisors(&a)) {
+      transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll, kFastDivShape>
+          <<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    } else {
+      transpose::RowCopy<V, uint32_t, kInputOrder, kThreads, kUnroll, false>
+          <<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
+    }
   } else {
-    transpose::RowCopy<V, int64_t, kInputOrder, kThreads, kUnroll>
+    transpose::RowCopy<V, int64_t, kInputOrder, kThreads, kUnroll, false>
         <<<static_cast<int>(blocks), kThreads, 0, stream>>>(a);
   }
   return LastLaunchError();
 }
 
-// 256 threads; 16-byte accesses 2 a thread (kRowCopyUnroll16), element accesses 4 (not re-measured). H200, session 34
-// (bench/lab/s34_h200.md calls 4-6: CUPTI, one process with jnp, 3 rotated rounds, best; % of the 1 GiB copy
-// ceiling), 4 accesses -> 2 ("rc256x4" restores 4):
-//   plain copy (2, 2, n) float32 (1, 0, 2), 67 / 134 MB moved   86.1-86.6% -> 87.2-87.8% / 91.9-92.0% -> 92.8-93.6%
-//   input-order copy of (32, 128, 64, 64) bf16 (0, 2, 1, 3)    86.1-86.9% -> 87.8-88.8% (its default: the tiled copy)
-// One access a thread (XLA's elementwise shape: 75-78%) and 512 threads (80-92%) lost; "rc128x2" tied 256 x 2.
+// 16-byte accesses: one a thread in CTAs of 128 threads (XLA's elementwise shape), its index divided by precomputed
+// multipliers. Neither alone helps: session 34 measured one access a thread with division instructions at 75-78% of
+// the copy ceiling and the multipliers at 256 x 2 within 1%. Together (session 35, bench/lab/s35_copy_lab.cu, outside
+// JAX, cudaEvents, median of 21 calls each on an idle GPU, every call writing fresh memory; us, x * c cloned = 100):
+//   (32, 128, 64, 64) bfloat16 (0, 2, 1, 3), output order   19.62-19.71 (101-102) against the tiled row copy's
+//                                                           20.83-20.86 (107) and the input-order copy's 20.00-20.13
+//   plain copy (2, 2, n) float32 (1, 0, 2), 67 / 134 MB     19.62 (101) / 34.75-34.94 (100-101) against 256 x 2's
+//                                                           21.38-21.47 (110) / 35.87-35.90 (103)
+// Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
-    if (Knobs().rc == 1) return LaunchRowCopyShape<V, kInputOrder, 256, 4>(stream, a);
-    if (Knobs().rc == 2) return LaunchRowCopyShape<V, kInputOrder, 128, 2>(stream, a);
-    return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll16>(stream, a);
+    if (Knobs().rc256x2) return LaunchRowCopyShape<V, kInputOrder, 256, 2, false>(stream, a, false);
+    return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
+  } else {
+    return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll, false>(stream, a, false);
   }
-  return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll>(stream, a);
 }
 
 // kRowCopyBulk (lab): a persistent grid, 6 blocks of 33 KB shared memory per SM.
@@ -641,7 +662,7 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
     }
     a.row_vecs = row_bytes / 16;
     a.total_vecs = plan.elements * plan.elem_bytes / 16;
-    if (row_bytes <= kRowCopyInputOrderMaxRun && !Knobs().old && !Knobs().s2) {
+    if (row_bytes <= kRowCopyInputOrderMaxRun && !Knobs().old && !Knobs().s2 && !Knobs().rcout) {
       // Input order: the axes sorted by input stride (innermost first), both strides in bytes.
       auto& L = a.rows;
       for (int i = 1; i < L.n; ++i)
