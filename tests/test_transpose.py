@@ -245,16 +245,17 @@ def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
 # order limit) and 272 bytes, a run that is not a multiple of 16 bytes, a ragged last chunk (runs not
 # dividing the 8 KB chunk), and a misaligned slice. Session 32's tokens "rowtma" / "rowtma16" (tensor-map boxes of
 # about 8 / 16 KB, sm_90): boxes ragged at both row axes' ends (37 x 45 runs), and five row axes (more than the
-# tensor maps' dimensions: the default row copy). Session 35's "rc256x2" (the 16-byte row copy as in session 34),
-# "rcslow" (its 128 x 1 shape with division instructions; the default divides by precomputed multipliers) and "rcout"
-# (runs of up to 256 bytes in output order), alone and without the tiled row copy.
+# tensor maps' dimensions: the default row copy). Session 35's "rc256x2" (the output-order 16-byte row copy as in
+# session 34), "rcslow" (its 128 x 1 shape with division instructions; the default divides by precomputed
+# multipliers), "rcout" (runs of up to 256 bytes in output order) and "rcin128" (the input-order copy at 128 x 1 with
+# the multipliers), alone and without the tiled row copy.
 ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5, 33, 128), (1, 0, 2)),
              ((4, 9, 136), (1, 0, 2)), ((3, 7, 5, 24), (2, 0, 1, 3)), ((7, 3, 96), (1, 0, 2)),
              ((3, 37, 45, 64), (0, 2, 1, 3)), ((2, 3, 4, 5, 6, 8), (4, 3, 2, 1, 0, 5))]
 
 
 @pytest.mark.parametrize("knob", ["", "rowbulk", "rowtma", "rowtma16", "rc256x2", "rcslow", "rcout", "norowtile,rcout",
-                                  "norowtile,rc256x2,rcout"])
+                                  "norowtile,rc256x2,rcout", "norowtile,rcin128"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

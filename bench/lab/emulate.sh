@@ -38,10 +38,11 @@ for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$kn
 # session-33 tiled row copy (transpose_rowtile_kernels.cuh) under its lab tokens: 8 / 4 / 16 KB tiles, B- and
 # A-fastest order, and "rowtilep"'s resident grid (2 "SMs": 16 CTAs looping over the tiles); the tokens change
 # only the row copy, so those runs take the row-copy cases only (EMU_ROWS_ONLY). Session 35's row-copy tokens:
-# "rc256x2" (session 34's shape and divisions), "rcslow" (128 x 1 with division instructions), "rcout" (short runs in
-# output order), with and without the tiled row copy.
+# "rc256x2" (session 34's output-order shape and divisions), "rcslow" (128 x 1 with division instructions), "rcout"
+# (short runs in output order), "rcin128" (input order at 128 x 1 with precomputed divisors), with and without the
+# tiled row copy.
 for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk rowtile8k rowtile4k,rowtilea rowtile16k rowtile8k,rowtilep \
-  rc256x2 rcslow norowtile,rcout norowtile,rc256x2,rcout}; do
+  rc256x2 rcslow norowtile,rcout norowtile,rc256x2,rcout norowtile,rcin128}; do
   rows_only=""
   case $knob in rowtile* | rc* | norowtile*) rows_only=1 ;; esac
   for sms in 132 2; do

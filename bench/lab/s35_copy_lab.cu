@@ -363,7 +363,9 @@ int main() {
     }
   }
   if (on("int8")) {
-    for (const char* k : {"", "compact", "s3", "old"}) cases.push_back(PlanCase("int8 8192^2 (1,0)", {8192, 8192}, {1, 0}, 1, k));
+    // Call 6 added "smallcta" (kTiledSmallCta: 64x64 tiles of 128 threads, 4 KB a CTA) and "reg" (register blocks).
+    for (const char* k : {"", "compact", "s3", "old", "smallcta", "reg"})
+      cases.push_back(PlanCase("int8 8192^2 (1,0)", {8192, 8192}, {1, 0}, 1, k));
   }
   // The 1 GiB ceiling needs 9 GiB of buffers; the rest fit in the same ones.
   buf.Ensure(size_t{1} << 30);

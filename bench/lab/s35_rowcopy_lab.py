@@ -6,6 +6,9 @@ order for runs of up to 256 bytes ("rcout"), and the tiled row copy (the default
   - 128-byte runs: the attention permute (32, 128, 64, 64) bfloat16 and (8, 32, 2048, 64) float16 (0, 2, 1, 3);
   - 32-byte runs (2048, 2048, 16) bfloat16 (1, 0, 2); 64-byte (64, 512, 32, 16) float32 (0, 2, 1, 3); 256-byte
     (16, 256, 32, 128) bfloat16 (0, 2, 1, 3).
+As run in call 5, "rc256x2" set both orders to session 34's form and the default ran input order at 128 x 1 too; the
+launcher after it keeps input order at 256 x 2 with divisions (token "rcin128" for the 128 x 1 form), so "rc256x2"
+now touches output order only.
 Method as bench/lab/s34_rowcopy_lab.py (the benchmark's CUPTI timer, median of 10 calls, outputs kept alive; XLA
 command buffers off; 3 rounds rotated; best; outputs compared with jnp's, exact).
 

@@ -84,7 +84,10 @@ constexpr int kRegisterBlockThreads = 128;
 // Row copies of 16-byte accesses whose runs are at most this long walk the input in order (reads
 // contiguous, 16-byte-aligned runs written scattered): (32, 128, 64, 64) bfloat16 (0, 2, 1, 3), 128-byte
 // runs, 17.9 against 18.9 us in output order. Longer runs were not measured. Precomputed (multiply-shift)
-// divisors with 32-bit offsets did not help there (18.06 against 17.95 us): not bound by index math.
+// divisors with 32-bit offsets did not help there (18.06 against 17.95 us): not bound by index math. Session 35 (call
+// 5, % of copy) put output order at its new 128 x 1 form with divisors ("rcout"), and it lost again: 128-byte runs
+// 85.3% against 89.3%, 64-byte (64, 512, 32, 16) float32 88.3% against 94.8%, 256-byte (16, 256, 32, 128) bfloat16
+// 87.6% against 89.8%.
 constexpr int64_t kRowCopyInputOrderMaxRun = 256;
 
 template <int kE>
@@ -115,9 +118,10 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // copies as boxes of two tensor maps, about 8 / 16 KB a box (LaunchRowCopyTensor). "rowtile4k" / "rowtile8k" /
 // "rowtile16k" (session 33) short row copies as tiles of about 4 / 8 / 16 KB staged in shared memory (LaunchRowTile),
 // "rowtilea" their tiles in A-fastest order (the default rule's order), "norowtile" never the tiled row copy,
-// "rowtilep" a resident grid looping over the tiles. Session 35 (LaunchRowCopy): "rc256x2" the 16-byte row copy as
-// in session 34 (256 threads x 2 accesses, division instructions), "rcslow" its 128 x 1 shape with division
-// instructions; "rcout" 16-byte runs of up to kRowCopyInputOrderMaxRun bytes in output order.
+// "rowtilep" a resident grid looping over the tiles. Session 35 (LaunchRowCopy): "rc256x2" the output-order 16-byte
+// row copy as in session 34 (256 threads x 2 accesses, division instructions), "rcslow" its 128 x 1 shape with
+// division instructions, "rcin128" the input-order one at 128 x 1 with precomputed divisors (lost); "rcout" 16-byte
+// runs of up to kRowCopyInputOrderMaxRun bytes in output order.
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -129,7 +133,7 @@ struct TierKnobs {
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
-  bool rc256x2 = false, rcslow = false, rcout = false;  // session 35: the 16-byte row copy (LaunchRowCopy)
+  bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false;  // session 35: LaunchRowCopy
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -145,7 +149,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile4k")) t.rowtile = 4;
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
-    t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout");
+    t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -432,20 +436,24 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
   return LastLaunchError();
 }
 
-// 16-byte accesses: one a thread in CTAs of 128 threads (XLA's elementwise shape), its index divided by precomputed
-// multipliers. Neither alone helps: session 34 measured one access a thread with division instructions at 75-78% of
-// the copy ceiling and the multipliers at 256 x 2 within 1%. Together (session 35, bench/lab/s35_copy_lab.cu, outside
-// JAX, cudaEvents, median of 21 calls each on an idle GPU, every call writing fresh memory; us, x * c cloned = 100):
-//   (32, 128, 64, 64) bfloat16 (0, 2, 1, 3), output order   19.62-19.71 (101-102) against the tiled row copy's
-//                                                           20.83-20.86 (107) and the input-order copy's 20.00-20.13
-//   plain copy (2, 2, n) float32 (1, 0, 2), 67 / 134 MB     19.62 (101) / 34.75-34.94 (100-101) against 256 x 2's
-//                                                           21.38-21.47 (110) / 35.87-35.90 (103)
-// Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
+// Output order, 16-byte accesses: one a thread in CTAs of 128 threads (XLA's elementwise shape), its index divided by
+// precomputed multipliers. Neither alone helps: session 34 measured one access a thread with division instructions at
+// 75-78% of the copy ceiling, and the multipliers at 256 x 2 within 1%. Together, H200, session 35 (bench/lab/
+// s35_h200.md call 5: the benchmark's CUPTI timer, one process with jnp, best of 3 rotated rounds, % of the 1 GiB copy
+// ceiling), plain copy (2, 2, n) float32 (1, 0, 2), 256 x 2 with divisions ("rc256x2") -> this:
+//   67 MB moved   86.6% -> 88.9% (17.68 us; XLA's x * c over the same bytes 92.7%, 128 x 1 with divisions 83.6%)
+//   134 MB moved  93.0% -> 94.4% (33.20 us; x * c 97.0%, 128 x 1 with divisions 89.0%)
+// Input order keeps session 34's 256 threads x 2 accesses with division instructions: the same 128 x 1 form lost there
+// in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% -> 93.1%, 256-byte runs (16, 256,
+// 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its default tiled row copy) 89.3% ->
+// 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
-    if (Knobs().rc256x2) return LaunchRowCopyShape<V, kInputOrder, 256, 2, false>(stream, a, false);
-    return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
+    if (kInputOrder ? Knobs().rcin128 : !Knobs().rc256x2) {
+      return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
+    }
+    return LaunchRowCopyShape<V, kInputOrder, 256, 2, false>(stream, a, false);
   } else {
     return LaunchRowCopyShape<V, kInputOrder, 256, transpose::kRowCopyUnroll, false>(stream, a, false);
   }
