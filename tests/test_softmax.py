@@ -195,11 +195,12 @@ def test_window_rows(rng, monkeypatch, window, op, dtype, n):
 # Each shape of the window tier at its bound and one past it, by the widest window's packs (float32 (n + 6) // 4,
 # 16-bit (n + 14) // 8): a warp of 2 packs a lane up to 64 packs, of 4 up to 128, a CTA of 4, 5, 6 or 8 packs a thread
 # (the least warps x (C + 2), C < 8 up to 512 threads: 5 at 257-258 packs, float32 1025 / 16-bit 2051), of 8 up to 8192
-# (1024 threads), the two-pass kernel past it; and on the GPU the two-pass kernel at the
+# (1024 threads), the two-pass kernel past it; 16-bit rows of 1025-6144 packs 6 or 8 by the rows resident per SM
+# (session 35): 6 at 1024 threads for 6144 packs (49145), 8 past it (49146); and on the GPU the two-pass kernel at the
 # same lengths (JK_SOFTMAX_WINDOW_REGS=0: a warp up to 64 packs, a CTA past it). 9 rows: every start offset within a
 # pack where n is odd.
 WINDOW_BOUNDS = {4: [253, 254, 509, 510, 1025, 8189, 8190, 32765, 32766],
-                 2: [505, 506, 1017, 1018, 2051, 16377, 16378, 65529, 65530]}
+                 2: [505, 506, 1017, 1018, 2051, 16377, 16378, 49145, 49146, 65529, 65530]}
 
 
 @pytest.mark.parametrize("regs", ["1", "0"] if ON_GPU else ["1"])

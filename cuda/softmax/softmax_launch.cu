@@ -622,6 +622,27 @@ bool CanVectorise(const RowArgs<T>& a) {
 //   float16   as bfloat16 within 2-3% of the time (jnp's float16 softmax is slower: 1.17-5.77x).
 // Lab knobs, re-read at every launch: JK_SOFTMAX_WINDOW=1|0 forces the tier on wherever it fits, or off (the kVec = 1
 // tiers); JK_SOFTMAX_WINDOW_REGS=0 keeps the two-pass form everywhere (1 or unset: the register form where it fits).
+// CTAs of WindowRowsRegsKernel<T, C> resident per SM at `packs` packs a row (its threads: whole warps of C packs a
+// thread), from the occupancy calculator; cached per device and warp count. 0 where the calculator fails.
+template <typename T, int C>
+int WindowRegsRowsPerSm(int64_t packs) {
+  constexpr int kMaxDevices = 64, kMaxWarps = softmax::kWindowRegsMaxThreads / 32;
+  static int cache[kMaxDevices][kMaxWarps + 1] = {};
+  const int64_t warps = CeilDiv(CeilDiv(packs, C), 32);
+  int dev = 0;
+  if (warps < 1 || warps > kMaxWarps || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  int& v = cache[dev][warps];  // benign race: every writer stores the same value
+  if (v == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, softmax::WindowRowsRegsKernel<T, C, false>,
+                                                               static_cast<int>(warps * 32), 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    v = 0;
+  }
+  return v;
+}
+
 template <typename T>
 cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   constexpr int64_t P = kVec16<T>;
@@ -659,6 +680,18 @@ cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
       int c = 8;
       for (int k : {6, 5, 4}) {
         if (packs <= int64_t{k} * softmax::kBlockRowsMaxThreads && warps(k) * (k + 2) < warps(c) * (c + 2)) c = k;
+      }
+      // 16-bit rows past 1024 packs (8185 columns; session 35): 6 or 8 packs a thread by the rows resident per SM
+      // (the registers decide: 54 / 62 a thread for bfloat16, 52 / 64 for float16), 6 where they tie. The cost above
+      // ranks by warps only; at these lengths a row is 9-32 warps and 1-4 rows fit an SM, and one row more or less
+      // in flight decides. H200, bfloat16, C = 6 against 8, softmax (bench/lab/s35_h200.md calls 1 and 6): rows
+      // resident 4 / 4 at 12291 columns 294.8 against 300.3 us; 3 / 3 at 16381 262.9 / 277.1 and 16891 270.0 /
+      // 279.7; 2 / 2 at 20483 264.8 / 281.3, 22531 283.7 / 293.2 and 24571 304.1 / 317.1; but 3 / 4 at 14339 239.1 /
+      // 226.3 and 2 / 3 at 18435 336.1 / 294.7 (log_softmax the same way or tied). Float32 keeps the cost rule: its
+      // C = 6 and 8 were within 1% at every length (96-98% of copy).
+      if (sizeof(T) == 2 && packs > 1024 && packs <= int64_t{6} * softmax::kWindowRegsMaxThreads) {
+        const int r6 = WindowRegsRowsPerSm<T, 6>(packs), r8 = WindowRegsRowsPerSm<T, 8>(packs);
+        if (r6 > 0 && r8 > 0) c = r6 >= r8 ? 6 : 8;
       }
       // Lab knob JK_SOFTMAX_WINDOW_C=2|4|5|6|8 (re-read at every launch): that many packs a thread where the window
       // fits.
