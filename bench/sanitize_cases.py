@@ -153,7 +153,10 @@ def windows():
     # with 3 packs a lane and 2 rows a group, forced through JK_NORM_TIER and in the default dispatch.
     # Session 34: 2051 and 3075 columns, where the rule takes 5 packs a thread (bfloat16 2051, float32 3075); 6 at
     # 4099 (both) and float32 2035.
-    for n, rows in [(1001, 37), (2035, 37), (2051, 37), (3075, 13), (4099, 13), (16381, 5), (50257, 3)]:
+    # Session 35: 16-bit rows past 1024 packs take 6 packs a thread where as many rows fit an SM as with 8: 20483 (427
+    # threads), 40963 (854) and 49145 (1024, the most).
+    for n, rows in [(1001, 37), (2035, 37), (2051, 37), (3075, 13), (4099, 13), (16381, 5), (50257, 3), (20483, 3),
+                    (40963, 3), (49145, 3)]:
         for dt in DTYPES:
             row_ops(rows, n, dt)
     for n in [24, 48, 96]:
@@ -224,6 +227,21 @@ def short_runs():
                     got, want = got.view(np.float32), want.view(np.float32)
                 check(f"transpose {shape} {perm} {np.dtype(dt).name} tiers={tiers!r}", got,
                       want.astype(np.float64), 0.0)
+        finally:
+            os.environ.pop("JK_TRANSPOSE_TIERS", None)
+    # Session 35: runs past 256 bytes take the output-order 16-byte row copy at 128 threads x 1 access with
+    # precomputed divisors (one to five row axes; "rcslow" its division instructions, "rc256x2" session 34's shape).
+    long_runs = [((5, 7, 80), jnp.float32, (1, 0, 2)), ((3, 33, 1032), jnp.bfloat16, (1, 0, 2)),
+                 ((2, 3, 4, 5, 6, 72), jnp.float32, (4, 3, 2, 1, 0, 5)), ((7, 9, 11, 272), jnp.int8, (2, 0, 1, 3))]
+    for tiers in ["", "rcslow", "rc256x2"]:
+        os.environ["JK_TRANSPOSE_TIERS"] = tiers
+        try:
+            for shape, dt, perm in long_runs:
+                host = (RNG.integers(-100, 100, shape).astype(np.int8) if dt == jnp.int8
+                        else RNG.standard_normal(shape).astype(np.dtype(dt)))
+                got = np.asarray(jk.transpose(jax.device_put(host), perm))
+                check(f"transpose {shape} {perm} {np.dtype(dt).name} tiers={tiers!r}", got,
+                      np.ascontiguousarray(np.transpose(host, perm)).astype(np.float64), 0.0)
         finally:
             os.environ.pop("JK_TRANSPOSE_TIERS", None)
 
