@@ -134,8 +134,6 @@ struct TierKnobs {
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
   bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false;  // session 35: LaunchRowCopy
-  int rcin = 0;  // session 35 call 12 (lab): the input-order shape, "rcin512x2" 1, "rcin512x4" 2, "rcin1024x2" 3,
-                 // "rcin1024x1" 4, "rcin256x4" 5
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -152,11 +150,6 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
-    if (is("rcin512x2")) t.rcin = 1;
-    if (is("rcin512x4")) t.rcin = 2;
-    if (is("rcin1024x2")) t.rcin = 3;
-    if (is("rcin1024x1")) t.rcin = 4;
-    if (is("rcin256x4")) t.rcin = 5;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -457,15 +450,6 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
-    if constexpr (kInputOrder) {
-      switch (Knobs().rcin) {
-        case 1: return LaunchRowCopyShape<V, kInputOrder, 512, 2, false>(stream, a, false);
-        case 2: return LaunchRowCopyShape<V, kInputOrder, 512, 4, false>(stream, a, false);
-        case 3: return LaunchRowCopyShape<V, kInputOrder, 1024, 2, false>(stream, a, false);
-        case 4: return LaunchRowCopyShape<V, kInputOrder, 1024, 1, false>(stream, a, false);
-        case 5: return LaunchRowCopyShape<V, kInputOrder, 256, 4, false>(stream, a, false);
-      }
-    }
     if (kInputOrder ? Knobs().rcin128 : !Knobs().rc256x2) {
       return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
     }
