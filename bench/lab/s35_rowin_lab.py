@@ -1,5 +1,5 @@
-"""Session 35, call 12 (its lab tokens were removed after it: none won): the input-order 16-byte row copy's CTA shape (lab tokens rcin512x2 / rcin512x4 / rcin1024x2 /
-rcin1024x1 / rcin256x4 against the default 256 x 2) on the attention permute, where it runs with "norowtile" (the
+"""Session 35, call 12 (its lab tokens were removed after it: none won): the input-order 16-byte row copy's CTA
+shape (lab tokens rcin512x2 / rcin512x4 / rcin1024x2 / rcin1024x1 / rcin256x4 against the default 256 x 2) on the attention permute, where it runs with "norowtile" (the
 default is the tiled row copy), and on 64- and 256-byte runs, where it is the default. Method as
 bench/lab/s34_rowcopy_lab.py (CUPTI, best of 3 rotated rounds, % of the 1 GiB copy ceiling).
 
