@@ -89,18 +89,17 @@ inline void* FlushBuffer() {
   return buf;
 }
 
-// cudaEvent time of one launch (us), median of `reps` after 3 warm-ups, each after a read of 256 MB when
-// `flush` (else back to back, the previous launch's lines left in L2). launch() returns a cudaError_t.
-template <typename F>
-float TimeMedian(F&& launch, bool flush, int reps = 15) {
+// cudaEvent time of one launch (us), median of `reps` after 3 warm-ups, each timed launch queued behind before() (work
+// outside the events: an L2 flush, a spin kernel). launch() returns a cudaError_t.
+template <typename F, typename B>
+float TimeMedianAfter(F&& launch, B&& before, int reps = 15) {
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
   for (int i = 0; i < 3; ++i) CHECK(launch());
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
-    if (flush) ReadFlush<<<132 * 4, 512>>>(static_cast<const int4*>(FlushBuffer()), kFlushBytes / 16,
-                                            static_cast<int*>(FlushBuffer()));
+    before();
     CHECK(cudaEventRecord(e0));
     CHECK(launch());
     CHECK(cudaEventRecord(e1));
@@ -113,6 +112,16 @@ float TimeMedian(F&& launch, bool flush, int reps = 15) {
   CHECK(cudaEventDestroy(e0));
   CHECK(cudaEventDestroy(e1));
   return t[t.size() / 2];
+}
+
+// The same, each launch after a read of 256 MB when `flush` (else back to back, the previous launch's lines left in
+// L2).
+template <typename F>
+float TimeMedian(F&& launch, bool flush, int reps = 15) {
+  return TimeMedianAfter(launch, [flush] {
+    if (flush) ReadFlush<<<132 * 4, 512>>>(static_cast<const int4*>(FlushBuffer()), kFlushBytes / 16,
+                                            static_cast<int*>(FlushBuffer()));
+  }, reps);
 }
 
 // bf16 <-> float on the host (round to nearest even).

@@ -256,36 +256,24 @@ Case PermuteShiftCase() {
           }};
 }
 
-// us per call: alone (median) and back to back (mean).
+// us per call: alone (median, each behind a spin kernel) and back to back (mean).
 std::pair<float, float> Time(const Case& c, Buffers& buf, long long spin_cycles) {
+  int k = 0;
+  auto launch = [&] { return c.launch(buf.x, buf.y[k++ % kOuts]); };
+  const float alone = lab::TimeMedianAfter(launch, [&] { Spin<<<1, 1>>>(spin_cycles); }, 21);
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
-  int k = 0;
-  for (int i = 0; i < 3; ++i) CHECK(c.launch(buf.x, buf.y[k++ % kOuts]));
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int i = 0; i < 21; ++i) {
-    Spin<<<1, 1>>>(spin_cycles);
-    CHECK(cudaEventRecord(e0));
-    CHECK(c.launch(buf.x, buf.y[k++ % kOuts]));
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
   Spin<<<1, 1>>>(spin_cycles);
   CHECK(cudaEventRecord(e0));
-  for (int i = 0; i < 21; ++i) CHECK(c.launch(buf.x, buf.y[k++ % kOuts]));
+  for (int i = 0; i < 21; ++i) CHECK(launch());
   CHECK(cudaEventRecord(e1));
   CHECK(cudaEventSynchronize(e1));
   float ms;
   CHECK(cudaEventElapsedTime(&ms, e0, e1));
   CHECK(cudaEventDestroy(e0));
   CHECK(cudaEventDestroy(e1));
-  return {t[t.size() / 2], ms * 1000.f / 21};
+  return {alone, ms * 1000.f / 21};
 }
 
 }  // namespace
