@@ -595,6 +595,27 @@ bool CanVectorise(const RowArgs<T>& a) {
          (m.axis_stride == 1 && m.outer.StridesMultipleOf(kVec) && IsAligned(m.data, kVec));
 }
 
+// CTAs of WindowRowsRegsKernel<T, C> resident per SM at `packs` packs a row (its threads: whole warps of C packs a
+// thread), from the occupancy calculator; cached per device and warp count. 0 where the calculator fails.
+template <typename T, int C>
+int WindowRegsRowsPerSm(int64_t packs) {
+  constexpr int kMaxDevices = 64, kMaxWarps = softmax::kWindowRegsMaxThreads / 32;
+  static int cache[kMaxDevices][kMaxWarps + 1] = {};
+  const int64_t warps = CeilDiv(CeilDiv(packs, C), 32);
+  int dev = 0;
+  if (warps < 1 || warps > kMaxWarps || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  int& v = cache[dev][warps];  // benign race: every writer stores the same value
+  if (v == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, softmax::WindowRowsRegsKernel<T, C, false>,
+                                                               static_cast<int>(warps * 32), 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    v = 0;
+  }
+  return v;
+}
+
 // kWindowRows (softmax_window.cuh): unmasked rows of n % kVec != 0 over 16-byte-aligned x and y past 1024 columns.
 // The two-pass form (WindowRowsKernel): a warp per row up to 64 packs, else a CTA per row of up to 512 threads. H200,
 // one process, CUPTI, 3 rotated rounds (bench/lab/s32_odd_softmax_window_lab_h200.txt, x jnp, softmax / log_softmax
@@ -622,27 +643,6 @@ bool CanVectorise(const RowArgs<T>& a) {
 //   float16   as bfloat16 within 2-3% of the time (jnp's float16 softmax is slower: 1.17-5.77x).
 // Lab knobs, re-read at every launch: JK_SOFTMAX_WINDOW=1|0 forces the tier on wherever it fits, or off (the kVec = 1
 // tiers); JK_SOFTMAX_WINDOW_REGS=0 keeps the two-pass form everywhere (1 or unset: the register form where it fits).
-// CTAs of WindowRowsRegsKernel<T, C> resident per SM at `packs` packs a row (its threads: whole warps of C packs a
-// thread), from the occupancy calculator; cached per device and warp count. 0 where the calculator fails.
-template <typename T, int C>
-int WindowRegsRowsPerSm(int64_t packs) {
-  constexpr int kMaxDevices = 64, kMaxWarps = softmax::kWindowRegsMaxThreads / 32;
-  static int cache[kMaxDevices][kMaxWarps + 1] = {};
-  const int64_t warps = CeilDiv(CeilDiv(packs, C), 32);
-  int dev = 0;
-  if (warps < 1 || warps > kMaxWarps || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  int& v = cache[dev][warps];  // benign race: every writer stores the same value
-  if (v == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, softmax::WindowRowsRegsKernel<T, C, false>,
-                                                               static_cast<int>(warps * 32), 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    v = 0;
-  }
-  return v;
-}
-
 template <typename T>
 cudaError_t LaunchWindowRows(const RowArgs<T>& a) {
   constexpr int64_t P = kVec16<T>;

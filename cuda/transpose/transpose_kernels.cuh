@@ -575,9 +575,9 @@ __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
 // by decomposing its output row index (`rows` in output order, `in` strides in bytes). Input order:
 // the launcher lists `rows` in input order with `out` strides in bytes, reads are contiguous and each
 // access finds its output run instead.
-// Accesses a thread: 4 for element accesses (8 was slower, bench/lab/transpose_results_h200.md); 16-byte ones since
-// session 35 one a thread in CTAs of 128 (XLA's elementwise shape) with kFastDiv, the two together (the launcher's
-// LaunchRowCopy has the figures).
+// Accesses a thread: 4 for element accesses (8 was slower, bench/lab/transpose_results_h200.md); 16-byte ones 2 in
+// input order (CTAs of 256) and, since session 35, 1 in output order (CTAs of 128, XLA's elementwise shape) with
+// kFastDiv: the two together (the launcher's LaunchRowCopy has the figures).
 // kFastDiv (I = uint32_t): the launcher's precomputed divisors (RowArgs::row_div, dim_div) instead of division
 // instructions, so that an access's load is not queued behind ~20 instructions an axis.
 inline constexpr int kRowCopyUnroll = 4;
