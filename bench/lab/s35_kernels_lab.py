@@ -37,11 +37,16 @@ def show(label, f, a, tiers="", iters=10):
         os.environ.pop("JK_TRANSPOSE_TIERS", None)
     names = [k for k, _ in t[0]]
     per = [statistics.median(it[i][1] for it in t) * 1e3 for i in range(len(names))]
+    if len(names) > 2:  # a chain: the kernels' median times, their mean and range
+        print(f"{label:44s} {len(names)} kernels ({names[0][:40]}): mean {statistics.mean(per):.2f} us, "
+              f"range {min(per):.2f}-{max(per):.2f}: " + " ".join(f"{us:.2f}" for us in per), flush=True)
+        return
     print(f"{label:44s} {len(names)} kernel(s) a call: " +
           "; ".join(f"{nm[:48]} {us:.2f} us" for nm, us in zip(names, per)), flush=True)
 
 
-for rnd in range(2):
+# S35_CHAINS_ONLY=1 (call 13): skip the single calls.
+for rnd in range(0 if os.environ.get("S35_CHAINS_ONLY") else 2):
     print(f"--- round {rnd}")
     show("x*c f32 67 MB", jax.jit(lambda a: a * jnp.float32(1.0001)), x)
     show("row copy (2,2,n) (1,0,2) default", jax.jit(lambda a: jk.transpose(a, (1, 0, 2))), r)
@@ -59,7 +64,7 @@ for rnd in range(2):
     # optimization_barrier between the steps: no fusion of the multiplies, no folding of transpose pairs.
     def x8(a):
         for _ in range(8):
-            a = jax.lax.optimization_barrier(a * jnp.bfloat16(1.0))
+            a = jax.lax.optimization_barrier(a * jnp.bfloat16(-1.0))
         return a
     show("8 x*c bf16 in one jit", jax.jit(x8), p, iters=5)
     for tiers in ["", "norowtile", "norowtile,rcout"]:
@@ -68,6 +73,25 @@ for rnd in range(2):
                 a = jk.transpose(a, (0, 2, 1, 3))
             return a
         show(f"8 permutes in one jit {tiers or 'default'}", jax.jit(f8), p, tiers, iters=5)
+
+    def r8(a):
+        for _ in range(8):
+            a = jk.transpose(a, (1, 0, 2))
+        return a
+    show("8 row copies (2,2,n) (1,0,2) in one jit", jax.jit(r8), r, iters=5)
+    show("8 row copies rc256x2 in one jit", jax.jit(r8), r, "rc256x2", iters=5)
+
+    def jr8(a):
+        for _ in range(8):
+            a = jax.lax.optimization_barrier(jnp.transpose(a, (1, 0, 2)))
+        return a
+    show("8 jnp row copies in one jit", jax.jit(jr8), r, iters=5)
+
+    def xf8(a):
+        for _ in range(8):
+            a = jax.lax.optimization_barrier(a * jnp.float32(-1.0))
+        return a
+    show("8 x*c f32 in one jit", jax.jit(xf8), x, iters=5)
 
     def j8(a):
         for _ in range(8):
