@@ -278,6 +278,7 @@ std::pair<float, float> Time(const Case& c, Buffers& buf, long long spin_cycles)
 
 }  // namespace
 
+#ifndef S35_NO_MAIN  // s35_jaxbuf_lab.cu builds these kernels into a library without it
 int main() {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -382,3 +383,4 @@ int main() {
   std::printf("ceiling %.0f GB/s\n", ceiling_gbs);
   return 0;
 }
+#endif  // S35_NO_MAIN
