@@ -255,7 +255,7 @@ ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5,
 
 
 @pytest.mark.parametrize("knob", ["", "rowbulk", "rowtma", "rowtma16", "rc256x2", "rcslow", "rcout", "norowtile,rcout",
-                                  "norowtile,rc256x2,rcout", "norowtile,rcin128"])
+                                  "norowtile,rc256x2,rcout", "norowtile,rcin128", "rclean0", "norowtile,rcout,rclean0"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

@@ -133,7 +133,7 @@ struct TierKnobs {
   bool afast = false;  // "afast": big tiles in the order before session 18 (A fastest, TileCoords)
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
-  bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false;  // session 35: LaunchRowCopy
+  bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false, rclean0 = false;  // session 35: LaunchRowCopy
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -150,6 +150,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
+    t.rclean0 |= is("rclean0");
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -447,9 +448,38 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
 // in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% -> 93.1%, 256-byte runs (16, 256,
 // 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its default tiled row copy) 89.3% ->
 // 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
+// kRowCopyLean where it fits (32-bit indices, at most 4 row axes, every divisor <= 2^31); cudaErrorNotSupported
+// otherwise.
+constexpr int kRowLeanThreads = 128;
+cudaError_t LaunchRowCopyLean(cudaStream_t stream, const RowArgs& a) {
+  constexpr int64_t kMaxDiv = int64_t{1} << 31;
+  if (a.rows.n > transpose::kRowLeanMaxAxes || a.total_vecs + kRowLeanThreads >= (int64_t{1} << 32) ||
+      a.row_vecs > kMaxDiv) {
+    return cudaErrorNotSupported;
+  }
+  transpose::RowLeanArgs p{};
+  p.x = a.x, p.y = reinterpret_cast<uint4*>(a.y), p.bytes = a.bytes;
+  p.total = static_cast<uint32_t>(a.total_vecs), p.row_vecs = static_cast<uint32_t>(a.row_vecs);
+  p.row_div = transpose::FastDivU32::For(p.row_vecs);
+  p.n = a.rows.n;
+  for (int k = 0; k < a.rows.n; ++k) {
+    if (a.rows.dim[k] > kMaxDiv) return cudaErrorNotSupported;
+    p.dim[k] = static_cast<uint32_t>(a.rows.dim[k]);
+    p.div[k] = transpose::FastDivU32::For(p.dim[k]);
+    p.in[k] = a.rows.in[k];
+  }
+  const unsigned blocks = static_cast<unsigned>(CeilDiv(a.total_vecs, kRowLeanThreads));
+  transpose::RowCopyLean<kRowLeanThreads><<<blocks, kRowLeanThreads, 0, stream>>>(p);
+  return LastLaunchError();
+}
+
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
+    // Output order: the lean form where it fits ("rclean0", lab, keeps RowCopy's 128 x 1 form).
+    if (!kInputOrder && !Knobs().rc256x2 && !Knobs().rcslow && !Knobs().rclean0) {
+      if (const cudaError_t e = LaunchRowCopyLean(stream, a); e != cudaErrorNotSupported) return e;
+    }
     if (kInputOrder ? Knobs().rcin128 : !Knobs().rc256x2) {
       return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
     }
