@@ -203,8 +203,9 @@ def transposes():
 
 
 def short_runs():
-    # Session 33: row copies of short runs (the last axis kept): 16, 32 and 128 bytes take the tiled row copy staged
-    # in shared memory (transpose_rowtile_kernels.cuh) by default, 64 bytes the input-order copy; odd row axes leave
+    # Session 33: row copies of short runs (the last axis kept): 16 and 32 bytes take the tiled row copy staged in
+    # shared memory (transpose_rowtile_kernels.cuh) by default, 64 bytes the input-order copy, 128 bytes (128 before
+    # session 35) the lean output-order copy; odd row axes leave
     # partial tiles, batch axes in two positions, and the lab tokens' other tile sizes (JK_TRANSPOSE_TIERS is re-read
     # at every launch).
     cases = [((33, 1025, 4), jnp.float32, (1, 0, 2)), ((130, 70, 8), jnp.float32, (1, 0, 2)),
@@ -229,11 +230,12 @@ def short_runs():
                       want.astype(np.float64), 0.0)
         finally:
             os.environ.pop("JK_TRANSPOSE_TIERS", None)
-    # Session 35: runs past 256 bytes take the output-order 16-byte row copy at 128 threads x 1 access with
-    # precomputed divisors (one to five row axes; "rcslow" its division instructions, "rc256x2" session 34's shape).
+    # Session 35: runs of 128 bytes and more take the output-order 16-byte row copy in its lean form (one access a
+    # thread, precomputed divisors, at most 4 row axes; five fall back to RowCopy's 128 x 1 form; "rcslow" its
+    # division instructions, "rc256x2" session 34's shape, "rclean0" RowCopy's form throughout).
     long_runs = [((5, 7, 80), jnp.float32, (1, 0, 2)), ((3, 33, 1032), jnp.bfloat16, (1, 0, 2)),
                  ((2, 3, 4, 5, 6, 72), jnp.float32, (4, 3, 2, 1, 0, 5)), ((7, 9, 11, 272), jnp.int8, (2, 0, 1, 3))]
-    for tiers in ["", "rcslow", "rc256x2"]:
+    for tiers in ["", "rcslow", "rc256x2", "rclean0"]:
         os.environ["JK_TRANSPOSE_TIERS"] = tiers
         try:
             for shape, dt, perm in long_runs:

@@ -241,8 +241,8 @@ def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
 
 
 # Row copies (last axis kept), default and under the lab token "rowbulk" (runs of 16..256 bytes on the bulk
-# copy engine, sm_90; transpose_bulk_kernels.cuh). Runs of 16, 128 (the attention permute), 256 (the input-
-# order limit) and 272 bytes, a run that is not a multiple of 16 bytes, a ragged last chunk (runs not
+# copy engine, sm_90; transpose_bulk_kernels.cuh). Runs of 16, 128 (the attention permute: the lean output-order
+# copy since session 35), 256 and 272 bytes, a run that is not a multiple of 16 bytes, a ragged last chunk (runs not
 # dividing the 8 KB chunk), and a misaligned slice. Session 32's tokens "rowtma" / "rowtma16" (tensor-map boxes of
 # about 8 / 16 KB, sm_90): boxes ragged at both row axes' ends (37 x 45 runs), and five row axes (more than the
 # tensor maps' dimensions: the default row copy). Session 35's "rc256x2" (the output-order 16-byte row copy as in
@@ -271,8 +271,9 @@ def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
 # of 16x16 to 32x32 runs at 16 bytes, 8x4 to 16x8 at 128), "rowtilea" (A-fastest tile order), "norowtile" and the
 # default. The leading axes are permuted, the last (the run) kept: both row axes ragged at every tile size (3, 33,
 # 1025, 37 x 45, 130 x 70), whole tiles (64 x 48), one and two batch axes before, between and after the row axes,
-# size-1 axes (dropped by the planner). Then runs the tier leaves to the input-order row copy: 48 bytes (3 vectors),
-# 256 bytes, and a misaligned slice. On CPU the tokens change nothing and the cases still check the plans.
+# size-1 axes (dropped by the planner). Then runs the tier leaves to the other row copies: 48 bytes (3 vectors, input
+# order), 256 bytes (output order), and a misaligned slice. Since session 35 the default leaves 128 bytes to the lean
+# output-order copy; the tokens still stage them. On CPU the tokens change nothing and the cases still check the plans.
 ROW_TILE_LEADING = [((3, 33), (1, 0)), ((1025, 3), (1, 0)), ((33, 1025), (1, 0)), ((64, 48), (1, 0)),
                     ((2, 37, 45), (0, 2, 1)), ((4, 130, 70), (0, 2, 1)), ((2, 3, 4, 5), (3, 0, 2, 1)),
                     ((4, 3, 5, 2), (2, 3, 0, 1)), ((3, 17, 2, 9), (3, 1, 0, 2)), ((1, 40, 1, 40), (3, 0, 2, 1))]

@@ -87,8 +87,12 @@ constexpr int kRegisterBlockThreads = 128;
 // divisors with 32-bit offsets did not help there (18.06 against 17.95 us): not bound by index math. Session 35 (call
 // 5, % of copy) put output order at its new 128 x 1 form with divisors ("rcout"), and it lost again: 128-byte runs
 // 85.3% against 89.3%, 64-byte (64, 512, 32, 16) float32 88.3% against 94.8%, 256-byte (16, 256, 32, 128) bfloat16
-// 87.6% against 89.8%.
-constexpr int64_t kRowCopyInputOrderMaxRun = 256;
+// 87.6% against 89.8%. Its lean form (kRowCopyLean, call 15) turned that around from 128 bytes: the attention permute
+// (32, 128, 64, 64) bfloat16 90.0% against the tiled row copy's 88.5% and input order's 88.7%, 256-byte runs 91.9%
+// against 89.7%; it lost (8, 32, 2048, 64) float16's 128-byte runs (92.4% against the tiled 93.3%; input order 92.4%)
+// and 64-byte runs (92.4% against 95.6%). So runs of 16-112 bytes walk the input in order (16 and 32 staged as tiles,
+// RowTileDefaultRun), 128 bytes and more the output.
+constexpr int64_t kRowCopyInputOrderMaxRun = 112;
 
 template <int kE>
 using Storage = std::conditional_t<kE == 1, uint8_t,
@@ -610,8 +614,9 @@ constexpr int RowTileB(int kb, int run_vecs) { return kb * 64 / run_vecs / RowTi
 //         (8, 32, 2048, 64) float16 (0, 2, 1, 3)      1.205x (92.4%) -> 1.221x / 1.218x (93.3-93.6%)
 // 4 KB tiles lost to the input-order copy at 64-128 B (0.90-0.98x it), 16 KB tied 8 KB or lost 1-3%. At 64 B the
 // input-order copy stays: (64, 512, 32, 16) float32 (0, 2, 1, 3) 1.001x (94.6%) against 0.983x / 0.979x here.
+// Since session 35 runs of 128 bytes take the lean output-order row copy instead (kRowCopyInputOrderMaxRun).
 constexpr int kRowTileDefaultKB = 8;
-constexpr bool RowTileDefaultRun(int64_t run) { return run == 16 || run == 32 || run == 128; }
+constexpr bool RowTileDefaultRun(int64_t run) { return run == 16 || run == 32; }
 
 template <int kV, int kA, int kB>  // run vectors, tile runs along A and along B
 cudaError_t LaunchRowTileShape(cudaStream_t stream, transpose::RowTileArgs t) {
