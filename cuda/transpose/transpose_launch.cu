@@ -441,8 +441,9 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
   return LastLaunchError();
 }
 
-// Output order, 16-byte accesses: one a thread in CTAs of 128 threads (XLA's elementwise shape), its index divided by
-// precomputed multipliers. Neither alone helps: session 34 measured one access a thread with division instructions at
+// Output order, 16-byte accesses: kRowCopyLean where it fits (LaunchRowCopyLean; call 15: plain copies 88.8% -> 92.1% /
+// 94.3% -> 96.7% of copy against the form below), else RowCopy with one access a thread in CTAs of 128 threads (XLA's
+// elementwise shape), its index divided by precomputed multipliers. Neither alone helps: session 34 measured one access a thread with division instructions at
 // 75-78% of the copy ceiling, and the multipliers at 256 x 2 within 1%. Together, H200, session 35 (bench/lab/
 // s35_h200.md call 5: the benchmark's CUPTI timer, one process with jnp, best of 3 rotated rounds, % of the 1 GiB copy
 // ceiling), plain copy (2, 2, n) float32 (1, 0, 2), 256 x 2 with divisions ("rc256x2") -> this:
