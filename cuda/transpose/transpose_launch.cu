@@ -441,18 +441,6 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
   return LastLaunchError();
 }
 
-// Output order, 16-byte accesses: kRowCopyLean where it fits (LaunchRowCopyLean; call 15: plain copies 88.8% -> 92.1% /
-// 94.3% -> 96.7% of copy against the form below), else RowCopy with one access a thread in CTAs of 128 threads (XLA's
-// elementwise shape), its index divided by precomputed multipliers. Neither alone helps: session 34 measured one access a thread with division instructions at
-// 75-78% of the copy ceiling, and the multipliers at 256 x 2 within 1%. Together, H200, session 35 (bench/lab/
-// s35_h200.md call 5: the benchmark's CUPTI timer, one process with jnp, best of 3 rotated rounds, % of the 1 GiB copy
-// ceiling), plain copy (2, 2, n) float32 (1, 0, 2), 256 x 2 with divisions ("rc256x2") -> this:
-//   67 MB moved   86.6% -> 88.9% (17.68 us; XLA's x * c over the same bytes 92.7%, 128 x 1 with divisions 83.6%)
-//   134 MB moved  93.0% -> 94.4% (33.20 us; x * c 97.0%, 128 x 1 with divisions 89.0%)
-// Input order keeps session 34's 256 threads x 2 accesses with division instructions: the same 128 x 1 form lost there
-// in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% -> 93.1%, 256-byte runs (16, 256,
-// 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its default tiled row copy) 89.3% ->
-// 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
 // kRowCopyLean where it fits (32-bit indices, at most 4 row axes, every divisor <= 2^31); cudaErrorNotSupported
 // otherwise.
 constexpr int kRowLeanThreads = 128;
@@ -478,6 +466,19 @@ cudaError_t LaunchRowCopyLean(cudaStream_t stream, const RowArgs& a) {
   return LastLaunchError();
 }
 
+// Output order, 16-byte accesses: kRowCopyLean where it fits (LaunchRowCopyLean; call 15: plain copies 88.8% -> 92.1% /
+// 94.3% -> 96.7% of copy against the form below), else RowCopy with one access a thread in CTAs of 128 threads (XLA's
+// elementwise shape), its index divided by precomputed multipliers. Neither alone helps: session 34 measured one access
+// a thread with division instructions at 75-78% of the copy ceiling, and the multipliers at 256 x 2 within 1%.
+// Together, H200, session 35 (bench/lab/s35_h200.md call 5: the benchmark's CUPTI timer, one process with jnp, best of
+// 3 rotated rounds, % of the 1 GiB copy ceiling), plain copy (2, 2, n) float32 (1, 0, 2), 256 x 2 with divisions
+// ("rc256x2") -> this RowCopy form:
+//   67 MB moved   86.6% -> 88.9% (17.68 us; XLA's x * c over the same bytes 92.7%, 128 x 1 with divisions 83.6%)
+//   134 MB moved  93.0% -> 94.4% (33.20 us; x * c 97.0%, 128 x 1 with divisions 89.0%)
+// Input order keeps session 34's 256 threads x 2 accesses with division instructions: the same 128 x 1 form lost there
+// in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% -> 93.1%, 256-byte runs (16, 256,
+// 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its default tiled row copy) 89.3% ->
+// 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
