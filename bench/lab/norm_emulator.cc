@@ -223,6 +223,10 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int thread
   *n = int(std::min<size_t>({size_t(3), 2048 / size_t(threads), 232448 / (smem + 1216)}));
   return cudaSuccess;
 }
+// The runtime's C entry point, which common/launch.h's CachedCtasPerSm calls with the kernel as const void*: the same.
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, const void* f, int threads, size_t smem) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor<const void>(n, f, threads, smem);
+}
 
 // common/sm90.cu is not built: the emulated device runs no sm_90 code (see the header comment).
 namespace jk {

@@ -24,6 +24,27 @@ int CachedDeviceAttribute(int fallback) {
   return v;
 }
 
+// CTAs of `kernel` at `threads` threads (no dynamic shared memory) that fit an SM on the current device, from the
+// occupancy calculator, queried once per device into `cache` (kOccupancyCacheDevices zero-initialised entries: one
+// cache per kernel and block size). 0 where a query fails (the error cleared; retried next time).
+inline constexpr int kOccupancyCacheDevices = 64;
+inline int CachedCtasPerSm(const void* kernel, int threads, int* cache) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kOccupancyCacheDevices) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (cache[dev] == 0) {
+    int v = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, kernel, threads, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    cache[dev] = v;  // benign race: every writer stores the same value
+  }
+  return cache[dev];
+}
+
 // Multiprocessor count of the current device (132 if the query fails): launchers size persistent grids
 // from it.
 inline int NumSMs() { return CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>(132); }

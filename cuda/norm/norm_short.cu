@@ -11,32 +11,12 @@
 namespace jk::norm {
 namespace {
 
-// The CTAs of `kernel` that fit an SM, queried once per device into `cache` (one per instantiation).
-template <typename Kernel>
-int ResidentCtasPerSm(Kernel kernel, int* cache) {
-  constexpr int kMaxDevices = 64;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  if (cache[dev] == 0) {
-    int v = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, kernel, kShortThreads, 0) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    cache[dev] = v;  // benign race: every writer stores the same value
-  }
-  return cache[dev];
-}
-
 template <typename T, Kind K, int C, int W, int R, bool kPrefetch, bool kLean>
 cudaError_t Launch(const Params<T>& p, cudaStream_t stream, int max_ctas_per_sm) {
   constexpr int P = kVec16<T>;
   auto* kernel = GroupPerRowPersistent<T, K, P, C, W, R, kPrefetch, kLean>;
-  static int resident[64] = {};
-  int per_sm = ResidentCtasPerSm(kernel, resident);
+  static int resident[kOccupancyCacheDevices] = {};
+  int per_sm = CachedCtasPerSm(reinterpret_cast<const void*>(kernel), kShortThreads, resident);
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   if (max_ctas_per_sm > 0) per_sm = std::min(per_sm, max_ctas_per_sm);
   const int64_t rows_per_cta = int64_t{kShortThreads / W} * R;

@@ -596,24 +596,15 @@ bool CanVectorise(const RowArgs<T>& a) {
 }
 
 // CTAs of WindowRowsRegsKernel<T, C> resident per SM at `packs` packs a row (its threads: whole warps of C packs a
-// thread), from the occupancy calculator; cached per device and warp count. 0 where the calculator fails.
+// thread), cached per device and warp count (CachedCtasPerSm). 0 where the calculator fails.
 template <typename T, int C>
 int WindowRegsRowsPerSm(int64_t packs) {
-  constexpr int kMaxDevices = 64, kMaxWarps = softmax::kWindowRegsMaxThreads / 32;
-  static int cache[kMaxDevices][kMaxWarps + 1] = {};
+  constexpr int kMaxWarps = softmax::kWindowRegsMaxThreads / 32;
+  static int cache[kMaxWarps + 1][kOccupancyCacheDevices] = {};
   const int64_t warps = CeilDiv(CeilDiv(packs, C), 32);
-  int dev = 0;
-  if (warps < 1 || warps > kMaxWarps || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  int& v = cache[dev][warps];  // benign race: every writer stores the same value
-  if (v == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, softmax::WindowRowsRegsKernel<T, C, false>,
-                                                               static_cast<int>(warps * 32), 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    v = 0;
-  }
-  return v;
+  if (warps < 1 || warps > kMaxWarps) return 0;
+  return CachedCtasPerSm(reinterpret_cast<const void*>(softmax::WindowRowsRegsKernel<T, C, false>),
+                         static_cast<int>(warps * 32), cache[warps]);
 }
 
 // kWindowRows (softmax_window.cuh): unmasked rows of n % kVec != 0 over 16-byte-aligned x and y past 1024 columns.
