@@ -441,24 +441,22 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
   return LastLaunchError();
 }
 
-// kRowCopyLean where it fits (32-bit indices, at most 4 row axes, every divisor <= 2^31); cudaErrorNotSupported
-// otherwise.
+// kRowCopyLean where it fits (32-bit indices, at most 4 row axes, every divisor <= 2^31: SetFastDivisors);
+// cudaErrorNotSupported otherwise. `a` by value: SetFastDivisors fills its divisors.
 constexpr int kRowLeanThreads = 128;
-cudaError_t LaunchRowCopyLean(cudaStream_t stream, const RowArgs& a) {
-  constexpr int64_t kMaxDiv = int64_t{1} << 31;
+cudaError_t LaunchRowCopyLean(cudaStream_t stream, RowArgs a) {
   if (a.rows.n > transpose::kRowLeanMaxAxes || a.total_vecs + kRowLeanThreads >= (int64_t{1} << 32) ||
-      a.row_vecs > kMaxDiv) {
+      !SetFastDivisors(&a)) {
     return cudaErrorNotSupported;
   }
   transpose::RowLeanArgs p{};
   p.x = a.x, p.y = reinterpret_cast<uint4*>(a.y), p.bytes = a.bytes;
   p.total = static_cast<uint32_t>(a.total_vecs), p.row_vecs = static_cast<uint32_t>(a.row_vecs);
-  p.row_div = transpose::FastDivU32::For(p.row_vecs);
+  p.row_div = a.row_div;
   p.n = a.rows.n;
   for (int k = 0; k < a.rows.n; ++k) {
-    if (a.rows.dim[k] > kMaxDiv) return cudaErrorNotSupported;
     p.dim[k] = static_cast<uint32_t>(a.rows.dim[k]);
-    p.div[k] = transpose::FastDivU32::For(p.dim[k]);
+    p.div[k] = a.dim_div[k];
     p.in[k] = a.rows.in[k];
   }
   const unsigned blocks = static_cast<unsigned>(CeilDiv(a.total_vecs, kRowLeanThreads));
