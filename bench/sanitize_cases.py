@@ -202,17 +202,9 @@ def transposes():
     check("transpose int8 6000x6000 compact", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
 
 
-def short_runs():
-    # Session 33: row copies of short runs (the last axis kept): 16 and 32 bytes take the tiled row copy staged in
-    # shared memory (transpose_rowtile_kernels.cuh) by default, 64 bytes the input-order copy, 128 bytes (128 before
-    # session 35) the lean output-order copy; odd row axes leave
-    # partial tiles, batch axes in two positions, and the lab tokens' other tile sizes (JK_TRANSPOSE_TIERS is re-read
-    # at every launch).
-    cases = [((33, 1025, 4), jnp.float32, (1, 0, 2)), ((130, 70, 8), jnp.float32, (1, 0, 2)),
-             ((37, 45, 16), jnp.bfloat16, (1, 0, 2)), ((3, 45, 37, 64), jnp.bfloat16, (0, 2, 1, 3)),
-             ((5, 33, 3, 16), jnp.float32, (2, 1, 0, 3)), ((9, 17, 32), jnp.int8, (1, 0, 2)),
-             ((2, 70, 40, 2), jnp.complex64, (0, 2, 1, 3))]
-    for tiers in ["", "rowtile4k", "rowtile16k", "rowtile8k,rowtilea"]:
+def row_copies(cases, tier_settings):
+    """Each (shape, dtype, perm) of `cases` under each JK_TRANSPOSE_TIERS setting (re-read at every launch), exact."""
+    for tiers in tier_settings:
         os.environ["JK_TRANSPOSE_TIERS"] = tiers
         try:
             for shape, dt, perm in cases:
@@ -230,22 +222,24 @@ def short_runs():
                       want.astype(np.float64), 0.0)
         finally:
             os.environ.pop("JK_TRANSPOSE_TIERS", None)
+
+
+def short_runs():
+    # Session 33: row copies of short runs (the last axis kept): 16 and 32 bytes take the tiled row copy staged in
+    # shared memory (transpose_rowtile_kernels.cuh) by default (128 bytes too before session 35), 64 bytes the
+    # input-order copy, 128 bytes the lean output-order copy since session 35; odd row axes leave partial tiles, batch
+    # axes in two positions, and the lab tokens' other tile sizes.
+    row_copies([((33, 1025, 4), jnp.float32, (1, 0, 2)), ((130, 70, 8), jnp.float32, (1, 0, 2)),
+                ((37, 45, 16), jnp.bfloat16, (1, 0, 2)), ((3, 45, 37, 64), jnp.bfloat16, (0, 2, 1, 3)),
+                ((5, 33, 3, 16), jnp.float32, (2, 1, 0, 3)), ((9, 17, 32), jnp.int8, (1, 0, 2)),
+                ((2, 70, 40, 2), jnp.complex64, (0, 2, 1, 3))],
+               ["", "rowtile4k", "rowtile16k", "rowtile8k,rowtilea"])
     # Session 35: runs of 128 bytes and more take the output-order 16-byte row copy in its lean form (one access a
     # thread, precomputed divisors, at most 4 row axes; five fall back to RowCopy's 128 x 1 form; "rcslow" its
     # division instructions, "rc256x2" session 34's shape, "rclean0" RowCopy's form throughout).
-    long_runs = [((5, 7, 80), jnp.float32, (1, 0, 2)), ((3, 33, 1032), jnp.bfloat16, (1, 0, 2)),
-                 ((2, 3, 4, 5, 6, 72), jnp.float32, (4, 3, 2, 1, 0, 5)), ((7, 9, 11, 272), jnp.int8, (2, 0, 1, 3))]
-    for tiers in ["", "rcslow", "rc256x2", "rclean0"]:
-        os.environ["JK_TRANSPOSE_TIERS"] = tiers
-        try:
-            for shape, dt, perm in long_runs:
-                host = (RNG.integers(-100, 100, shape).astype(np.int8) if dt == jnp.int8
-                        else RNG.standard_normal(shape).astype(np.dtype(dt)))
-                got = np.asarray(jk.transpose(jax.device_put(host), perm))
-                check(f"transpose {shape} {perm} {np.dtype(dt).name} tiers={tiers!r}", got,
-                      np.ascontiguousarray(np.transpose(host, perm)).astype(np.float64), 0.0)
-        finally:
-            os.environ.pop("JK_TRANSPOSE_TIERS", None)
+    row_copies([((5, 7, 80), jnp.float32, (1, 0, 2)), ((3, 33, 1032), jnp.bfloat16, (1, 0, 2)),
+                ((2, 3, 4, 5, 6, 72), jnp.float32, (4, 3, 2, 1, 0, 5)), ((7, 9, 11, 272), jnp.int8, (2, 0, 1, 3))],
+               ["", "rcslow", "rc256x2", "rclean0"])
 
 
 def matmuls():
