@@ -138,6 +138,7 @@ struct TierKnobs {
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
   bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false, rclean0 = false;  // session 35: LaunchRowCopy
+  int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -155,6 +156,8 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0");
+    if (is("wide")) t.wide = 512;
+    if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
     s = e ? e + 1 : s + n;
   }
@@ -205,7 +208,8 @@ template <int kE>
 bool TakesWideTile(TiledArgs a) {
   using C = TiledConfig<kE>;
   if constexpr (C::kWideTile > 0) {
-    return !Knobs().old && !Knobs().s2 && !Knobs().r1 && CountTiles<C::kWideTile>(&a) >= kWideTileWaves * NumSMs();
+    const int64_t waves = Knobs().wide ? kSmallWaves : kWideTileWaves;
+    return !Knobs().old && !Knobs().s2 && !Knobs().r1 && CountTiles<C::kWideTile>(&a) >= waves * NumSMs();
   }
   return false;
 }
@@ -219,7 +223,10 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
       a.b_fastest = BigTilesBFastest();
       if constexpr (C::kWideTile > 0) {
-        if (TakesWideTile<kE>(a)) return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
+        if (TakesWideTile<kE>(a)) {
+          if (Knobs().wide == 1024) return LaunchVec16<kE, C::kWideTile, 1024>(stream, a);
+          return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
+        }
       }
       return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
     }
