@@ -249,14 +249,16 @@ def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
 # session 34), "rcslow" (its 128 x 1 shape with division instructions; the default divides by precomputed
 # multipliers), "rcout" (runs of up to 112 bytes, the input-order limit since session 35, in output order), "rcin128"
 # (the input-order copy at 128 x 1 with the multipliers) and "rclean0" (RowCopy's form where the lean copy would run),
-# alone and without the tiled row copy.
+# alone and without the tiled row copy; session 36's "rcinlean" (16-byte runs of any length in input order, on the lean
+# copy).
 ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5, 33, 128), (1, 0, 2)),
              ((4, 9, 136), (1, 0, 2)), ((3, 7, 5, 24), (2, 0, 1, 3)), ((7, 3, 96), (1, 0, 2)),
              ((3, 37, 45, 64), (0, 2, 1, 3)), ((2, 3, 4, 5, 6, 8), (4, 3, 2, 1, 0, 5))]
 
 
 @pytest.mark.parametrize("knob", ["", "rowbulk", "rowtma", "rowtma16", "rc256x2", "rcslow", "rcout", "norowtile,rcout",
-                                  "norowtile,rc256x2,rcout", "norowtile,rcin128", "rclean0", "norowtile,rcout,rclean0"])
+                                  "norowtile,rc256x2,rcout", "norowtile,rcin128", "rclean0", "norowtile,rcout,rclean0",
+                                  "rcinlean", "norowtile,rcinlean"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_row_copy_knobs(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

@@ -634,20 +634,22 @@ __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
 // grid-stride loop), 32-bit indices divided by precomputed multipliers, at most kRowLeanMaxAxes row axes, only the
 // input offset computed. RowCopy's general form (16 axes behind guards, both offsets, the loop) cost 0.4-1 us more on
 // 67 MB (bench/lab/s35_h200.md call 14 against call 4's lab kernel); the launcher takes this one where it fits.
+// kInputOrder (session 36, lab token "rcinlean"): the same walk over the input (x read in order, each access's output
+// offset computed, y written scattered).
 inline constexpr int kRowLeanMaxAxes = 4;
 struct RowLeanArgs {
   const unsigned char* x;
-  uint4* y;
-  uint32_t total;     // 16-byte accesses of the output
+  unsigned char* y;
+  uint32_t total;     // 16-byte accesses of the array
   uint32_t row_vecs;  // accesses a run
   FastDivU32 row_div;
-  int n;  // row axes, innermost first
+  int n;  // row axes of the walked side, innermost first
   uint32_t dim[kRowLeanMaxAxes];
   FastDivU32 div[kRowLeanMaxAxes];
-  int64_t in[kRowLeanMaxAxes];  // input strides in bytes
-  int64_t bytes;                // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
+  int64_t stride[kRowLeanMaxAxes];  // the other side's strides in bytes (x's in output order, y's in input order)
+  int64_t bytes;                    // of x and of y: only read by the JK_DEBUG_BOUNDS assertions
 };
-template <int kThreads>
+template <int kThreads, bool kInputOrder = false>
 __global__ void __launch_bounds__(kThreads) RowCopyLean(const __grid_constant__ RowLeanArgs p) {
   const uint32_t g = blockIdx.x * kThreads + threadIdx.x;
   if (g >= p.total) return;
@@ -657,12 +659,16 @@ __global__ void __launch_bounds__(kThreads) RowCopyLean(const __grid_constant__ 
   for (int k = 0; k < kRowLeanMaxAxes; ++k) {
     if (k < p.n) {
       const uint32_t q = p.div[k].Div(row);
-      at += static_cast<int64_t>(row - q * p.dim[k]) * p.in[k];
+      at += static_cast<int64_t>(row - q * p.dim[k]) * p.stride[k];
       row = q;
     }
   }
   JK_DEVICE_ASSERT(at >= 0 && at + 16 <= p.bytes);
-  p.y[g] = *reinterpret_cast<const uint4*>(p.x + at);
+  if constexpr (kInputOrder) {
+    *reinterpret_cast<uint4*>(p.y + at) = reinterpret_cast<const uint4*>(p.x)[g];
+  } else {
+    reinterpret_cast<uint4*>(p.y)[g] = *reinterpret_cast<const uint4*>(p.x + at);
+  }
 }
 
 }  // namespace jk::transpose

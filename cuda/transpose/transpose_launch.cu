@@ -138,6 +138,7 @@ struct TierKnobs {
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
   bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false, rclean0 = false;  // session 35: LaunchRowCopy
+  bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order, on kRowCopyLean
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
 };
 TierKnobs ParseKnobs(const char* env) {
@@ -156,6 +157,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0");
+    t.rcinlean |= is("rcinlean");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -451,23 +453,24 @@ cudaError_t LaunchRowCopyShape(cudaStream_t stream, RowArgs a, bool fast_div) {
 // kRowCopyLean where it fits (32-bit indices, at most 4 row axes, every divisor <= 2^31: SetFastDivisors);
 // cudaErrorNotSupported otherwise. `a` by value: SetFastDivisors fills its divisors.
 constexpr int kRowLeanThreads = 128;
+template <bool kInputOrder = false>
 cudaError_t LaunchRowCopyLean(cudaStream_t stream, RowArgs a) {
   if (a.rows.n > transpose::kRowLeanMaxAxes || a.total_vecs + kRowLeanThreads >= (int64_t{1} << 32) ||
       !SetFastDivisors(&a)) {
     return cudaErrorNotSupported;
   }
   transpose::RowLeanArgs p{};
-  p.x = a.x, p.y = reinterpret_cast<uint4*>(a.y), p.bytes = a.bytes;
+  p.x = a.x, p.y = a.y, p.bytes = a.bytes;
   p.total = static_cast<uint32_t>(a.total_vecs), p.row_vecs = static_cast<uint32_t>(a.row_vecs);
   p.row_div = a.row_div;
   p.n = a.rows.n;
   for (int k = 0; k < a.rows.n; ++k) {
     p.dim[k] = static_cast<uint32_t>(a.rows.dim[k]);
     p.div[k] = a.dim_div[k];
-    p.in[k] = a.rows.in[k];
+    p.stride[k] = kInputOrder ? a.rows.out[k] : a.rows.in[k];
   }
   const unsigned blocks = static_cast<unsigned>(CeilDiv(a.total_vecs, kRowLeanThreads));
-  transpose::RowCopyLean<kRowLeanThreads><<<blocks, kRowLeanThreads, 0, stream>>>(p);
+  transpose::RowCopyLean<kRowLeanThreads, kInputOrder><<<blocks, kRowLeanThreads, 0, stream>>>(p);
   return LastLaunchError();
 }
 
@@ -490,6 +493,9 @@ cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
     // Output order: the lean form where it fits ("rclean0", lab, keeps RowCopy's 128 x 1 form).
     if (!kInputOrder && !Knobs().rc256x2 && !Knobs().rcslow && !Knobs().rclean0) {
       if (const cudaError_t e = LaunchRowCopyLean(stream, a); e != cudaErrorNotSupported) return e;
+    }
+    if (kInputOrder && Knobs().rcinlean) {  // lab: the lean form in input order
+      if (const cudaError_t e = LaunchRowCopyLean<true>(stream, a); e != cudaErrorNotSupported) return e;
     }
     if (kInputOrder ? Knobs().rcin128 : !Knobs().rc256x2) {
       return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
@@ -712,7 +718,7 @@ cudaError_t RowCopyTier(cudaStream_t stream, const TransposePlan& plan, const vo
     }
     a.row_vecs = row_bytes / 16;
     a.total_vecs = plan.elements * plan.elem_bytes / 16;
-    if (row_bytes <= kRowCopyInputOrderMaxRun && !Knobs().old && !Knobs().s2 && !Knobs().rcout) {
+    if ((row_bytes <= kRowCopyInputOrderMaxRun || Knobs().rcinlean) && !Knobs().old && !Knobs().s2 && !Knobs().rcout) {
       // Input order: the axes sorted by input stride (innermost first), both strides in bytes.
       auto& L = a.rows;
       for (int i = 1; i < L.n; ++i)
