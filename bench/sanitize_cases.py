@@ -226,9 +226,9 @@ def row_copies(cases, tier_settings):
 
 def short_runs():
     # Session 33: row copies of short runs (the last axis kept): 16 and 32 bytes take the tiled row copy staged in
-    # shared memory (transpose_rowtile_kernels.cuh) by default (128 bytes too before session 35), 64 bytes the
-    # input-order copy, 128 bytes the lean output-order copy since session 35; odd row axes leave partial tiles, batch
-    # axes in two positions, and the lab tokens' other tile sizes.
+    # shared memory (transpose_rowtile_kernels.cuh) by default (128 bytes too before session 35), 64-256 bytes the
+    # input-order copy (lean since session 36; 128 and 256 bytes walked the output in session 35); odd row axes leave
+    # partial tiles, batch axes in two positions, and the lab tokens' other tile sizes.
     row_copies([((33, 1025, 4), jnp.float32, (1, 0, 2)), ((130, 70, 8), jnp.float32, (1, 0, 2)),
                 ((37, 45, 16), jnp.bfloat16, (1, 0, 2)), ((3, 45, 37, 64), jnp.bfloat16, (0, 2, 1, 3)),
                 ((5, 33, 3, 16), jnp.float32, (2, 1, 0, 3)), ((9, 17, 32), jnp.int8, (1, 0, 2)),
@@ -240,6 +240,12 @@ def short_runs():
     row_copies([((5, 7, 80), jnp.float32, (1, 0, 2)), ((3, 33, 1032), jnp.bfloat16, (1, 0, 2)),
                 ((2, 3, 4, 5, 6, 72), jnp.float32, (4, 3, 2, 1, 0, 5)), ((7, 9, 11, 272), jnp.int8, (2, 0, 1, 3))],
                ["", "rcslow", "rc256x2", "rclean0"])
+    # Session 36: runs of up to 256 bytes walk the input on the lean form (the fifth case has 5 row axes: RowCopy's
+    # 256 x 2 input-order form); "rclean0" RowCopy's forms throughout, "rcinlean" input order for the 320-byte runs.
+    row_copies([((4, 6, 5, 16), jnp.float32, (2, 0, 1, 3)), ((3, 5, 7, 64), jnp.bfloat16, (1, 0, 2, 3)),
+                ((9, 13, 64), jnp.float32, (1, 0, 2)), ((5, 7, 80), jnp.float32, (1, 0, 2)),
+                ((2, 3, 4, 5, 6, 16), jnp.float32, (4, 3, 2, 1, 0, 5)), ((6, 5, 3, 96), jnp.int8, (1, 2, 0, 3))],
+               ["", "rclean0", "rcinlean"])
 
 
 def matmuls():

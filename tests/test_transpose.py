@@ -247,10 +247,10 @@ def test_narrow_side_tier(rng, monkeypatch, knob, dtype):
 # about 8 / 16 KB, sm_90): boxes ragged at both row axes' ends (37 x 45 runs), and five row axes (more than the
 # tensor maps' dimensions: the default row copy). Session 35's "rc256x2" (the output-order 16-byte row copy as in
 # session 34), "rcslow" (its 128 x 1 shape with division instructions; the default divides by precomputed
-# multipliers), "rcout" (runs of up to 112 bytes, the input-order limit since session 35, in output order), "rcin128"
+# multipliers), "rcout" (runs of up to 256 bytes, the input-order limit since session 36, in output order), "rcin128"
 # (the input-order copy at 128 x 1 with the multipliers) and "rclean0" (RowCopy's form where the lean copy would run),
-# alone and without the tiled row copy; session 36's "rcinlean" (16-byte runs of any length in input order, on the lean
-# copy).
+# alone and without the tiled row copy; session 36's "rcinlean" (16-byte runs of any length in input order; the lean
+# form wherever it fits, as the default's input order since session 36).
 ROW_CASES = [((2, 8, 16, 64), (0, 2, 1, 3)), ((3, 5, 7, 16), (1, 0, 2, 3)), ((5, 33, 128), (1, 0, 2)),
              ((4, 9, 136), (1, 0, 2)), ((3, 7, 5, 24), (2, 0, 1, 3)), ((7, 3, 96), (1, 0, 2)),
              ((3, 37, 45, 64), (0, 2, 1, 3)), ((2, 3, 4, 5, 6, 8), (4, 3, 2, 1, 0, 5))]

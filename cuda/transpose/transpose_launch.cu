@@ -90,9 +90,13 @@ constexpr int kRegisterBlockThreads = 128;
 // 87.6% against 89.8%. Its lean form (kRowCopyLean, call 15) turned that around from 128 bytes: the attention permute
 // (32, 128, 64, 64) bfloat16 90.0% against the tiled row copy's 88.5% and input order's 88.7%, 256-byte runs 91.9%
 // against 89.7%; it lost (8, 32, 2048, 64) float16's 128-byte runs (92.4% against the tiled 93.3%; input order 92.4%)
-// and 64-byte runs (92.4% against 95.6%). So runs of 16-112 bytes walk the input in order (16 and 32 staged as tiles,
-// RowTileDefaultRun), 128 bytes and more the output.
-constexpr int64_t kRowCopyInputOrderMaxRun = 112;
+// and 64-byte runs (92.4% against 95.6%). Session 36 (bench/lab/s36_h200.md call 5, same method) walked the input on
+// the lean form too ("rcinlean"), and it beat each run length's default: 64 bytes 95.2% -> 96.1%, 96 bytes (64, 512,
+// 16, 24) float32 92.3% -> 94.2% (input order 256 x 2 before), 128 bytes 90.3% -> 91.2% (the attention permute) and
+// 92.4% -> 93.7% ((8, 32, 2048, 64) float16), 256 bytes 92.0% -> 92.3% (lean output order before); 32-byte runs keep
+// their staged tiles (92.6% against 90.3% unstaged). So runs of 16-256 bytes walk the input in order (16 and 32 staged
+// as tiles, RowTileDefaultRun), longer runs the output; both on the lean form where it fits (LaunchRowCopy).
+constexpr int64_t kRowCopyInputOrderMaxRun = 256;
 
 template <int kE>
 using Storage = std::conditional_t<kE == 1, uint8_t,
@@ -138,7 +142,7 @@ struct TierKnobs {
   bool nonarrow = false;  // "nonarrow": no kTiledNarrow (session 19), the square tiles for a short side too
   bool narrowscalar = false;  // "narrowscalar": kTiledNarrow with element accesses only
   bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false, rclean0 = false;  // session 35: LaunchRowCopy
-  bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order, on kRowCopyLean
+  bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
 };
 TierKnobs ParseKnobs(const char* env) {
@@ -474,7 +478,8 @@ cudaError_t LaunchRowCopyLean(cudaStream_t stream, RowArgs a) {
   return LastLaunchError();
 }
 
-// Output order, 16-byte accesses: kRowCopyLean where it fits (LaunchRowCopyLean; call 15: plain copies 88.8% -> 92.1% /
+// 16-byte accesses: kRowCopyLean where it fits, in either order (LaunchRowCopyLean; session 36's gains in input order
+// are at kRowCopyInputOrderMaxRun). Output order, session 35 (call 15): plain copies 88.8% -> 92.1% /
 // 94.3% -> 96.7% of copy against the form below), else RowCopy with one access a thread in CTAs of 128 threads (XLA's
 // elementwise shape), its index divided by precomputed multipliers. Neither alone helps: session 34 measured one access
 // a thread with division instructions at 75-78% of the copy ceiling, and the multipliers at 256 x 2 within 1%.
@@ -483,19 +488,17 @@ cudaError_t LaunchRowCopyLean(cudaStream_t stream, RowArgs a) {
 // ("rc256x2") -> this RowCopy form:
 //   67 MB moved   86.6% -> 88.9% (17.68 us; XLA's x * c over the same bytes 92.7%, 128 x 1 with divisions 83.6%)
 //   134 MB moved  93.0% -> 94.4% (33.20 us; x * c 97.0%, 128 x 1 with divisions 89.0%)
-// Input order keeps session 34's 256 threads x 2 accesses with division instructions: the same 128 x 1 form lost there
+// Where the lean form does not fit, input order keeps session 34's 256 threads x 2 accesses with division instructions:
+// the same 128 x 1 form lost there
 // in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% -> 93.1%, 256-byte runs (16, 256,
 // 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its default tiled row copy) 89.3% ->
 // 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
-    // Output order: the lean form where it fits ("rclean0", lab, keeps RowCopy's 128 x 1 form).
-    if (!kInputOrder && !Knobs().rc256x2 && !Knobs().rcslow && !Knobs().rclean0) {
-      if (const cudaError_t e = LaunchRowCopyLean(stream, a); e != cudaErrorNotSupported) return e;
-    }
-    if (kInputOrder && Knobs().rcinlean) {  // lab: the lean form in input order
-      if (const cudaError_t e = LaunchRowCopyLean<true>(stream, a); e != cudaErrorNotSupported) return e;
+    // The lean form where it fits (lab: "rclean0" keeps RowCopy's forms below, as do the tokens that pick one).
+    if (!Knobs().rc256x2 && !Knobs().rcslow && !Knobs().rclean0 && !(kInputOrder && Knobs().rcin128)) {
+      if (const cudaError_t e = LaunchRowCopyLean<kInputOrder>(stream, a); e != cudaErrorNotSupported) return e;
     }
     if (kInputOrder ? Knobs().rcin128 : !Knobs().rc256x2) {
       return LaunchRowCopyShape<V, kInputOrder, 128, 1, true>(stream, a, !Knobs().rcslow);
@@ -627,7 +630,8 @@ constexpr int RowTileB(int kb, int run_vecs) { return kb * 64 / run_vecs / RowTi
 //         (8, 32, 2048, 64) float16 (0, 2, 1, 3)      1.205x (92.4%) -> 1.221x / 1.218x (93.3-93.6%)
 // 4 KB tiles lost to the input-order copy at 64-128 B (0.90-0.98x it), 16 KB tied 8 KB or lost 1-3%. At 64 B the
 // input-order copy stays: (64, 512, 32, 16) float32 (0, 2, 1, 3) 1.001x (94.6%) against 0.983x / 0.979x here.
-// Since session 35 runs of 128 bytes take the lean output-order row copy instead (kRowCopyInputOrderMaxRun).
+// Since session 35 runs of 128 bytes take the lean row copy instead (output order in session 35, input order since
+// session 36: kRowCopyInputOrderMaxRun).
 constexpr int kRowTileDefaultKB = 8;
 constexpr bool RowTileDefaultRun(int64_t run) { return run == 16 || run == 32; }
 
