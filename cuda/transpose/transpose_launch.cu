@@ -144,6 +144,7 @@ struct TierKnobs {
   bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false, rclean0 = false;  // session 35: LaunchRowCopy
   bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
+  bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -161,7 +162,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0");
-    t.rcinlean |= is("rcinlean");
+    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -411,6 +412,9 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
   TiledArgs32 probe = c;
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+    if constexpr (kE == 1) {  // lab: more, smaller CTAs resident (11 of 128 threads an SM against 8 of 256)
+      if (Knobs().big128t && BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, 128, true>(stream, c, batch, split);
+    }
     if (BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true>(stream, c, batch, split);
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
   }
