@@ -32,6 +32,16 @@ ceiling = jax.random.normal(key, ((1 << 28) if ON_GPU else 1024,), jnp.float32)
 xc = jax.jit(lambda x: x * jnp.float32(1.0001))
 
 
+def banner():
+    """The labs' first line (session 35 and 36 labs call it too)."""
+    print(f"device: {jax.devices()[0].device_kind}; {ROUNDS} rounds, rotated; best; % of the 1 GiB x * c", flush=True)
+
+
+def int8(shape):
+    """Random int8 input (session 36's tile labs)."""
+    return jax.random.randint(key, shape, -128, 127, jnp.int8)
+
+
 def run(label, x, perm, variants):
     ours = jax.jit(lambda x: jk.transpose(x, perm))
     want = np.asarray(jnp.transpose(x, perm))
@@ -61,7 +71,7 @@ def run(label, x, perm, variants):
 
 
 if __name__ == "__main__":  # session 35 imports run() from here
-    print(f"device: {jax.devices()[0].device_kind}; {ROUNDS} rounds, rotated; best; % of the 1 GiB x * c", flush=True)
+    banner()
     for mb in ((32 * 128 * 64 * 64 * 2, 8192 * 8192) if ON_GPU else (4096,)):
         n = mb // 4
         x = jax.random.normal(key, (2, 2, n // 4), jnp.float32)

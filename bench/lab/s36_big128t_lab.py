@@ -11,15 +11,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import s34_rowcopy_lab as base  # noqa: E402
 
-jax, jnp, key, ON_GPU, run = base.jax, base.jnp, base.key, base.ON_GPU, base.run
-d = 1 if ON_GPU else 32
-print(f"device: {jax.devices()[0].device_kind}; {base.ROUNDS} rounds, rotated; best; % of the 1 GiB x * c", flush=True)
-
-
-def int8(shape):
-    return jax.random.randint(key, shape, -128, 127, jnp.int8)
-
-
+int8, run = base.int8, base.run
+d = 1 if base.ON_GPU else 32
+base.banner()
 V = ["default", "big128t"]
 run("int8 8192x8192 (1, 0)", int8((8192 // d, 8192 // d)), (1, 0), V)
 run("int8 6144x6144 (1, 0)", int8((6144 // d, 6144 // d)), (1, 0), V)

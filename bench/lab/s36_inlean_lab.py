@@ -14,15 +14,24 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import s34_rowcopy_lab as base  # noqa: E402
 
-jax, jnp, key, ON_GPU, run = base.jax, base.jnp, base.key, base.ON_GPU, base.run
-d = 1 if ON_GPU else 16
-print(f"device: {jax.devices()[0].device_kind}; {base.ROUNDS} rounds, rotated; best; % of the 1 GiB x * c", flush=True)
-V = ["default", "rcinlean"]
+jax, jnp, key = base.jax, base.jnp, base.key
+d = 1 if base.ON_GPU else 16
 P = (0, 2, 1, 3)
-run("permute bf16 (32, 128, 64, 64) 128 B runs", jax.random.normal(key, (32, 128 // d, 64, 64), jnp.bfloat16), P, V)
-run("permute f16 (8, 32, 2048, 64) 128 B runs", jax.random.normal(key, (8, 32, 2048 // d, 64), jnp.float16), P, V)
-run("f32 (64, 512, 32, 16) 64 B runs", jax.random.normal(key, (64 // d, 512, 32, 16), jnp.float32), P, V)
-run("f32 (64, 512, 16, 24) 96 B runs", jax.random.normal(key, (64 // d, 512, 16, 24), jnp.float32), P, V)
-run("bf16 (16, 256, 32, 128) 256 B runs", jax.random.normal(key, (16 // d, 256, 32, 128), jnp.bfloat16), P, V)
-run("bf16 (64, 512, 64, 16) 32 B runs", jax.random.normal(key, (64 // d, 512, 64, 16), jnp.bfloat16), P,
-    V + ["norowtile,rcinlean"])
+# (label, shape, dtype): every case permutes (0, 2, 1, 3); s36_confirm_lab.py times the first five again.
+CASES = [("permute bf16 (32, 128, 64, 64) 128 B runs", (32, 128 // d, 64, 64), jnp.bfloat16),
+         ("permute f16 (8, 32, 2048, 64) 128 B runs", (8, 32, 2048 // d, 64), jnp.float16),
+         ("f32 (64, 512, 32, 16) 64 B runs", (64 // d, 512, 32, 16), jnp.float32),
+         ("f32 (64, 512, 16, 24) 96 B runs", (64 // d, 512, 16, 24), jnp.float32),
+         ("bf16 (16, 256, 32, 128) 256 B runs", (16 // d, 256, 32, 128), jnp.bfloat16),
+         ("bf16 (64, 512, 64, 16) 32 B runs", (64 // d, 512, 64, 16), jnp.bfloat16)]
+
+
+def main(cases, variants, extra=None):
+    """Each case under `variants` (and the settings extra[label] adds)."""
+    base.banner()
+    for label, shape, dt in cases:
+        base.run(label, jax.random.normal(key, shape, dt), P, variants + (extra or {}).get(label, []))
+
+
+if __name__ == "__main__":
+    main(CASES, ["default", "rcinlean"], {CASES[5][0]: ["norowtile,rcinlean"]})
