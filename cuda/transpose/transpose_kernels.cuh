@@ -634,8 +634,8 @@ __global__ void __launch_bounds__(kThreads) RowCopy(RowArgs p) {
 // grid-stride loop), 32-bit indices divided by precomputed multipliers, at most kRowLeanMaxAxes row axes, only the
 // input offset computed. RowCopy's general form (16 axes behind guards, both offsets, the loop) cost 0.4-1 us more on
 // 67 MB (bench/lab/s35_h200.md call 14 against call 4's lab kernel); the launcher takes this one where it fits.
-// kInputOrder (session 36, lab token "rcinlean"): the same walk over the input (x read in order, each access's output
-// offset computed, y written scattered).
+// kInputOrder (session 36): the same walk over the input (x read in order, each access's output offset computed, y
+// written as scattered runs), which the launcher's input-order walk (runs of up to 256 bytes) takes where it fits.
 inline constexpr int kRowLeanMaxAxes = 4;
 struct RowLeanArgs {
   const unsigned char* x;

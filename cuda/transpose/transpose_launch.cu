@@ -129,7 +129,9 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // "rowtilep" a resident grid looping over the tiles. Session 35 (LaunchRowCopy): "rc256x2" the output-order 16-byte
 // row copy as in session 34 (256 threads x 2 accesses, division instructions), "rcslow" its 128 x 1 shape with
 // division instructions, "rcin128" the input-order one at 128 x 1 with precomputed divisors (lost); "rcout" 16-byte
-// runs of up to kRowCopyInputOrderMaxRun bytes in output order.
+// runs of up to kRowCopyInputOrderMaxRun bytes in output order. Session 36: "rcinlean" input order at any run length;
+// "wide" / "wide1k" 1-byte big tiles on the 256x256 tile from two waves of them (512 / 1024 threads) and "big128t" the
+// compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -412,8 +414,10 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
   TiledArgs32 probe = c;
   if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
-    if constexpr (kE == 1) {  // lab: more, smaller CTAs resident (11 of 128 threads an SM against 8 of 256)
-      if (Knobs().big128t && BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, 128, true>(stream, c, batch, split);
+    if constexpr (kE == 1) {  // lab ("big128t", lost 3-9%): 10 CTAs of 128 threads an SM against 8 of 256
+      if (Knobs().big128t && BigTilesBFastest()) {
+        return LaunchVec16Compact<kE, C::kBigTile, 128, true>(stream, c, batch, split);
+      }
     }
     if (BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true>(stream, c, batch, split);
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
@@ -493,10 +497,10 @@ cudaError_t LaunchRowCopyLean(cudaStream_t stream, RowArgs a) {
 //   67 MB moved   86.6% -> 88.9% (17.68 us; XLA's x * c over the same bytes 92.7%, 128 x 1 with divisions 83.6%)
 //   134 MB moved  93.0% -> 94.4% (33.20 us; x * c 97.0%, 128 x 1 with divisions 89.0%)
 // Where the lean form does not fit, input order keeps session 34's 256 threads x 2 accesses with division instructions:
-// the same 128 x 1 form lost there
-// in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% -> 93.1%, 256-byte runs (16, 256,
-// 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its default tiled row copy) 89.3% ->
-// 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division instructions (not re-measured).
+// the same 128 x 1 form lost there in call 5 ("rcin128"): 64-byte runs (64, 512, 32, 16) float32 (0, 2, 1, 3) 94.8% ->
+// 93.1%, 256-byte runs (16, 256, 32, 128) bfloat16 89.8% -> 88.2%, 128-byte runs (the attention permute, behind its
+// default tiled row copy) 89.3% -> 87.0%. Element accesses: 256 threads x 4 accesses (kRowCopyUnroll), division
+// instructions (not re-measured).
 template <typename V, bool kInputOrder = false>
 cudaError_t LaunchRowCopy(cudaStream_t stream, const RowArgs& a) {
   if constexpr (std::is_same_v<V, uint4>) {
