@@ -171,4 +171,43 @@ __global__ void __launch_bounds__(kBulkThreads) RowCopyBulk(RowArgs p) {
 #endif
 }
 
+// kTiledVec16Swizzled with its loads as per-thread cp.async copies straight into the swizzled tile (session 36, lab
+// token "wideasync", the 256x256-byte int8 tile): no register staging, so the 512-thread CTA needs far fewer than the
+// staged form's 62 registers, which left 2 CTAs an SM. Out-of-range slots are not copied: they feed only stores that
+// the edge checks drop. The emulator and pre-sm_90 builds load through registers as the staged form does.
+template <int kE, int kTileElems, int kBlock>
+__global__ void __launch_bounds__(kBlock) TiledVec16SwizzledAsync(TiledArgs p) {
+  using S = VecTile<kE, kTileElems, kBlock>;
+  unsigned char* tile = TileSmem<kTileElems * kTileElems * kE>();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    int64_t ta, tb, bin, bout;
+    TileCoords(p, t, &ta, &tb, &bin, &bout);
+    const Geometry64 g{p, bin, bout};
+    const int64_t a0 = ta * kTileElems, b0 = tb * kTileElems;
+#if defined(JK_HAS_BULK_COPY)
+#pragma unroll
+    for (int i = 0; i < S::kLoadSteps; ++i) {
+      const int s = i * S::kWarps + warp;
+      const int slot = (s % (S::kSlots / 8)) * 8 + (lane & 7), r = (s / (S::kSlots / 8)) * 4 + (lane >> 3);
+      const int64_t b = b0 + r, a = a0 + slot * S::kV;
+      if (b < g.nb() && a < g.na()) {
+        const int64_t at = g.RowIn(b) + a;
+        JK_DEVICE_ASSERT(at + S::kV <= g.elements());
+        CopyAsync16(tile + SwizzledSlot<S>(r, slot), g.x() + at * kE);
+      }
+    }
+    CopyAsyncCommit();
+    CopyAsyncWaitAll();
+#else
+    uint4 v[S::kLoadSteps];
+    Vec16Load<kE, kTileElems, kBlock>(g, a0, b0, v);
+    Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
+#endif
+    __syncthreads();
+    Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
+    __syncthreads();  // the next tile overwrites `tile`
+  }
+}
+
 }  // namespace jk::transpose

@@ -146,6 +146,7 @@ struct TierKnobs {
   bool rc256x2 = false, rcslow = false, rcout = false, rcin128 = false, rclean0 = false;  // session 35: LaunchRowCopy
   bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
+  bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
 };
 TierKnobs ParseKnobs(const char* env) {
@@ -164,7 +165,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0");
-    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t");
+    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -212,6 +213,21 @@ cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
   return LastLaunchError();
 }
 
+// Lab ("wideasync"): LaunchVec16 with the tile's loads as cp.async copies (transpose_bulk_kernels.cuh).
+template <int kE, int kTile, int kThreads>
+cudaError_t LaunchVec16Async(cudaStream_t stream, TiledArgs a) {
+  constexpr int kSmem = transpose::kDynamicSmemBytes<kE, kTile>;
+  auto kernel = &transpose::TiledVec16SwizzledAsync<kE, kTile, kThreads>;
+  if constexpr (kSmem > 0) {
+    const cudaError_t e =
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (e != cudaSuccess) return e;
+  }
+  const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
+  kernel<<<blocks, kThreads, kSmem, stream>>>(a);
+  return LastLaunchError();
+}
+
 // Whether LaunchTiledGeneral (16-byte accesses) would take the 256x256-byte tile.
 template <int kE>
 bool TakesWideTile(TiledArgs a) {
@@ -234,6 +250,7 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
       if constexpr (C::kWideTile > 0) {
         if (TakesWideTile<kE>(a)) {
           if (Knobs().wide == 1024) return LaunchVec16<kE, C::kWideTile, 1024>(stream, a);
+          if (Knobs().wideasync && RunsSm90Code()) return LaunchVec16Async<kE, C::kWideTile, C::kWideThreads>(stream, a);
           return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
         }
       }
