@@ -191,7 +191,7 @@ def test_misaligned_slices_every_flavour(rng, dtype):
 # the same cases. On CPU the knob changes nothing and the cases still check the plans. Shapes: ragged last
 # tiles on multiples of every access width, multiples of 4 bytes only, odd sizes (only accesses of one
 # element fit), split groups with a batch axis, and slices at element offsets that break 16-, 8- and 4-byte
-# alignment.
+# alignment. Session 36's "pad64" (1- and 2-byte element-access tiles of 64x65, a lab token) runs them too.
 SMALL_CTA_CASES = [
     ((2048, 512), (1, 0)),                  # issue 5's small case
     ((48, 80), (1, 0)),                     # multiples of 16 elements, ragged 32- and 64-element tiles
@@ -203,7 +203,7 @@ SMALL_CTA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "smallcta"])
+@pytest.mark.parametrize("knob", ["", "smallcta", "pad64"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_small_cta_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

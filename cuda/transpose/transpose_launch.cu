@@ -147,6 +147,7 @@ struct TierKnobs {
   bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
+  bool pad64 = false;  // session 36: "pad64" 1- and 2-byte element-access tiles of 64x65 (16 rows a thread), not 32x33
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
 };
 TierKnobs ParseKnobs(const char* env) {
@@ -165,7 +166,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0");
-    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync");
+    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad64 |= is("pad64");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -262,6 +263,14 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
   }
   using T = Storage<kE>;
+  if constexpr (kE <= 2 && C::kPadTile != 64) {  // lab ("pad64", not measured yet): the 4- and 8-byte tile shape
+    if (Knobs().pad64) {
+      constexpr int kThreads64 = transpose::PaddedTile<64, 16>::kThreads;
+      const int blocks = static_cast<int>(std::min(CountTiles<64>(&a), kMaxBlocks));
+      transpose::TiledScalarPadded<T, 64, 16><<<blocks, kThreads64, 0, stream>>>(a);
+      return LastLaunchError();
+    }
+  }
   constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
   transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
@@ -425,7 +434,12 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   if (narrow) return LaunchNarrow<kE>(stream, c, batch, split);
   cudaError_t err;
   if (Knobs().smallcta && TrySmallCta<kE>(stream, c, batch, split, &err)) return err;
-  if (!vec) return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+  if (!vec) {
+    if constexpr (kE <= 2) {  // lab ("pad64"): see LaunchTiledGeneral
+      if (Knobs().pad64) return LaunchPaddedCompact<kE, 64, 16>(stream, c, batch, split);
+    }
+    return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+  }
   // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
   // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
   // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
