@@ -114,7 +114,7 @@ def test_permutations(rng, dtype, case):
 FLAVOUR_CASES = [
     ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # A 2 axes (128), B 1 (512), 1 batch: compact, split A
     ((5, 16, 33, 64, 2), (4, 0, 3, 1, 2)),  # same with a ragged B (528)
-    ((5, 16, 33, 63, 2), (4, 0, 3, 1, 2)),  # A 126: scalar kernel, split A
+    ((5, 16, 33, 63, 2), (4, 0, 3, 1, 2)),  # A 126: element accesses, split A
     ((40, 2, 3, 2, 36), (0, 4, 2, 3, 1)),   # A 1 (36), B 2 axes (12), 1 batch: compact, split B
     ((6, 2, 2, 2, 7), (4, 1, 3, 0, 2)),     # A 2, B 2, 1 batch, odd: compact scalar, split both
     ((7, 5, 2, 3), (3, 1, 2, 0)),           # A 2, no batch
@@ -144,7 +144,7 @@ def test_tiled_flavours(rng, dtype, case):
 def test_compact_size_limit(rng, dtype):
     # Inputs of exactly 32 MiB take the compact flavour, 4 rows more the general one (16-byte kernel;
     # 1-byte elements stay compact, JK_TRANSPOSE_TIERS=s3 sends them to the general one: test below);
-    # an odd width gives the scalar kernel on each side of the line. Random bits (NaN payloads
+    # an odd width gives element accesses on each side of the line. Random bits (NaN payloads
     # included, compared as unsigned bits); a full row or column of y crosses every tile along its
     # axis, so sampled rows and columns (the ragged last tiles included) check the index math cheaply.
     e = np.dtype(dtype).itemsize
@@ -176,7 +176,7 @@ def test_int8_past_32mib_both_flavours(rng, monkeypatch, knob):
 
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_misaligned_slices_every_flavour(rng, dtype):
-    # Odd element offsets inside a jit: not 16-byte aligned, so the scalar kernels of both flavours.
+    # Odd element offsets inside a jit: not 16-byte aligned, so element accesses in both flavours.
     with jax.enable_x64(dtype == jnp.float64):
         for shape, axes in [((64, 96), (1, 0)), ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),
                             ((3, 4, 40, 48), (1, 0, 3, 2))]:
@@ -191,11 +191,15 @@ def test_misaligned_slices_every_flavour(rng, dtype):
 # the same cases. On CPU the knob changes nothing and the cases still check the plans. Shapes: ragged last
 # tiles on multiples of every access width, multiples of 4 bytes only, odd sizes (only accesses of one
 # element fit), split groups with a batch axis, and slices at element offsets that break 16-, 8- and 4-byte
-# alignment. Session 36's "pad64" (1- and 2-byte element-access tiles of 64x65, a lab token) runs them too.
+# alignment. Session 37's "scalarodd" (ragged shapes on the padded element-access tiles, the dispatch before it) and
+# "scalarodd,pad64" (1- and 2-byte elements on 64x65 padded tiles, a lab token) run them too; by default ragged shapes
+# take the swizzled tiles with 8-, 4-byte or element accesses.
 SMALL_CTA_CASES = [
     ((2048, 512), (1, 0)),                  # issue 5's small case
     ((48, 80), (1, 0)),                     # multiples of 16 elements, ragged 32- and 64-element tiles
     ((36, 20), (1, 0)),                     # multiples of 4 elements only
+    ((40, 24), (1, 0)),                     # multiples of 8 elements only (int8: 8-byte accesses)
+    ((34, 66), (1, 0)),                     # multiples of 2 only (bfloat16: 4-byte, float32: 8-byte accesses)
     ((33, 65), (1, 0)),                     # odd
     ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # split A, one batch axis
     ((5, 16, 33, 64, 2), (4, 0, 3, 1, 2)),  # split A, ragged B
@@ -203,7 +207,7 @@ SMALL_CTA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "smallcta", "pad64"])
+@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad64"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_small_cta_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
@@ -541,6 +545,30 @@ def test_int8_wide_tile_boundary(rng):
         np.testing.assert_array_equal(np.asarray(y[:, c]), xn[c, :].T)
 
 
+@pytest.mark.skipif(not ON_GPU, reason="GPU dispatch tiers (on CPU these sizes only repeat the 2D cases, slowly)")
+@pytest.mark.parametrize("shape, dtype", [
+    ((2056, 2072), jnp.int8),         # 8-byte accesses, compact flavour, 128x128 tiles of several waves
+    ((12312, 12300), jnp.int8),       # 4-byte accesses on the 256x256 tile (general flavour), ragged edges
+    ((8193, 8191), jnp.int8),         # one-element accesses, compact flavour past 32 MiB
+    ((4100, 4100), jnp.bfloat16),     # 8-byte accesses, general flavour (past 32 MiB)
+    ((4099, 4101), jnp.bfloat16),     # one-element accesses, general flavour
+    ((2050, 4098), jnp.float32),      # 8-byte accesses, general flavour
+    ((1026, 1030), jnp.float32),      # 8-byte accesses, compact flavour
+], ids=str)
+def test_ragged_access_tiers(rng, shape, dtype):
+    # Session 37: sides that are not multiples of 16 bytes keep the swizzled tiles with narrower global accesses
+    # (LaunchTiled). Random bits; sampled rows and columns of y cross every tile along their axis.
+    e = np.dtype(dtype).itemsize
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[e]
+    xn = np.frombuffer(rng.bytes(shape[0] * shape[1] * e), bits).reshape(shape)
+    y = jax.jit(lambda t: jk.transpose(t))(jnp.asarray(xn.view(dtype)))
+    assert y.shape == shape[::-1]
+    r = np.array([0, 1, 127, 128, 255, 256, shape[1] // 2, shape[1] - 17, shape[1] - 1])
+    c = np.array([0, 1, 127, 128, 255, 256, shape[0] // 2, shape[0] - 17, shape[0] - 1])
+    np.testing.assert_array_equal(np.asarray(y[r, :]).view(bits), xn[:, r].T)
+    np.testing.assert_array_equal(np.asarray(y[:, c]).view(bits), xn[c, :].T)
+
+
 # ---- GPU-only sizes (marked large: the full GPU run sets JK_LARGE_TESTS=1) ----------------------------
 
 
@@ -555,8 +583,8 @@ def _pattern(shape, dtype):
     ((49152, 49152), jnp.int8),     # 2.4e9 elements: flat indices past 2^31 (general flavour)
     # Around the compact flavour's 32-bit guard (2^31 bytes; the default dispatch sends these to the
     # general flavour since the 32 MiB line, JK_TRANSPOSE_TIERS=compact runs them compact):
-    ((46340, 46340), jnp.int8),     # 2^31 - 88047 bytes, scalar kernel
-    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes, scalar kernel
+    ((46340, 46340), jnp.int8),     # 2^31 - 88047 bytes, 4-byte accesses
+    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes, one-element accesses
     ((32764, 16384), jnp.float32),  # 2^31 - 262144 bytes, 16-byte kernel, offsets near 2^31
     ((32768, 32768), jnp.bfloat16),  # exactly 2^31 bytes, 16-byte kernel
 ], ids=str)

@@ -185,6 +185,10 @@ int main(int argc, char** argv) {
       {{4, 6, 8, 10}, {1, 0, 3, 2}}, {{2, 3, 4, 5, 6, 7}, {5, 3, 1, 0, 2, 4}}, {{1, 512}, {1, 0}},
       {{136, 264}, {1, 0}},         {{2, 136, 128}, {0, 2, 1}},   {{144, 272}, {1, 0}},
       {{2, 48, 400}, {0, 2, 1}},    {{520, 1040}, {1, 0}},
+      // ragged sides (session 37: global accesses of 8, 4 or 2 bytes, or one element, on the swizzled tiles): int8
+      // 8-byte and bf16 4-byte rows, float32 8-byte rows, mixed widths with edge tiles, a batch axis
+      {{40, 24}, {1, 0}},           {{34, 66}, {1, 0}},           {{260, 1030}, {1, 0}},
+      {{3, 200, 264}, {0, 2, 1}},
       // compact flavour with split groups / general flavour (tests/test_transpose.py FLAVOUR_CASES)
       {{3, 4, 9, 16, 2}, {4, 0, 3, 1, 2}}, {{3, 4, 9, 15, 2}, {4, 0, 3, 1, 2}},
       {{4, 2, 3, 2, 36}, {0, 4, 2, 3, 1}}, {{6, 2, 2, 2, 7}, {4, 1, 3, 0, 2}}, {{7, 5, 2, 3}, {3, 1, 2, 0}},
@@ -207,6 +211,9 @@ int main(int argc, char** argv) {
       const std::string what = Describe(d, p);
       Check(d, p, elem, 0, what.c_str());
       Check(d, p, elem, 1, (what + " misaligned").c_str());
+      // buffers 4- or 8-byte aligned only: the narrower global accesses (session 37)
+      if (elem <= 2) Check(d, p, elem, 4 / elem, (what + " 4-byte aligned").c_str());
+      if (elem <= 4) Check(d, p, elem, 8 / elem, (what + " 8-byte aligned").c_str());
     }
   }
   std::mt19937 g(7);  // random permutations of random small shapes

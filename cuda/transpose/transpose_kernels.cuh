@@ -305,12 +305,86 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
   for (int j = 0; j < 4; ++j) o[j] = make_uint4(y[j][0], y[j][1], y[j][2], y[j][3]);
 }
 
-// One tile in three steps (load to registers, registers to the tile, tile to y). Requires na % kV == 0,
-// nb % kV == 0 and 16-byte aligned buffers (the launcher checks), so a 16-byte access is either wholly
-// inside the array or wholly outside.
+// Global accesses of kAccess bytes (16, or 8, 4, 2, 1 where a side or a buffer is not 16-byte aligned: a ragged
+// shape such as int8 8200 x 8200); a 16-byte slot of the tile is then 16 / kAccess accesses. Only the global side
+// narrows: the shared-memory tile, its swizzle and the register transposes stay as for 16 bytes.
+template <int kAccess>
+struct AccessWord;
+template <>
+struct AccessWord<1> {
+  using type = unsigned char;
+};
+template <>
+struct AccessWord<2> {
+  using type = unsigned short;
+};
+template <>
+struct AccessWord<4> {
+  using type = unsigned int;
+};
+template <>
+struct AccessWord<8> {
+  using type = uint2;
+};
+template <>
+struct AccessWord<16> {
+  using type = uint4;
+};
+template <int kAccess>
+union SlotPieces {  // one 16-byte slot as its accesses
+  uint4 v;
+  typename AccessWord<kAccess>::type w[16 / kAccess];
+};
+
+// Loads the slot of elements [a, a + 16 / kE) at element offset `at`: the accesses that start before `n` (the
+// group's size, a multiple of kAccess / kE: an access is wholly inside the array or wholly outside); zeros for
+// the rest (edge tiles: defined values, never stored).
+template <int kE, int kAccess, typename I>
+__device__ __forceinline__ uint4 LoadSlot(const unsigned char* x, I at, I a, I n, int64_t elements) {
+  if constexpr (kAccess == 16) {  // the caller checked a < n
+    JK_DEVICE_ASSERT(at + 16 / kE <= elements);
+    return __ldg(reinterpret_cast<const uint4*>(x + at * kE));
+  }
+  using W = typename AccessWord<kAccess>::type;
+  constexpr int kPieceElems = kAccess / kE;
+  SlotPieces<kAccess> u;
+  u.v = make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int h = 0; h < 16 / kAccess; ++h) {
+    if (a + h * kPieceElems < n) {
+      JK_DEVICE_ASSERT(at + (h + 1) * kPieceElems <= elements);
+      u.w[h] = __ldg(reinterpret_cast<const W*>(x + at * kE) + h);
+    }
+  }
+  return u.v;
+}
+
+template <int kE, int kAccess, typename I>
+__device__ __forceinline__ void StoreSlot(unsigned char* y, I at, I b, I n, int64_t elements, uint4 v) {
+  if constexpr (kAccess == 16) {  // the caller checked b < n
+    JK_DEVICE_ASSERT(at + 16 / kE <= elements);
+    *reinterpret_cast<uint4*>(y + at * kE) = v;
+    return;
+  }
+  using W = typename AccessWord<kAccess>::type;
+  constexpr int kPieceElems = kAccess / kE;
+  SlotPieces<kAccess> u;
+  u.v = v;
+#pragma unroll
+  for (int h = 0; h < 16 / kAccess; ++h) {
+    if (b + h * kPieceElems < n) {
+      JK_DEVICE_ASSERT(at + (h + 1) * kPieceElems <= elements);
+      reinterpret_cast<W*>(y + at * kE)[h] = u.w[h];
+    }
+  }
+}
+
+// One tile in three steps (load to registers, registers to the tile, tile to y). Requires na and nb multiples of
+// kAccess / kE and kAccess-aligned buffers (the launcher checks), so an access is either wholly inside the array or
+// wholly outside.
 // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes); all loads first, so
 // kLoadSteps requests are in flight.
-template <int kE, int kTileElems, int kBlock, typename G>
+template <int kE, int kTileElems, int kBlock, int kAccess = 16, typename G>
 __device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, typename G::Index b0,
                                           uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps]) {
   using S = VecTile<kE, kTileElems, kBlock>;
@@ -323,9 +397,7 @@ __device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, type
     const I b = b0 + r, a = a0 + slot * S::kV;
     v[i] = make_uint4(0, 0, 0, 0);  // edge tiles: defined (never stored) values
     if (b < g.nb() && a < g.na()) {
-      const I at = g.RowIn(b) + a;
-      JK_DEVICE_ASSERT(at + S::kV <= g.elements());
-      v[i] = __ldg(reinterpret_cast<const uint4*>(g.x() + at * kE));
+      v[i] = LoadSlot<kE, kAccess>(g.x(), static_cast<I>(g.RowIn(b) + a), a, g.na(), g.elements());
     }
   }
 }
@@ -344,7 +416,7 @@ __device__ __forceinline__ void Vec16ToSmem(const uint4 (&v)[VecTile<kE, kTileEl
 }
 
 // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
-template <int kE, int kTileElems, int kBlock, typename G>
+template <int kE, int kTileElems, int kBlock, int kAccess = 16, typename G>
 __device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typename G::Index b0,
                                            const unsigned char* tile) {
   using S = VecTile<kE, kTileElems, kBlock>;
@@ -369,22 +441,20 @@ __device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typ
     for (int j = 0; j < S::kP; ++j) {
       const I a = a0 + og * S::kP + j;
       if (a < g.na() && b < g.nb()) {
-        const I at = g.ColOut(a) + b;
-        JK_DEVICE_ASSERT(at + S::kV <= g.elements());
-        *reinterpret_cast<uint4*>(g.y() + at * kE) = o[j];
+        StoreSlot<kE, kAccess>(g.y(), static_cast<I>(g.ColOut(a) + b), b, g.nb(), g.elements(), o[j]);
       }
     }
   }
 }
 
-template <int kE, int kTileElems, int kBlock, typename G>
+template <int kE, int kTileElems, int kBlock, int kAccess, typename G>
 __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
                                           unsigned char* tile) {
   uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
-  Vec16Load<kE, kTileElems, kBlock>(g, a0, b0, v);
+  Vec16Load<kE, kTileElems, kBlock, kAccess>(g, a0, b0, v);
   Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
   __syncthreads();
-  Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
+  Vec16Store<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
 }
 
 // Tiles over 48 KB (the static limit) live in dynamic shared memory: the launcher passes the size and
@@ -408,24 +478,24 @@ template <int kE, int kTileElems>
 inline constexpr int kDynamicSmemBytes = kTileElems * kTileElems * kE > kMaxStaticSmem ? kTileElems * kTileElems * kE : 0;
 
 // General flavour: grid-stride over the tiles (gridDim.x is capped), 64-bit offsets.
-template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256>
+template <int kE, int kTileElems = VecTile<kE>::kTile, int kBlock = 256, int kAccess = 16>
 __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
   unsigned char* tile = TileSmem<kTileElems * kTileElems * kE>();
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
-    Vec16Tile<kE, kTileElems, kBlock>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
+    Vec16Tile<kE, kTileElems, kBlock, kAccess>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
     __syncthreads();  // the next tile overwrites `tile`
   }
 }
 
 // Compact flavour: one tile per block, in either tile order (CompactTile).
-template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false>
+template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false, int kAccess = 16>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
-  Vec16Tile<kE, kTileElems, kBlock>(g, a0, b0, tile);
+  Vec16Tile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------

@@ -149,6 +149,7 @@ struct TierKnobs {
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
   bool pad64 = false;  // session 36: "pad64" 1- and 2-byte element-access tiles of 64x65 (16 rows a thread), not 32x33
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
+  bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -165,7 +166,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile8k")) t.rowtile = 8;
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
-    t.rclean0 |= is("rclean0");
+    t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad64 |= is("pad64");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
@@ -200,17 +201,17 @@ int64_t CountTiles(TiledArgs* a) {
 }
 
 // ---- general flavour (64-bit, any number of grouped / batch axes) ----
-template <int kE, int kTile, int kThreads>
+template <int kE, int kTile, int kThreads, int kAccess = 16>
 cudaError_t LaunchVec16(cudaStream_t stream, TiledArgs a) {
   constexpr int kSmem = transpose::kDynamicSmemBytes<kE, kTile>;
+  auto kernel = &transpose::TiledVec16Swizzled<kE, kTile, kThreads, kAccess>;
   if constexpr (kSmem > 0) {  // tiles over 48 KB: an opt-in, a host-side attribute (legal under capture)
     const cudaError_t e =
-        cudaFuncSetAttribute(reinterpret_cast<const void*>(&transpose::TiledVec16Swizzled<kE, kTile, kThreads>),
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (e != cudaSuccess) return e;
   }
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledVec16Swizzled<kE, kTile, kThreads><<<blocks, kThreads, kSmem, stream>>>(a);
+  kernel<<<blocks, kThreads, kSmem, stream>>>(a);
   return LastLaunchError();
 }
 
@@ -240,41 +241,49 @@ bool TakesWideTile(TiledArgs a) {
   return false;
 }
 
-template <int kE>
-cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a, bool vec) {
+// kAccess: bytes per global access of the swizzled tiles (LaunchTiled); 0: element accesses on padded tiles.
+template <int kE, int kAccess>
+cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
   using C = TiledConfig<kE>;
-  if (vec) {
+  if constexpr (kAccess > 0) {
     TiledArgs probe = a;
     if (CountTiles<C::kBigTile>(&probe) >= kSmallWaves * NumSMs()) {
-      if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+      if constexpr (kAccess == 16) {
+        if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kBigTile, C::kBigThreads>(stream, a);
+      }
       a.b_fastest = BigTilesBFastest();
       if constexpr (C::kWideTile > 0) {
         if (TakesWideTile<kE>(a)) {
-          if (Knobs().wide == 1024) return LaunchVec16<kE, C::kWideTile, 1024>(stream, a);
-          if (Knobs().wideasync && RunsSm90Code()) return LaunchVec16Async<kE, C::kWideTile, C::kWideThreads>(stream, a);
-          return LaunchVec16<kE, C::kWideTile, C::kWideThreads>(stream, a);
+          if constexpr (kAccess == 16) {
+            if (Knobs().wide == 1024) return LaunchVec16<kE, C::kWideTile, 1024>(stream, a);
+            if (Knobs().wideasync && RunsSm90Code()) {
+              return LaunchVec16Async<kE, C::kWideTile, C::kWideThreads>(stream, a);
+            }
+          }
+          return LaunchVec16<kE, C::kWideTile, C::kWideThreads, kAccess>(stream, a);
         }
       }
-      return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads>(stream, a);
+      return LaunchVec16<kE, C::kBigTile, C::kGeneralThreads, kAccess>(stream, a);
     }
-    if constexpr (kE == 2) {  // sessions 1-2: 128 threads
+    if constexpr (kE == 2 && kAccess == 16) {  // sessions 1-2: 128 threads
       if (Knobs().old || Knobs().s2) return LaunchVec16<kE, C::kSmallTile, 128>(stream, a);
     }
-    return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads>(stream, a);
-  }
-  using T = Storage<kE>;
-  if constexpr (kE <= 2 && C::kPadTile != 64) {  // lab ("pad64", not measured yet): the 4- and 8-byte tile shape
-    if (Knobs().pad64) {
-      constexpr int kThreads64 = transpose::PaddedTile<64, 16>::kThreads;
-      const int blocks = static_cast<int>(std::min(CountTiles<64>(&a), kMaxBlocks));
-      transpose::TiledScalarPadded<T, 64, 16><<<blocks, kThreads64, 0, stream>>>(a);
-      return LastLaunchError();
+    return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads, kAccess>(stream, a);
+  } else {
+    using T = Storage<kE>;
+    if constexpr (kE <= 2 && C::kPadTile != 64) {  // lab ("pad64", lost or tied): the 4- and 8-byte tile shape
+      if (Knobs().pad64) {
+        constexpr int kThreads64 = transpose::PaddedTile<64, 16>::kThreads;
+        const int blocks = static_cast<int>(std::min(CountTiles<64>(&a), kMaxBlocks));
+        transpose::TiledScalarPadded<T, 64, 16><<<blocks, kThreads64, 0, stream>>>(a);
+        return LastLaunchError();
+      }
     }
+    constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
+    const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
+    transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
+    return LastLaunchError();
   }
-  constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
-  const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
-  transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
-  return LastLaunchError();
 }
 
 // ---- compact flavour (32-bit, one tile per block) ----
@@ -305,14 +314,12 @@ int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one bloc
   return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
 }
 
-template <int kE, int kTile, int kThreads, bool kBFastest = false>
+template <int kE, int kTile, int kThreads, bool kBFastest = false, int kAccess = 16>
 cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   const int blocks = CompactBlocks<kTile>(&c, batch);
-  if (split) {
-    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
-  } else {
-    transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest><<<blocks, kThreads, 0, stream>>>(c);
-  }
+  auto kernel = split ? &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess>
+                      : &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess>;
+  kernel<<<blocks, kThreads, 0, stream>>>(c);
   return LastLaunchError();
 }
 
@@ -404,18 +411,52 @@ cudaError_t LaunchNarrow(cudaStream_t stream, TiledArgs32 c, uint32_t batch, boo
   return LastLaunchError();
 }
 
-template <int kE>
-cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
+// The compact flavour's swizzled tiles (LaunchTiledAt).
+template <int kE, int kAccess>
+cudaError_t LaunchVecCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using C = TiledConfig<kE>;
-  constexpr int kV = 16 / kE;
-  // kTiledVec16Swizzled and kTiledRegisterBlocks need whole 16-byte accesses on both sides: both groups
-  // a multiple of the vector and aligned buffers (a slice at an odd offset inside a jit is not).
-  const bool vec = a.na % kV == 0 && a.nb % kV == 0 && Aligned16(a.x) && Aligned16(a.y);
+  if constexpr (kAccess == 16) {
+    cudaError_t err;
+    if (Knobs().smallcta && TrySmallCta<kE>(stream, c, batch, split, &err)) return err;
+  }
+  // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
+  // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
+  // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
+  TiledArgs32 probe = c;
+  if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
+    if constexpr (kE == 1 && kAccess == 16) {  // lab ("big128t", lost 3-9%): 10 CTAs of 128 threads an SM, not 8 of 256
+      if (Knobs().big128t && BigTilesBFastest()) {
+        return LaunchVec16Compact<kE, C::kBigTile, 128, true>(stream, c, batch, split);
+      }
+    }
+    if constexpr (kAccess == 16) {
+      if (!BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
+    }
+    return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true, kAccess>(stream, c, batch, split);
+  }
+  if constexpr (kAccess == 16) {
+    if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
+      constexpr int kS2Threads = kE == 2 ? 128 : C::kSmallThreads;
+      return LaunchVec16Compact<kE, C::kSmallTile, kS2Threads>(stream, c, batch, split);
+    }
+    if (C::kSmallRegisterBlocks) return LaunchRegisterBlocks<kE>(stream, c, batch, split);
+  }
+  return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads, false, kAccess>(stream, c, batch, split);
+}
+
+// The tiled tiers at global accesses of kAccess bytes (16, 8, 4 or one element: LaunchTiled), or 0: element accesses
+// on the padded tiles.
+template <int kE, int kAccess>
+cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
+  using C = TiledConfig<kE>;
+  constexpr bool vec = kAccess > 0;
   TiledArgs32 c;
   uint32_t batch;
   bool split;
-  if (vec && Knobs().reg && MakeCompact(a, kE, &c, &batch, &split, /*any_size=*/true)) {
-    return LaunchRegisterBlocks<kE>(stream, c, batch, split);
+  if constexpr (kAccess == 16) {
+    if (Knobs().reg && MakeCompact(a, kE, &c, &batch, &split, /*any_size=*/true)) {
+      return LaunchRegisterBlocks<kE>(stream, c, batch, split);
+    }
   }
   // 1-byte elements on 16-byte accesses keep the compact flavour past kCompactMaxBytes whenever the
   // general flavour would not take its 256x256 tile: the same 128x128 tile and 256 threads, compact
@@ -429,36 +470,52 @@ cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   const bool narrow = !Knobs().nonarrow && !Knobs().old && std::min(a.na, a.nb) <= transpose::kNarrowMax &&
                       std::max(a.na, a.nb) >= transpose::kNarrowTile && a.elements >= (int64_t{1} << 18);
   if (Knobs().old || !MakeCompact(a, kE, &c, &batch, &split, compact_large || narrow)) {
-    return LaunchTiledGeneral<kE>(stream, a, vec);
+    return LaunchTiledGeneral<kE, kAccess>(stream, a);
   }
   if (narrow) return LaunchNarrow<kE>(stream, c, batch, split);
-  cudaError_t err;
-  if (Knobs().smallcta && TrySmallCta<kE>(stream, c, batch, split, &err)) return err;
-  if (!vec) {
+  if constexpr (kAccess == 0) {
     if constexpr (kE <= 2) {  // lab ("pad64"): see LaunchTiledGeneral
       if (Knobs().pad64) return LaunchPaddedCompact<kE, 64, 16>(stream, c, batch, split);
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+  } else {
+    return LaunchVecCompact<kE, kAccess>(stream, c, batch, split);
   }
-  // Same tile table as the general flavour. Measured alternatives for the small cases, all slower:
-  // always the big tile, the scalar 32x32 tile for small problems, 32x32 / 8 rows for odd shapes,
-  // 64 threads per small tile, a pipelined persistent big-tile kernel (bench/lab/transpose_results_h200.md).
-  TiledArgs32 probe = c;
-  if (CompactBlocks<C::kBigTile>(&probe, batch) >= kSmallWaves * NumSMs()) {
-    if constexpr (kE == 1) {  // lab ("big128t", lost 3-9%): 10 CTAs of 128 threads an SM against 8 of 256
-      if (Knobs().big128t && BigTilesBFastest()) {
-        return LaunchVec16Compact<kE, C::kBigTile, 128, true>(stream, c, batch, split);
-      }
+}
+
+// The widest global access (16, 8, 4, 2 or 1 bytes, at least one element) at which every access of a tile row is
+// aligned: both groups' bytes and both buffers a multiple of it (a slice at an odd offset inside a jit is not).
+template <int kE>
+int AccessBytes(const TiledArgs& a) {
+  auto fits = [&](int w) {
+    return (a.na * kE) % w == 0 && (a.nb * kE) % w == 0 && reinterpret_cast<uintptr_t>(a.x) % w == 0 &&
+           reinterpret_cast<uintptr_t>(a.y) % w == 0;
+  };
+  int w = 16;
+  while (w > kE && !fits(w)) w /= 2;
+  return w;
+}
+
+// Ragged shapes (sides not multiples of 16 bytes), session 37: 1- and 2-byte elements keep the swizzled tiles with
+// 8-, 4-byte or element accesses on the global side, as do 4-byte elements with 8-byte accesses; 4-byte elements at
+// element accesses and 8-byte elements keep the padded tiles (4097x1023 float32 at 1.26x jnp, session 36). Before,
+// every ragged shape took the padded tiles: int8 (3, 8200, 8200) (0, 2, 1) at 16% of copy, 0.29x jnp (session 36
+// call 12; "scalarodd" keeps that dispatch).
+template <int kE>
+cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
+  const int access = AccessBytes<kE>(a);
+  if (access == 16) return LaunchTiledAt<kE, 16>(stream, a);
+  const TierKnobs& k = Knobs();
+  if (!k.scalarodd && !k.old && !k.s2 && !k.r1 && !k.s3) {  // those replay dispatches before session 37
+    if constexpr (kE <= 4) {
+      if (access == 8) return LaunchTiledAt<kE, 8>(stream, a);
     }
-    if (BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true>(stream, c, batch, split);
-    return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
+    if constexpr (kE <= 2) {
+      if (access == 4) return LaunchTiledAt<kE, 4>(stream, a);
+      return LaunchTiledAt<kE, kE>(stream, a);
+    }
   }
-  if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
-    constexpr int kS2Threads = kE == 2 ? 128 : C::kSmallThreads;
-    return LaunchVec16Compact<kE, C::kSmallTile, kS2Threads>(stream, c, batch, split);
-  }
-  if (C::kSmallRegisterBlocks) return LaunchRegisterBlocks<kE>(stream, c, batch, split);
-  return LaunchVec16Compact<kE, C::kSmallTile, C::kSmallThreads>(stream, c, batch, split);
+  return LaunchTiledAt<kE, 0>(stream, a);
 }
 
 // The divisors of RowCopy's kFastDiv form; false where one exceeds 2^31 (FastDivU32's range).
