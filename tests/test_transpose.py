@@ -191,9 +191,9 @@ def test_misaligned_slices_every_flavour(rng, dtype):
 # the same cases. On CPU the knob changes nothing and the cases still check the plans. Shapes: ragged last
 # tiles on multiples of every access width, multiples of 4 bytes only, odd sizes (only accesses of one
 # element fit), split groups with a batch axis, and slices at element offsets that break 16-, 8- and 4-byte
-# alignment. Session 37's "scalarodd" (ragged shapes on the padded element-access tiles, the dispatch before it) and
-# "scalarodd,pad64" (1- and 2-byte elements on 64x65 padded tiles, a lab token) run them too; by default ragged shapes
-# take the swizzled tiles with 8-, 4-byte or element accesses.
+# alignment. By default ragged 1- and 2-byte shapes take the swizzled tiles with 8- or 4-byte accesses where those fit
+# (session 37); "scalarodd" (the padded element-access tiles for every ragged shape) and "scalarodd,pad32" (1- and
+# 2-byte elements on the 32x33 padded tiles: the dispatch before session 37), lab tokens, run them too.
 SMALL_CTA_CASES = [
     ((2048, 512), (1, 0)),                  # issue 5's small case
     ((48, 80), (1, 0)),                     # multiples of 16 elements, ragged 32- and 64-element tiles
@@ -207,7 +207,7 @@ SMALL_CTA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad64"])
+@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad32"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_small_cta_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
@@ -549,15 +549,16 @@ def test_int8_wide_tile_boundary(rng):
 @pytest.mark.parametrize("shape, dtype", [
     ((2056, 2072), jnp.int8),         # 8-byte accesses, compact flavour, 128x128 tiles of several waves
     ((12312, 12300), jnp.int8),       # 4-byte accesses on the 256x256 tile (general flavour), ragged edges
-    ((8193, 8191), jnp.int8),         # one-element accesses, compact flavour past 32 MiB
+    ((8193, 8191), jnp.int8),         # padded element-access tiles (64x65), compact flavour past 32 MiB
     ((4100, 4100), jnp.bfloat16),     # 8-byte accesses, general flavour (past 32 MiB)
-    ((4099, 4101), jnp.bfloat16),     # one-element accesses, general flavour
-    ((2050, 4098), jnp.float32),      # 8-byte accesses, general flavour
-    ((1026, 1030), jnp.float32),      # 8-byte accesses, compact flavour
+    ((4099, 4101), jnp.bfloat16),     # padded element-access tiles (64x65), general flavour
+    ((4098, 2050), jnp.bfloat16),     # 4-byte accesses, general flavour
+    ((1026, 1030), jnp.bfloat16),     # 4-byte accesses, compact flavour
 ], ids=str)
 def test_ragged_access_tiers(rng, shape, dtype):
-    # Session 37: sides that are not multiples of 16 bytes keep the swizzled tiles with narrower global accesses
-    # (LaunchTiled). Random bits; sampled rows and columns of y cross every tile along their axis.
+    # Session 37: 1- and 2-byte sides that are not multiples of 16 bytes keep the swizzled tiles with 8- or 4-byte
+    # global accesses where those fit (LaunchTiled). Random bits; sampled rows and columns of y cross every tile along
+    # their axis.
     e = np.dtype(dtype).itemsize
     bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[e]
     xn = np.frombuffer(rng.bytes(shape[0] * shape[1] * e), bits).reshape(shape)
@@ -584,7 +585,7 @@ def _pattern(shape, dtype):
     # Around the compact flavour's 32-bit guard (2^31 bytes; the default dispatch sends these to the
     # general flavour since the 32 MiB line, JK_TRANSPOSE_TIERS=compact runs them compact):
     ((46340, 46340), jnp.int8),     # 2^31 - 88047 bytes, 4-byte accesses
-    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes, one-element accesses
+    ((46341, 46341), jnp.int8),     # 2^31 + 4633 bytes, element accesses
     ((32764, 16384), jnp.float32),  # 2^31 - 262144 bytes, 16-byte kernel, offsets near 2^31
     ((32768, 32768), jnp.bfloat16),  # exactly 2^31 bytes, 16-byte kernel
 ], ids=str)

@@ -44,7 +44,10 @@ struct TiledConfig<1> {
   static constexpr int kWideTile = 256, kWideThreads = 512;
   static constexpr int kSmallTile = 128, kSmallThreads = 256;
   static constexpr bool kSmallRegisterBlocks = false;
-  static constexpr int kPadTile = 32, kPadRows = 8;  // byte tiles of 33: conflict-free columns
+  // Element accesses (ragged shapes): 64x65 tiles, 16 rows a thread, as the 4- and 8-byte ones. H200, session 37 call 1
+  // (CUPTI, best of 3), against 32x33 tiles of 8 rows: int8 8193x8191 153.3 against 184.1 us, 4097x1023 5.70 against
+  // 6.02; bfloat16 8193x8191 157.1 against 194.6, (50257, 768) 91.4 against 113.6, 4097x1023 6.62 against 6.66.
+  static constexpr int kPadTile = 64, kPadRows = 16;
 };
 template <>
 struct TiledConfig<2> {
@@ -52,7 +55,7 @@ struct TiledConfig<2> {
   static constexpr int kWideTile = 0;  // no wide tile
   static constexpr int kSmallTile = 64, kSmallThreads = 256;
   static constexpr bool kSmallRegisterBlocks = false;
-  static constexpr int kPadTile = 32, kPadRows = 8;
+  static constexpr int kPadTile = 64, kPadRows = 16;  // as 1-byte elements
 };
 template <>
 struct TiledConfig<4> {
@@ -131,7 +134,8 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // division instructions, "rcin128" the input-order one at 128 x 1 with precomputed divisors (lost); "rcout" 16-byte
 // runs of up to kRowCopyInputOrderMaxRun bytes in output order. Session 36: "rcinlean" input order at any run length;
 // "wide" / "wide1k" 1-byte big tiles on the 256x256 tile from two waves of them (512 / 1024 threads) and "big128t" the
-// compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9).
+// compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
+// ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles (TiledConfig).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -147,7 +151,7 @@ struct TierKnobs {
   bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
-  bool pad64 = false;  // session 36: "pad64" 1- and 2-byte element-access tiles of 64x65 (16 rows a thread), not 32x33
+  bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x65
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
 };
@@ -167,7 +171,7 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rowtile16k")) t.rowtile = 16;
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
-    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad64 |= is("pad64");
+    t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -271,11 +275,11 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads, kAccess>(stream, a);
   } else {
     using T = Storage<kE>;
-    if constexpr (kE <= 2 && C::kPadTile != 64) {  // lab ("pad64", lost or tied): the 4- and 8-byte tile shape
-      if (Knobs().pad64) {
-        constexpr int kThreads64 = transpose::PaddedTile<64, 16>::kThreads;
-        const int blocks = static_cast<int>(std::min(CountTiles<64>(&a), kMaxBlocks));
-        transpose::TiledScalarPadded<T, 64, 16><<<blocks, kThreads64, 0, stream>>>(a);
+    if constexpr (kE <= 2) {  // lab ("pad32"): the 32x33 tiles before session 37
+      if (Knobs().pad32) {
+        constexpr int kThreads32 = transpose::PaddedTile<32, 8>::kThreads;
+        const int blocks = static_cast<int>(std::min(CountTiles<32>(&a), kMaxBlocks));
+        transpose::TiledScalarPadded<T, 32, 8><<<blocks, kThreads32, 0, stream>>>(a);
         return LastLaunchError();
       }
     }
@@ -474,8 +478,8 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
   }
   if (narrow) return LaunchNarrow<kE>(stream, c, batch, split);
   if constexpr (kAccess == 0) {
-    if constexpr (kE <= 2) {  // lab ("pad64"): see LaunchTiledGeneral
-      if (Knobs().pad64) return LaunchPaddedCompact<kE, 64, 16>(stream, c, batch, split);
+    if constexpr (kE <= 2) {  // lab ("pad32"): see LaunchTiledGeneral
+      if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8>(stream, c, batch, split);
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   } else {
@@ -496,23 +500,22 @@ int AccessBytes(const TiledArgs& a) {
   return w;
 }
 
-// Ragged shapes (sides not multiples of 16 bytes), session 37: 1- and 2-byte elements keep the swizzled tiles with
-// 8-, 4-byte or element accesses on the global side, as do 4-byte elements with 8-byte accesses; 4-byte elements at
-// element accesses and 8-byte elements keep the padded tiles (4097x1023 float32 at 1.26x jnp, session 36). Before,
-// every ragged shape took the padded tiles: int8 (3, 8200, 8200) (0, 2, 1) at 16% of copy, 0.29x jnp (session 36
-// call 12; "scalarodd" keeps that dispatch).
+// Ragged shapes (sides not multiples of 16 bytes), session 37: 1- and 2-byte elements whose sides and buffers are
+// multiples of 8 or 4 bytes keep the swizzled tiles with accesses of that width (NarrowAccessTile); the rest take the
+// padded element-access tiles. Before, every ragged shape took the padded tiles, 1- and 2-byte ones at 32x33: int8
+// (3, 8200, 8200) (0, 2, 1) at 16% of copy, 0.29x jnp (session 36 call 12; "scalarodd" keeps that dispatch). 4- and
+// 8-byte elements keep the padded tiles: 4097x1023 float32 at 1.26x jnp; float32 on the swizzled tiles at 8-byte
+// accesses (before NarrowAccessTile's contiguous pieces) won 8194^2 (167 against 178 us) but lost 4098x1022 (12.6
+// against 8.6 us; session 37 call 1). Element accesses on the swizzled tiles lost 2-5x.
 template <int kE>
 cudaError_t LaunchTiled(cudaStream_t stream, TiledArgs a) {
   const int access = AccessBytes<kE>(a);
   if (access == 16) return LaunchTiledAt<kE, 16>(stream, a);
-  const TierKnobs& k = Knobs();
-  if (!k.scalarodd && !k.old && !k.s2 && !k.r1 && !k.s3) {  // those replay dispatches before session 37
-    if constexpr (kE <= 4) {
+  if constexpr (kE <= 2) {
+    const TierKnobs& k = Knobs();
+    if (!k.scalarodd && !k.old && !k.s2 && !k.r1 && !k.s3) {  // those replay dispatches before session 37
       if (access == 8) return LaunchTiledAt<kE, 8>(stream, a);
-    }
-    if constexpr (kE <= 2) {
       if (access == 4) return LaunchTiledAt<kE, 4>(stream, a);
-      return LaunchTiledAt<kE, kE>(stream, a);
     }
   }
   return LaunchTiledAt<kE, 0>(stream, a);

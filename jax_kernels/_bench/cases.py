@@ -110,12 +110,12 @@ def norm_softmax_case(op: str, dtype: str, shape, *, axis: int = -1, masked: boo
     return Case(op, dtype, tuple(inputs), label, group, kwargs, sweep_cols=cols, tags=tuple(tags))
 
 
-def transpose_case(dtype: str, shape, axes) -> Case:
+def transpose_case(dtype: str, shape, axes, tags=()) -> Case:
     shape, axes = tuple(shape), tuple(axes)
     fill = "int" if dtype == "int8" else "normal"
     label = "x".join(map(str, shape)) + " (" + ",".join(map(str, axes)) + ")"
     return Case("transpose", dtype, (Input("x", shape, dtype, fill),), label, "transpose",
-                (("axes", axes),))
+                (("axes", axes),), tags=tuple(tags))
 
 
 def matmul_case(dtype: str, m: int, n: int, k: int, *, precision=None, batch=()) -> Case:
@@ -179,8 +179,8 @@ def _extra_norm_softmax(dtypes, ops, masked_shape, axis_shapes):
     return out
 
 
-def _transpose_cases(spec, dtypes):
-    return [transpose_case(dt, shape, axes) for dt, shape, axes in spec if dt in dtypes]
+def _transpose_cases(spec, dtypes, tags=()):
+    return [transpose_case(dt, shape, axes, tags) for dt, shape, axes in spec if dt in dtypes]
 
 
 _TRANSPOSE_DEFAULT = (
@@ -190,6 +190,11 @@ _TRANSPOSE_DEFAULT = (
        ("float32", (64, 1024, 1024), (0, 2, 1)),
        ("bfloat16", (32, 128, 64, 64), (0, 2, 1, 3)),
        ("float32", (8, 16, 32, 64, 2), (4, 0, 3, 1, 2))])
+
+# Beyond issue 5's cases (tagged "ragged"): 1- and 2-byte sides that are not multiples of 16 bytes (session 37),
+# 8-byte, 4-byte and element accesses.
+_TRANSPOSE_RAGGED = [("int8", (3, 8200, 8200), (0, 2, 1)), ("bfloat16", (8194, 8194), (1, 0)),
+                     ("bfloat16", (50257, 768), (1, 0)), ("int8", (4097, 1023), (1, 0))]
 
 _TRANSPOSE_QUICK = (
     [(dt, (256, 128), (1, 0)) for dt in ("float32", "bfloat16", "int8")]
@@ -228,6 +233,7 @@ def default_cases(ops=OPS, dtypes=FLOAT_DTYPES + ("int8",)) -> list[Case]:
     cases += _extra_norm_softmax(dtypes, ops, (16, 2048, 2048), ((64, 2048, 1024), (4, 32768, 128)))
     if "transpose" in ops:
         cases += _transpose_cases(_TRANSPOSE_DEFAULT, dtypes)
+        cases += _transpose_cases(_TRANSPOSE_RAGGED, dtypes, ("ragged",))
     return cases + _matmul_cases(False, dtypes, ops)
 
 
