@@ -553,9 +553,9 @@ struct PaddedTile {
   static constexpr int kTile = kTileElems, kRowsPerThread = kRows, kThreads = kTile * kTile / kRows;
 };
 
-template <typename T, int kTileElems, int kRows, typename G>
+template <typename T, int kTileElems, int kRows, int kPad, typename G>
 __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0, typename G::Index b0,
-                                               T (*tile)[kTileElems + 1]) {
+                                               T (*tile)[kTileElems + kPad]) {
   using I = typename G::Index;
   constexpr int kTile = kTileElems, kStep = PaddedTile<kTileElems, kRows>::kThreads / kTile;
   const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
@@ -585,24 +585,29 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
   }
 }
 
-template <typename T, int kTileElems = 64, int kRows = 16>
+// kPad: the row padding in elements, one 4-byte word (sizeof(T) <= 4) so that the column reads of 32 lanes hit 32 banks:
+// rows of 64 + 1 bytes put lanes tx and tx + 2 on one bank (2-way conflicts), 64 + 4 do not.
+template <typename T>
+inline constexpr int kPadElems = sizeof(T) >= 4 ? 1 : 4 / static_cast<int>(sizeof(T));
+
+template <typename T, int kTileElems = 64, int kRows = 16, int kPad = kPadElems<T>>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
-  __shared__ T tile[kTileElems][kTileElems + 1];  // +1: the column reads of the store phase hit 32 banks
+  __shared__ T tile[kTileElems][kTileElems + kPad];
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
-    PaddedTileBody<T, kTileElems, kRows>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
+    PaddedTileBody<T, kTileElems, kRows, kPad>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
     __syncthreads();
   }
 }
 
-template <typename T, int kTileElems, int kRows, bool kSplit>
+template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
-  __shared__ T tile[kTileElems][kTileElems + 1];
+  __shared__ T tile[kTileElems][kTileElems + kPad];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
-  PaddedTileBody<T, kTileElems, kRows>(g, a0, b0, tile);
+  PaddedTileBody<T, kTileElems, kRows, kPad>(g, a0, b0, tile);
 }
 
 // ---- kTiledRegisterBlocks ----------------------------------------------------------------------

@@ -135,7 +135,8 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // runs of up to kRowCopyInputOrderMaxRun bytes in output order. Session 36: "rcinlean" input order at any run length;
 // "wide" / "wide1k" 1-byte big tiles on the 256x256 tile from two waves of them (512 / 1024 threads) and "big128t" the
 // compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
-// ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles (TiledConfig).
+// ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles (TiledConfig),
+// "pad1" on 64x65 (64 elements and one of padding) tiles.
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -151,7 +152,8 @@ struct TierKnobs {
   bool rcinlean = false;  // session 36: "rcinlean" 16-byte runs of any length in input order
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
-  bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x65
+  bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x68
+  bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of padding), not 64x68
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
 };
@@ -172,6 +174,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
+    t.pad1 |= is("pad1");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -245,6 +248,14 @@ bool TakesWideTile(TiledArgs a) {
   return false;
 }
 
+template <typename T, int kTile, int kRows, int kPad>
+cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
+  constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
+  const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
+  transpose::TiledScalarPadded<T, kTile, kRows, kPad><<<blocks, kThreads, 0, stream>>>(a);
+  return LastLaunchError();
+}
+
 // kAccess: bytes per global access of the swizzled tiles (LaunchTiled); 0: element accesses on padded tiles.
 template <int kE, int kAccess>
 cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
@@ -275,18 +286,11 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads, kAccess>(stream, a);
   } else {
     using T = Storage<kE>;
-    if constexpr (kE <= 2) {  // lab ("pad32"): the 32x33 tiles before session 37
-      if (Knobs().pad32) {
-        constexpr int kThreads32 = transpose::PaddedTile<32, 8>::kThreads;
-        const int blocks = static_cast<int>(std::min(CountTiles<32>(&a), kMaxBlocks));
-        transpose::TiledScalarPadded<T, 32, 8><<<blocks, kThreads32, 0, stream>>>(a);
-        return LastLaunchError();
-      }
+    if constexpr (kE <= 2) {  // lab: "pad32" the 32x33 tiles before session 37, "pad1" 64x65 (session 37 call 2)
+      if (Knobs().pad32) return LaunchPaddedGeneral<T, 32, 8, 1>(stream, a);
+      if (Knobs().pad1) return LaunchPaddedGeneral<T, 64, 16, 1>(stream, a);
     }
-    constexpr int kThreads = transpose::PaddedTile<C::kPadTile, C::kPadRows>::kThreads;
-    const int blocks = static_cast<int>(std::min(CountTiles<C::kPadTile>(&a), kMaxBlocks));
-    transpose::TiledScalarPadded<T, C::kPadTile, C::kPadRows><<<blocks, kThreads, 0, stream>>>(a);
-    return LastLaunchError();
+    return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, transpose::kPadElems<T>>(stream, a);
   }
 }
 
@@ -327,15 +331,15 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
   return LastLaunchError();
 }
 
-template <int kE, int kTile, int kRows>
+template <int kE, int kTile, int kRows, int kPad = transpose::kPadElems<Storage<kE>>>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = CompactBlocks<kTile>(&c, batch);
   if (split) {
-    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true><<<blocks, kThreads, 0, stream>>>(c);
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true, kPad><<<blocks, kThreads, 0, stream>>>(c);
   } else {
-    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false><<<blocks, kThreads, 0, stream>>>(c);
+    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false, kPad><<<blocks, kThreads, 0, stream>>>(c);
   }
   return LastLaunchError();
 }
@@ -478,8 +482,9 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
   }
   if (narrow) return LaunchNarrow<kE>(stream, c, batch, split);
   if constexpr (kAccess == 0) {
-    if constexpr (kE <= 2) {  // lab ("pad32"): see LaunchTiledGeneral
-      if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8>(stream, c, batch, split);
+    if constexpr (kE <= 2) {  // lab ("pad32", "pad1"): see LaunchTiledGeneral
+      if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8, 1>(stream, c, batch, split);
+      if (Knobs().pad1) return LaunchPaddedCompact<kE, 64, 16, 1>(stream, c, batch, split);
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   } else {
