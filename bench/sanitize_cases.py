@@ -186,7 +186,11 @@ def transposes():
                             # (kTiledNarrow: NHWC -> NCHW, its reverse with a ragged tile, no batch axis).
                             ((2048, 512), (1, 0)), ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),
                             ((8, 128, 128, 3), (0, 3, 1, 2)), ((4, 3, 104, 250), (0, 2, 3, 1)),
-                            ((70001, 7), (1, 0))]:
+                            ((70001, 7), (1, 0)),
+                            # Session 37: ragged sides on the swizzled tiles with 8- or 4-byte accesses (1- and 2-byte
+                            # elements), single-wave and several-wave tiles, a batch axis.
+                            ((1000, 1000), (1, 0)), ((34, 66), (1, 0)), ((3, 520, 264), (0, 2, 1)),
+                            ((1026, 1030), (1, 0))]:
             if dt == jnp.int8:
                 host = RNG.integers(-100, 100, shape).astype(np.int8)
             else:
@@ -200,6 +204,16 @@ def transposes():
     # int8 past 32 MiB below the wide tile's threshold: the 128x128 tile's compact flavour.
     host = RNG.integers(-100, 100, (6000, 6000)).astype(np.int8)
     check("transpose int8 6000x6000 compact", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
+    # Session 37, ragged: the 256x256 tile at 4-byte accesses, the compact 128x128 tile past 32 MiB at 4-byte accesses
+    # with a batch axis, bfloat16's general flavour at 8-byte accesses.
+    host = RNG.integers(-100, 100, (12312, 12300)).astype(np.int8)
+    check("transpose int8 12312x12300 wide tile, 4-byte", jk.transpose(jax.device_put(host), (1, 0)), host.T, 0.0)
+    host = RNG.integers(-100, 100, (3, 4104, 4100)).astype(np.int8)
+    check("transpose int8 (3, 4104, 4100) (0, 2, 1) compact, 4-byte", jk.transpose(jax.device_put(host), (0, 2, 1)),
+          np.transpose(host, (0, 2, 1)), 0.0)
+    host = RNG.standard_normal((4100, 4100)).astype(np.dtype(jnp.bfloat16))
+    check("transpose bfloat16 4100x4100 general, 8-byte", jk.transpose(jax.device_put(host), (1, 0)),
+          host.T.astype(np.float64), 0.0)
 
 
 def row_copies(cases, tier_settings):
