@@ -9,12 +9,13 @@ OUT=${OUT:-$REPO/gpu_out}
 mkdir -p "$OUT"
 export JK_CUDA_ARCHS=${JK_CUDA_ARCHS:-90a-real} XLA_PYTHON_CLIENT_PREALLOCATE=false
 T0=$(date +%s)
-JK_TEST_WORKERS=16 JK_LARGE_TESTS=0 JK_TEST_TIMEOUT=330 OUT=$OUT timeout -k 5 340 bash "$REPO/bench/gpu_check.sh" test-other 2>&1 | grep -E "===|passed|failed|rror|exit|FAILED|Timeout" | tail -20
+JK_TEST_WORKERS=16 JK_LARGE_TESTS=0 JK_TEST_TIMEOUT=330 OUT=$OUT timeout -k 5 500 bash "$REPO/bench/gpu_check.sh" ${JK_CALL_BUILD:-} test-other 2>&1 | grep -E "===|passed|failed|rror|exit|FAILED|Timeout" | tail -20
 grep -hE "^(FAILED|ERROR)" "$OUT"/tests*.log 2>/dev/null | head
 echo "=== large transposes ($(( $(date +%s) - T0 ))s in)"
-(cd /tmp && JK_LARGE_TESTS=1 timeout -k 5 90 python3 -m pytest -q -p no:cacheprovider -o addopts= -m large \
+(cd /tmp && JK_LARGE_TESTS=1 timeout -k 5 $( [ "${JK_SKIP_SANITIZER:-0}" = 1 ] && echo $(( 588 - ($(date +%s) - T0) )) || echo 90 ) python3 -m pytest -q -p no:cacheprovider -o addopts= -m large \
   "$REPO/tests/test_transpose.py" >"$OUT/tests_large_transpose.log" 2>&1)
 echo "large rc=$?"; tail -1 "$OUT/tests_large_transpose.log"; grep -E "^(FAILED|ERROR)" "$OUT/tests_large_transpose.log" | head
+[ "${JK_SKIP_SANITIZER:-0}" = 1 ] && exit 0
 echo "=== sanitizer ($(( $(date +%s) - T0 ))s in)"
 JK_SANITIZE_PARTS=short_runs,transposes JK_SANITIZE_TOOLS=memcheck JK_SANITIZE_LOGS=$OUT/san \
   timeout -k 5 $(( 585 - ($(date +%s) - T0) )) bash "$REPO/bench/sanitize.sh" 2>&1 | tail -8
