@@ -200,6 +200,9 @@ SMALL_CTA_CASES = [
     ((36, 20), (1, 0)),                     # multiples of 4 elements only
     ((40, 24), (1, 0)),                     # multiples of 8 elements only (int8: 8-byte accesses)
     ((34, 66), (1, 0)),                     # multiples of 2 only (bfloat16: 4-byte, float32: 8-byte accesses)
+    ((33, 48), (1, 0)),                     # rows of x 16-byte aligned (1- and 2-byte), y's odd
+    ((48, 33), (1, 0)),                     # the reverse
+    ((3, 67, 144), (0, 2, 1)),              # x's rows aligned, a batch axis
     ((33, 65), (1, 0)),                     # odd
     ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # split A, one batch axis
     ((5, 16, 33, 64, 2), (4, 0, 3, 1, 2)),  # split A, ragged B
@@ -207,7 +210,7 @@ SMALL_CTA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad32", "pad1"])
+@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad32", "pad1", "padvec0"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_small_cta_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
@@ -549,9 +552,12 @@ def test_int8_wide_tile_boundary(rng):
 @pytest.mark.parametrize("shape, dtype", [
     ((2056, 2072), jnp.int8),         # 8-byte accesses, compact flavour, 128x128 tiles of several waves
     ((12312, 12300), jnp.int8),       # 4-byte accesses on the 256x256 tile (general flavour), ragged edges
-    ((8193, 8191), jnp.int8),         # padded element-access tiles (64x65), compact flavour past 32 MiB
+    ((8193, 8191), jnp.int8),         # padded element-access tiles (64x68), compact flavour past 32 MiB
     ((4100, 4100), jnp.bfloat16),     # 8-byte accesses, general flavour (past 32 MiB)
-    ((4099, 4101), jnp.bfloat16),     # padded element-access tiles (64x65), general flavour
+    ((4099, 4101), jnp.bfloat16),     # padded element-access tiles (64x66), general flavour
+    ((50257, 768), jnp.bfloat16),     # padded tiles, x's rows in 16-byte vectors, general flavour
+    ((768, 50257), jnp.bfloat16),     # padded tiles, y's rows in 16-byte vectors
+    ((1001, 4096), jnp.int8),         # padded tiles, x's rows in 16-byte vectors, compact flavour
     ((4098, 2050), jnp.bfloat16),     # 4-byte accesses, general flavour
     ((1026, 1030), jnp.bfloat16),     # 4-byte accesses, compact flavour
 ], ids=str)

@@ -189,6 +189,9 @@ int main(int argc, char** argv) {
       // 8-byte and bf16 4-byte rows, float32 8-byte rows, mixed widths with edge tiles, a batch axis
       {{40, 24}, {1, 0}},           {{34, 66}, {1, 0}},           {{260, 1030}, {1, 0}},
       {{3, 200, 264}, {0, 2, 1}},
+      // one side 16-byte aligned, the other odd (the padded tiles with one 16-byte side): int8 / bf16 rows in, out
+      {{33, 48}, {1, 0}},           {{48, 33}, {1, 0}},           {{201, 1040}, {1, 0}},
+      {{1040, 201}, {1, 0}},        {{3, 67, 144}, {0, 2, 1}},
       // compact flavour with split groups / general flavour (tests/test_transpose.py FLAVOUR_CASES)
       {{3, 4, 9, 16, 2}, {4, 0, 3, 1, 2}}, {{3, 4, 9, 15, 2}, {4, 0, 3, 1, 2}},
       {{4, 2, 3, 2, 36}, {0, 4, 2, 3, 1}}, {{6, 2, 2, 2, 7}, {4, 1, 3, 0, 2}}, {{7, 5, 2, 3}, {3, 1, 2, 0}},

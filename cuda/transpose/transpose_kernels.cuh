@@ -555,34 +555,81 @@ struct PaddedTile {
   static constexpr int kTile = kTileElems, kRowsPerThread = kRows, kThreads = kTile * kTile / kRows;
 };
 
-template <typename T, int kTileElems, int kRows, int kPad, typename G>
+// kVecSide (1- and 2-byte elements, ragged shapes whose one side is 16-byte aligned): kVecIn loads x's rows as 16-byte
+// vectors (written to the tile as 4-byte words: padded rows are 4-byte aligned), kVecOut stores y's rows as 16-byte
+// vectors (each gathered from a tile column by one element reads); the other side keeps element accesses.
+enum PaddedVecSide { kVecNone = 0, kVecIn = 1, kVecOut = 2 };
+
+template <typename T, int kTileElems, int kRows, int kPad, int kVecSide = kVecNone, typename G>
 __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0, typename G::Index b0,
                                                T (*tile)[kTileElems + kPad]) {
   using I = typename G::Index;
-  constexpr int kTile = kTileElems, kStep = PaddedTile<kTileElems, kRows>::kThreads / kTile;
+  constexpr int kTile = kTileElems, kThreads = PaddedTile<kTileElems, kRows>::kThreads, kStep = kThreads / kTile;
+  constexpr int kV = 16 / sizeof(T), kVecs = kTile * kTile / kV / kThreads;  // elements a vector, vectors a thread
+  static_assert(kVecSide == kVecNone || (sizeof(T) <= 2 && kVecs >= 1 && kPad * sizeof(T) % 4 == 0),
+                "vector sides: 1- and 2-byte elements, rows padded by whole words");
   const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
   const T* x = reinterpret_cast<const T*>(g.x());
   T* y = reinterpret_cast<T*>(g.y());
-  T v[kRows] = {};
+  if constexpr (kVecSide == kVecIn) {  // a row's kTile / kV vectors on consecutive lanes
+    uint4 v[kVecs];
 #pragma unroll
-  for (int i = 0; i < kRows; ++i) {
-    const I b = b0 + ty + i * kStep, a = a0 + tx;
-    if (b < g.nb() && a < g.na()) {
-      const I at = g.RowIn(b) + a;
-      JK_DEVICE_ASSERT(at < g.elements());
-      v[i] = x[at];
+    for (int i = 0; i < kVecs; ++i) {
+      const int idx = i * kThreads + threadIdx.x, r = idx / (kTile / kV), c = idx % (kTile / kV) * kV;
+      const I b = b0 + r, a = a0 + c;
+      v[i] = make_uint4(0, 0, 0, 0);
+      if (b < g.nb() && a < g.na()) {  // na is a multiple of kV: a vector is wholly inside or outside
+        const I at = g.RowIn(b) + a;
+        JK_DEVICE_ASSERT(at + kV <= g.elements());
+        v[i] = __ldg(reinterpret_cast<const uint4*>(x + at));
+      }
     }
+#pragma unroll
+    for (int i = 0; i < kVecs; ++i) {
+      const int idx = i * kThreads + threadIdx.x, r = idx / (kTile / kV), c = idx % (kTile / kV) * kV;
+      uint32_t* row = reinterpret_cast<uint32_t*>(&tile[r][c]);
+      row[0] = v[i].x, row[1] = v[i].y, row[2] = v[i].z, row[3] = v[i].w;
+    }
+  } else {
+    T v[kRows] = {};
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const I b = b0 + ty + i * kStep, a = a0 + tx;
+      if (b < g.nb() && a < g.na()) {
+        const I at = g.RowIn(b) + a;
+        JK_DEVICE_ASSERT(at < g.elements());
+        v[i] = x[at];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
   }
-#pragma unroll
-  for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
   __syncthreads();
+  if constexpr (kVecSide == kVecOut) {  // lanes along the tile's columns: the column reads hit consecutive elements
 #pragma unroll
-  for (int i = 0; i < kRows; ++i) {
-    const I a = a0 + ty + i * kStep, b = b0 + tx;
-    if (a < g.na() && b < g.nb()) {
-      const I at = g.ColOut(a) + b;
-      JK_DEVICE_ASSERT(at < g.elements());
-      y[at] = tile[tx][ty + i * kStep];
+    for (int i = 0; i < kVecs; ++i) {
+      const int idx = i * kThreads + threadIdx.x, c = idx % kTile, q = idx / kTile;
+      uint32_t w[4] = {0, 0, 0, 0};  // packed by shifts: a union of T[kV] went to local memory
+#pragma unroll
+      for (int k = 0; k < kV; ++k) {
+        w[k * sizeof(T) / 4] |= static_cast<uint32_t>(tile[q * kV + k][c]) << (8 * sizeof(T) * k % 32);
+      }
+      const I a = a0 + c, b = b0 + q * kV;
+      if (a < g.na() && b < g.nb()) {  // nb is a multiple of kV
+        const I at = g.ColOut(a) + b;
+        JK_DEVICE_ASSERT(at + kV <= g.elements());
+        *reinterpret_cast<uint4*>(y + at) = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const I a = a0 + ty + i * kStep, b = b0 + tx;
+      if (a < g.na() && b < g.nb()) {
+        const I at = g.ColOut(a) + b;
+        JK_DEVICE_ASSERT(at < g.elements());
+        y[at] = tile[tx][ty + i * kStep];
+      }
     }
   }
 }
@@ -592,24 +639,25 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
 template <typename T>
 inline constexpr int kPadElems = sizeof(T) >= 4 ? 1 : 4 / static_cast<int>(sizeof(T));
 
-template <typename T, int kTileElems = 64, int kRows = 16, int kPad = kPadElems<T>>
+template <typename T, int kTileElems = 64, int kRows = 16, int kPad = kPadElems<T>, int kVecSide = kVecNone>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
-  __shared__ T tile[kTileElems][kTileElems + kPad];
+  __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
-    PaddedTileBody<T, kTileElems, kRows, kPad>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems, tile);
+    PaddedTileBody<T, kTileElems, kRows, kPad, kVecSide>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems,
+                                                         tile);
     __syncthreads();
   }
 }
 
-template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>>
+template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>, int kVecSide = kVecNone>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
-  __shared__ T tile[kTileElems][kTileElems + kPad];
+  __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
-  PaddedTileBody<T, kTileElems, kRows, kPad>(g, a0, b0, tile);
+  PaddedTileBody<T, kTileElems, kRows, kPad, kVecSide>(g, a0, b0, tile);
 }
 
 // ---- kTiledRegisterBlocks ----------------------------------------------------------------------

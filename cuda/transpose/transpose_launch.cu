@@ -136,7 +136,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // "wide" / "wide1k" 1-byte big tiles on the 256x256 tile from two waves of them (512 / 1024 threads) and "big128t" the
 // compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
 // ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles (TiledConfig),
-// "pad1" on 64x65 (64 elements and one of padding) tiles.
+// "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them (PaddedVecSide).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -154,6 +154,7 @@ struct TierKnobs {
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
   bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x68
   bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of padding), not 64x68
+  bool padvec0 = false;  // session 37: "padvec0" no 16-byte side on the padded tiles (PaddedVecSide)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
 };
@@ -174,7 +175,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
-    t.pad1 |= is("pad1");
+    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -248,12 +249,23 @@ bool TakesWideTile(TiledArgs a) {
   return false;
 }
 
-template <typename T, int kTile, int kRows, int kPad>
+template <typename T, int kTile, int kRows, int kPad, int kVecSide = transpose::kVecNone>
 cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledScalarPadded<T, kTile, kRows, kPad><<<blocks, kThreads, 0, stream>>>(a);
+  transpose::TiledScalarPadded<T, kTile, kRows, kPad, kVecSide><<<blocks, kThreads, 0, stream>>>(a);
   return LastLaunchError();
+}
+
+// Ragged 1- and 2-byte shapes on the padded tiles whose one side is 16-byte aligned move that side in 16-byte vectors
+// (PaddedTileBody's kVecSide; e.g. bfloat16 (50257, 768), whose input rows are 1536 bytes); "padvec0" (lab) keeps
+// element accesses on both sides.
+template <int kE, typename Args>
+int PaddedVecSide(const Args& a) {
+  if (kE > 2 || Knobs().padvec0) return transpose::kVecNone;
+  if ((a.na * kE) % 16 == 0 && Aligned16(a.x)) return transpose::kVecIn;
+  if ((a.nb * kE) % 16 == 0 && Aligned16(a.y)) return transpose::kVecOut;
+  return transpose::kVecNone;
 }
 
 // kAccess: bytes per global access of the swizzled tiles (LaunchTiled); 0: element accesses on padded tiles.
@@ -290,7 +302,14 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
       if (Knobs().pad32) return LaunchPaddedGeneral<T, 32, 8, 1>(stream, a);
       if (Knobs().pad1) return LaunchPaddedGeneral<T, 64, 16, 1>(stream, a);
     }
-    return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, transpose::kPadElems<T>>(stream, a);
+    constexpr int kPad = transpose::kPadElems<T>;
+    if constexpr (kE <= 2) {
+      switch (PaddedVecSide<kE>(a)) {
+        case transpose::kVecIn: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, transpose::kVecIn>(stream, a);
+        case transpose::kVecOut: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, transpose::kVecOut>(stream, a);
+      }
+    }
+    return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad>(stream, a);
   }
 }
 
@@ -331,16 +350,15 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
   return LastLaunchError();
 }
 
-template <int kE, int kTile, int kRows, int kPad = transpose::kPadElems<Storage<kE>>>
+template <int kE, int kTile, int kRows, int kPad = transpose::kPadElems<Storage<kE>>,
+          int kVecSide = transpose::kVecNone>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = CompactBlocks<kTile>(&c, batch);
-  if (split) {
-    transpose::TiledScalarPaddedCompact<T, kTile, kRows, true, kPad><<<blocks, kThreads, 0, stream>>>(c);
-  } else {
-    transpose::TiledScalarPaddedCompact<T, kTile, kRows, false, kPad><<<blocks, kThreads, 0, stream>>>(c);
-  }
+  auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, kTile, kRows, true, kPad, kVecSide>
+                      : &transpose::TiledScalarPaddedCompact<T, kTile, kRows, false, kPad, kVecSide>;
+  kernel<<<blocks, kThreads, 0, stream>>>(c);
   return LastLaunchError();
 }
 
@@ -485,6 +503,15 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
     if constexpr (kE <= 2) {  // lab ("pad32", "pad1"): see LaunchTiledGeneral
       if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8, 1>(stream, c, batch, split);
       if (Knobs().pad1) return LaunchPaddedCompact<kE, 64, 16, 1>(stream, c, batch, split);
+    }
+    if constexpr (kE <= 2) {
+      constexpr int kPad = transpose::kPadElems<Storage<kE>>;
+      switch (PaddedVecSide<kE>(c)) {
+        case transpose::kVecIn:
+          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, transpose::kVecIn>(stream, c, batch, split);
+        case transpose::kVecOut:
+          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, transpose::kVecOut>(stream, c, batch, split);
+      }
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   } else {
