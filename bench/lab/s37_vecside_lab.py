@@ -1,4 +1,4 @@
-"""Session 37 (call 6): ragged 1- and 2-byte transposes on the padded tiles whose one side is 16-byte aligned, that side
+"""Session 37 (calls 6-7): ragged 1- and 2-byte transposes on the padded tiles whose one side is 16-byte aligned, that side
 in 16-byte vectors (PaddedTileBody's kVecSide; the default) against element accesses on both sides ("padvec0", call 3's
 default). Method as bench/lab/s34_rowcopy_lab.py (CUPTI, best of 3 rotated rounds, % of the 1 GiB copy ceiling, outputs
 compared with jnp's).
