@@ -190,7 +190,10 @@ def transposes():
                             # Session 37: ragged sides on the swizzled tiles with 8- or 4-byte accesses (1- and 2-byte
                             # elements), single-wave and several-wave tiles, a batch axis.
                             ((1000, 1000), (1, 0)), ((34, 66), (1, 0)), ((3, 520, 264), (0, 2, 1)),
-                            ((1026, 1030), (1, 0))]:
+                            ((1026, 1030), (1, 0)),
+                            # one side 16-byte aligned, the other odd (1- and 2-byte: the padded tiles with a 16-byte
+                            # side, kVecIn / kVecOut), with ragged edge tiles and a batch axis
+                            ((201, 1040), (1, 0)), ((1040, 201), (1, 0)), ((3, 67, 144), (0, 2, 1))]:
             if dt == jnp.int8:
                 host = RNG.integers(-100, 100, shape).astype(np.int8)
             else:
@@ -211,6 +214,9 @@ def transposes():
     host = RNG.integers(-100, 100, (3, 4104, 4100)).astype(np.int8)
     check("transpose int8 (3, 4104, 4100) (0, 2, 1) compact, 4-byte", jk.transpose(jax.device_put(host), (0, 2, 1)),
           np.transpose(host, (0, 2, 1)), 0.0)
+    host = RNG.standard_normal((5003, 768)).astype(np.dtype(jnp.bfloat16))  # a 16-byte side, general flavour
+    check("transpose bfloat16 (5003, 768) padded, x's rows in vectors", jk.transpose(jax.device_put(host), (1, 0)),
+          host.T.astype(np.float64), 0.0)
     host = RNG.standard_normal((4100, 4100)).astype(np.dtype(jnp.bfloat16))
     check("transpose bfloat16 4100x4100 general, 8-byte", jk.transpose(jax.device_put(host), (1, 0)),
           host.T.astype(np.float64), 0.0)
