@@ -27,6 +27,12 @@ namespace jk_emu {
 thread_local dim3 tid, bid;
 dim3 bdim, gdim;
 Barrier* bar = nullptr;
+// A warp's shuffle exchange (the padded tiles' word loads, session 37): every lane writes, then reads its source.
+struct Warp {
+  Barrier bar{32};
+  uint32_t vals[32];
+};
+std::vector<Warp>* warps = nullptr;
 int sms = 132;
 long launches = 0;
 // Launches per argument struct (LaunchesOf<transpose::RowTileArgs>(): the tiled row copies).
@@ -51,6 +57,8 @@ void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
   bdim = dim3(threads);
   Barrier block_bar(threads);
   bar = &block_bar;
+  std::vector<Warp> ws((threads + 31) / 32);
+  warps = &ws;
   std::vector<std::thread> ts;
   ts.reserve(threads);
   for (int t = 0; t < threads; ++t) {
@@ -89,6 +97,22 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 }
 inline float __shfl_xor_sync(unsigned, float v, int, int = 32) { return v; }  // unused by the transpose
 inline float __shfl_sync(unsigned, float v, int, int = 32) { return v; }      // unused by the transpose
+// Every lane of the warp must call it (as on the GPU with a full mask); a lane whose source is past its `width`-lane
+// segment reads its own value.
+inline uint32_t __shfl_down_sync(unsigned, uint32_t v, unsigned delta, int width = 32) {
+  const int t = int(jk_emu::tid.x), lane = t % 32;
+  jk_emu::Warp& w = (*jk_emu::warps)[t / 32];
+  w.vals[lane] = v;
+  w.bar.Wait();
+  const int src = lane % width + int(delta) < width ? lane + int(delta) : lane;
+  const uint32_t r = w.vals[src];
+  w.bar.Wait();
+  return r;
+}
+inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, unsigned shift) {
+  const uint64_t v = (uint64_t(hi) << 32) | lo;
+  return uint32_t(v >> (shift & 31));
+}
 
 cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = jk_emu::sms; return cudaSuccess; }

@@ -555,10 +555,25 @@ struct PaddedTile {
   static constexpr int kTile = kTileElems, kRowsPerThread = kRows, kThreads = kTile * kTile / kRows;
 };
 
-// kVecSide (1- and 2-byte elements, ragged shapes whose one side is 16-byte aligned): kVecIn loads x's rows as 16-byte
-// vectors (written to the tile as 4-byte words: padded rows are 4-byte aligned), kVecOut stores y's rows as 16-byte
-// vectors (each gathered from a tile column by one element reads); the other side keeps element accesses.
-enum PaddedVecSide { kVecNone = 0, kVecIn = 1, kVecOut = 2 };
+// kVecSide (1- and 2-byte elements, ragged shapes): kVecIn loads x's rows as 16-byte vectors (written to the tile as
+// 4-byte words: padded rows are 4-byte aligned) where they are 16-byte aligned; kVecOut stores y's rows as 16-byte
+// vectors (each gathered from a tile column by one element reads) where those are; kWordIn loads x's odd rows as the
+// aligned 4-byte words that cover them and shifts each row's misalignment out in registers (a funnel shift with the
+// next lane's word), so the tile holds aligned rows (x 4-byte aligned: the launcher checks); kWordInVecOut both.
+// The sides not named keep element accesses.
+enum PaddedVecSide { kVecNone = 0, kVecIn = 1, kVecOut = 2, kWordIn = 3, kWordInVecOut = 4 };
+
+// A 4-byte word of x at byte offset `off` (a multiple of 4); the bytes at or past `end` (x's size) read as zero, so the
+// last word of an odd-sized x is read byte by byte.
+template <typename I>
+__device__ __forceinline__ uint32_t LoadWordBounded(const unsigned char* x, I off, int64_t end) {
+  if (static_cast<int64_t>(off) + 4 <= end) return __ldg(reinterpret_cast<const uint32_t*>(x + off));
+  uint32_t w = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (static_cast<int64_t>(off) + i < end) w |= static_cast<uint32_t>(x[off + i]) << (8 * i);
+  }
+  return w;
+}
 
 template <typename T, int kTileElems, int kRows, int kPad, int kVecSide = kVecNone, typename G>
 __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0, typename G::Index b0,
@@ -571,7 +586,36 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
   const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
   const T* x = reinterpret_cast<const T*>(g.x());
   T* y = reinterpret_cast<T*>(g.y());
-  if constexpr (kVecSide == kVecIn) {  // a row's kTile / kV vectors on consecutive lanes
+  if constexpr (kVecSide == kWordIn || kVecSide == kWordInVecOut) {
+    // A tile row's kLW aligned words on kLW consecutive lanes: lane j loads word j of the covering words, takes word
+    // j + 1 from the next lane (the last lane loads it), and shifts out the row's misalignment m.
+    constexpr int kLW = kTile * sizeof(T) / 4, kRowsPerPass = kThreads / kLW, kPasses = kTile / kRowsPerPass;
+    static_assert(kLW <= 32 && 32 % kLW == 0 && kTile % kRowsPerPass == 0, "a tile row's words within a warp");
+    const int j = threadIdx.x % kLW, r0 = threadIdx.x / kLW;
+    const int64_t end = g.elements() * static_cast<int64_t>(sizeof(T));
+    uint32_t lo[kPasses], last[kPasses];
+    int shift[kPasses];
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      const I b = b0 + r0 + i * kRowsPerPass;
+      lo[i] = 0, last[i] = 0, shift[i] = 0;
+      if (b < g.nb()) {
+        const I start = (g.RowIn(b) + a0) * static_cast<I>(sizeof(T));  // bytes
+        const I bytes = (g.na() - a0 < kTile ? g.na() - a0 : kTile) * static_cast<I>(sizeof(T));
+        const I m = start & 3, base = start - m;
+        shift[i] = 8 * static_cast<int>(m);
+        if (4 * j < m + bytes) lo[i] = LoadWordBounded(g.x(), static_cast<I>(base + 4 * j), end);
+        if (j == kLW - 1 && 4 * kLW < m + bytes) last[i] = LoadWordBounded(g.x(), static_cast<I>(base + 4 * kLW), end);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      uint32_t hi = __shfl_down_sync(0xffffffffu, lo[i], 1, kLW);
+      if (j == kLW - 1) hi = last[i];
+      *reinterpret_cast<uint32_t*>(&tile[r0 + i * kRowsPerPass][j * 4 / sizeof(T)]) =
+          __funnelshift_r(lo[i], hi, shift[i]);
+    }
+  } else if constexpr (kVecSide == kVecIn) {  // a row's kTile / kV vectors on consecutive lanes
     uint4 v[kVecs];
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
@@ -605,7 +649,7 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
     for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
   }
   __syncthreads();
-  if constexpr (kVecSide == kVecOut) {
+  if constexpr (kVecSide == kVecOut || kVecSide == kWordInVecOut) {
     // An output row's kTile / kV vectors on consecutive lanes. Lanes along the tile's columns instead (column reads of
     // consecutive elements) scattered each instruction's 16-byte stores over 32 output rows: H200 (session 37 call 6),
     // bfloat16 (768, 50257) 284 us against 91 with element stores.

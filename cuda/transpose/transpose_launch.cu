@@ -136,7 +136,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // "wide" / "wide1k" 1-byte big tiles on the 256x256 tile from two waves of them (512 / 1024 threads) and "big128t" the
 // compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
 // ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles (TiledConfig),
-// "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them (PaddedVecSide).
+// "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them, "padword0" without word loads of odd rows (PaddedVecSide).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -155,6 +155,7 @@ struct TierKnobs {
   bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x68
   bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of padding), not 64x68
   bool padvec0 = false;  // session 37: "padvec0" no 16-byte side on the padded tiles (PaddedVecSide)
+  bool padword0 = false;  // session 37: "padword0" no word loads of odd rows on the padded tiles (PaddedVecSide)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
 };
@@ -175,7 +176,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
-    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0");
+    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -262,12 +263,15 @@ cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
 // best of 3), us against padvec0: x's rows aligned, bfloat16 (50257, 768) 66.3 against 91.4 (jnp 71.8), int8 (8193,
 // 8192) 92.4 against 153.6; y's rows aligned, bfloat16 (768, 50257) 80.9 against 91.7, int8 (8192, 8193) 109.7 against
 // 153.7.
+// x's rows that are not 16-byte aligned load as covering 4-byte words, shifted in registers (kWordIn), where x is
+// 4-byte aligned; "padword0" (lab) keeps element loads there.
 template <int kE, typename Args>
 int PaddedVecSide(const Args& a) {
   if (kE > 2 || Knobs().padvec0) return transpose::kVecNone;
   if ((a.na * kE) % 16 == 0 && Aligned16(a.x)) return transpose::kVecIn;
-  if ((a.nb * kE) % 16 == 0 && Aligned16(a.y)) return transpose::kVecOut;
-  return transpose::kVecNone;
+  const bool words_in = !Knobs().padword0 && reinterpret_cast<uintptr_t>(a.x) % 4 == 0;
+  if ((a.nb * kE) % 16 == 0 && Aligned16(a.y)) return words_in ? transpose::kWordInVecOut : transpose::kVecOut;
+  return words_in ? transpose::kWordIn : transpose::kVecNone;
 }
 
 // kAccess: bytes per global access of the swizzled tiles (LaunchTiled); 0: element accesses on padded tiles.
@@ -306,9 +310,12 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
     }
     constexpr int kPad = transpose::kPadElems<T>;
     if constexpr (kE <= 2) {
+      using transpose::kVecIn, transpose::kVecOut, transpose::kWordIn, transpose::kWordInVecOut;
       switch (PaddedVecSide<kE>(a)) {
-        case transpose::kVecIn: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, transpose::kVecIn>(stream, a);
-        case transpose::kVecOut: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, transpose::kVecOut>(stream, a);
+        case kVecIn: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, a);
+        case kVecOut: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, a);
+        case kWordIn: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, a);
+        case kWordInVecOut: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, a);
       }
     }
     return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad>(stream, a);
@@ -508,11 +515,13 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
     }
     if constexpr (kE <= 2) {
       constexpr int kPad = transpose::kPadElems<Storage<kE>>;
+      using transpose::kVecIn, transpose::kVecOut, transpose::kWordIn, transpose::kWordInVecOut;
       switch (PaddedVecSide<kE>(c)) {
-        case transpose::kVecIn:
-          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, transpose::kVecIn>(stream, c, batch, split);
-        case transpose::kVecOut:
-          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, transpose::kVecOut>(stream, c, batch, split);
+        case kVecIn: return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, c, batch, split);
+        case kVecOut: return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, c, batch, split);
+        case kWordIn: return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, c, batch, split);
+        case kWordInVecOut:
+          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, c, batch, split);
       }
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);

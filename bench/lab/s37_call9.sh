@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 37, call 9 (H200): build (the padded tiles' word loads of odd x rows);
+# tests/test_transpose.py; bench/lab/s37_word_lab.py; the full benchmark (results under $OUT).
+#   bash bench/lab/s37_call9.sh
+. "$(dirname "$0")/norm_gpu_common.sh"
+norm_gpu_start 590
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+echo "=== tests ($(left)s left)"
+timeout -k 5 120 python3 -m pytest -q -p no:cacheprovider -o addopts= -n 16 "$REPO/tests/test_transpose.py" \
+  >"$OUT/tests_transpose.log" 2>&1
+echo "transpose rc=$?"; tail -1 "$OUT/tests_transpose.log"; grep -E "^(FAILED|ERROR)" "$OUT/tests_transpose.log" | head
+echo "=== word lab ($(left)s left)"
+timeout -k 5 150 python3 "$REPO/bench/lab/s37_word_lab.py" >"$OUT/word_lab.log" 2>&1
+echo "lab rc=$?"; grep -vE "^(WARNING|I0000|W0000)" "$OUT/word_lab.log" | cut -c1-200 | tail -40
+echo "=== bench ($(left)s left)"
+OUT=$OUT timeout -k 5 $(( $(left) - 5 )) bash "$REPO/bench/gpu_check.sh" bench 2>&1 | tail -3
+grep -E "MISSED|targets|geomean" "$OUT/bench.log" | cut -c1-300 | head -12
+grep -E "^\| transpose" "$OUT/results.md" | cut -c1-200
