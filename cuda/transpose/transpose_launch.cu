@@ -135,8 +135,9 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // runs of up to kRowCopyInputOrderMaxRun bytes in output order. Session 36: "rcinlean" input order at any run length;
 // "wide" / "wide1k" 1-byte big tiles on the 256x256 tile from two waves of them (512 / 1024 threads) and "big128t" the
 // compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
-// ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles (TiledConfig),
-// "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them, "padword0" without word loads of odd rows (PaddedVecSide).
+// ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles
+// (TiledConfig), "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them,
+// "padword0" without word loads of odd rows (PaddedVecSide).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -153,7 +154,7 @@ struct TierKnobs {
   int wide = 0;  // session 36: "wide" / "wide1k" 1-byte big tiles on the 256x256 tile at any size, 512 / 1024 threads
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
   bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x68
-  bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of padding), not 64x68
+  bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of pad), not 64x68
   bool padvec0 = false;  // session 37: "padvec0" no 16-byte side on the padded tiles (PaddedVecSide)
   bool padword0 = false;  // session 37: "padword0" no word loads of odd rows on the padded tiles (PaddedVecSide)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
@@ -263,13 +264,16 @@ cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
 // best of 3), us against padvec0: x's rows aligned, bfloat16 (50257, 768) 66.3 against 91.4 (jnp 71.8), int8 (8193,
 // 8192) 92.4 against 153.6; y's rows aligned, bfloat16 (768, 50257) 80.9 against 91.7, int8 (8192, 8193) 109.7 against
 // 153.7.
-// x's rows that are not 16-byte aligned load as covering 4-byte words, shifted in registers (kWordIn), where x is
-// 4-byte aligned; "padword0" (lab) keeps element loads there.
+// 1-byte elements: x's rows that are not 16-byte aligned load as covering 4-byte words, shifted in registers (kWordIn),
+// where x is 4-byte aligned; "padword0" (lab) keeps element loads there. H200, session 37 call 9 (us against padword0):
+// int8 8193x8191 138.2 against 153.1 (jnp 75.4), (8192, 8193) 93.5 against 109.4, (3, 4097, 4099) (0, 2, 1) 108.2
+// against 121.2, 4097x1023 5.52 against 5.76 (jnp 5.46). 2-byte elements lost with them (4 bytes a load against 2):
+// bfloat16 8193x8191 198.8 against 157.6, (768, 50257) 92.7 against 80.7, 4097x1023 7.74 against 6.48.
 template <int kE, typename Args>
 int PaddedVecSide(const Args& a) {
   if (kE > 2 || Knobs().padvec0) return transpose::kVecNone;
   if ((a.na * kE) % 16 == 0 && Aligned16(a.x)) return transpose::kVecIn;
-  const bool words_in = !Knobs().padword0 && reinterpret_cast<uintptr_t>(a.x) % 4 == 0;
+  const bool words_in = kE == 1 && !Knobs().padword0 && reinterpret_cast<uintptr_t>(a.x) % 4 == 0;
   if ((a.nb * kE) % 16 == 0 && Aligned16(a.y)) return words_in ? transpose::kWordInVecOut : transpose::kVecOut;
   return words_in ? transpose::kWordIn : transpose::kVecNone;
 }
@@ -311,11 +315,14 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
     constexpr int kPad = transpose::kPadElems<T>;
     if constexpr (kE <= 2) {
       using transpose::kVecIn, transpose::kVecOut, transpose::kWordIn, transpose::kWordInVecOut;
-      switch (PaddedVecSide<kE>(a)) {
-        case kVecIn: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, a);
-        case kVecOut: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, a);
-        case kWordIn: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, a);
-        case kWordInVecOut: return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, a);
+      const int side = PaddedVecSide<kE>(a);
+      if (side == kVecIn) return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, a);
+      if (side == kVecOut) return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, a);
+      if constexpr (kE == 1) {  // word loads: 1-byte elements only (PaddedVecSide)
+        if (side == kWordIn) return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, a);
+        if (side == kWordInVecOut) {
+          return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, a);
+        }
       }
     }
     return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad>(stream, a);
@@ -516,12 +523,20 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
     if constexpr (kE <= 2) {
       constexpr int kPad = transpose::kPadElems<Storage<kE>>;
       using transpose::kVecIn, transpose::kVecOut, transpose::kWordIn, transpose::kWordInVecOut;
-      switch (PaddedVecSide<kE>(c)) {
-        case kVecIn: return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, c, batch, split);
-        case kVecOut: return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, c, batch, split);
-        case kWordIn: return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, c, batch, split);
-        case kWordInVecOut:
+      const int side = PaddedVecSide<kE>(c);
+      if (side == kVecIn) {
+        return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, c, batch, split);
+      }
+      if (side == kVecOut) {
+        return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, c, batch, split);
+      }
+      if constexpr (kE == 1) {  // word loads: 1-byte elements only (PaddedVecSide)
+        if (side == kWordIn) {
+          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, c, batch, split);
+        }
+        if (side == kWordInVecOut) {
           return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, c, batch, split);
+        }
       }
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
