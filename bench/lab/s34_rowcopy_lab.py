@@ -42,6 +42,11 @@ def int8(shape):
     return jax.random.randint(key, shape, -128, 127, jnp.int8)
 
 
+def bf16(shape):
+    """Random bfloat16 input (session 37's ragged-transpose labs)."""
+    return jax.random.normal(key, shape, jnp.bfloat16)
+
+
 def run(label, x, perm, variants):
     ours = jax.jit(lambda x: jk.transpose(x, perm))
     want = np.asarray(jnp.transpose(x, perm))

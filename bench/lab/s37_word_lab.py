@@ -11,14 +11,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import s34_rowcopy_lab as base  # noqa: E402
 
-jax, jnp, key, int8, run = base.jax, base.jnp, base.key, base.int8, base.run
+int8, bf16, run = base.int8, base.bf16, base.run
 d = 1 if base.ON_GPU else 32
 base.banner()
 V = ["default", "padword0"]
-
-
-def bf16(shape):
-    return jax.random.normal(key, shape, jnp.bfloat16)
 
 
 run("bf16 (768, 50257) (1, 0): x odd, y aligned", bf16((768, 50257 // d)), (1, 0), V)
