@@ -3,7 +3,8 @@
 // and applies the epilogue. Against the shipped geometry (SkinnyPipe in clusters of 2, partials through
 // distributed shared memory) and a plain read of b (the stream's ceiling). Builds only with
 // bench/lab/s20_decode_splitk.patch applied (SkinnyPipeKernel's `partials` argument and SplitReduceKernel; lost,
-// not kept: bench/lab/s20_h200.md, call 1).
+// not kept: bench/lab/s20_h200.md, call 1), and the patch applies to the tree of commit df8df82 (session 20), not to
+// today's matmul files (session 37 checked): `git worktree add /tmp/s20 df8df82`, apply it there, build there.
 //   nvcc -std=c++17 -O3 -arch=sm_90a --expt-relaxed-constexpr -cudart static -I cuda -I bench/lab \
 //        bench/lab/s20_decode_lab.cu cuda/common/sm90.cu -o build/s20_decode_lab
 //   CASES="m,n,k;..." VARIANTS="pipe|split4|read..." build/s20_decode_lab
