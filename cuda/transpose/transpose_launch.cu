@@ -44,9 +44,10 @@ struct TiledConfig<1> {
   static constexpr int kWideTile = 256, kWideThreads = 512;
   static constexpr int kSmallTile = 128, kSmallThreads = 256;
   static constexpr bool kSmallRegisterBlocks = false;
-  // Element accesses (ragged shapes): 64x65 tiles, 16 rows a thread, as the 4- and 8-byte ones. H200, session 37 call 1
-  // (CUPTI, best of 3), against 32x33 tiles of 8 rows: int8 8193x8191 153.3 against 184.1 us, 4097x1023 5.70 against
-  // 6.02; bfloat16 8193x8191 157.1 against 194.6, (50257, 768) 91.4 against 113.6, 4097x1023 6.62 against 6.66.
+  // Element accesses (ragged shapes): 64x64 tiles, 16 rows a thread, as the 4- and 8-byte ones. H200, session 37 call 1
+  // (CUPTI, best of 3), 64x65 against 32x33 tiles of 8 rows: int8 8193x8191 153.3 against 184.1 us, 4097x1023 5.70
+  // against 6.02; bfloat16 8193x8191 157.1 against 194.6, (50257, 768) 91.4 against 113.6, 4097x1023 6.62 against 6.66.
+  // Rows are padded by a 4-byte word (kPadElems: 64x68 bytes, 64x66 halves), which tied with 64x65 (call 3).
   static constexpr int kPadTile = 64, kPadRows = 16;
 };
 template <>
