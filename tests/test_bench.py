@@ -197,3 +197,16 @@ def test_sharded_needs_two_devices(monkeypatch, tmp_path, capsys):
     path = tmp_path / "s.json"
     assert bench.main(["--sharded", "--quick", "--json", str(path)]) == 0
     assert "needs >= 2 devices" in capsys.readouterr().err and not path.exists()
+
+
+def test_summary_keeps_ragged_cases_apart():
+    # The issues' figures per op leave out the cases beyond their lists (tagged "ragged", session 37).
+    def row(impl, case, ratio, tags, frac):
+        return dict(op="transpose", impl=impl, dtype="int8", case=case, tags=tags, ratio=ratio,
+                    frac_ceiling=frac, bytes=200e6, error=None)
+    rows = [row("jax_kernels", "a", 1.2, [], 0.95), row("jnp", "a", None, [], 0.8),
+            row("jax_kernels", "b", 0.5, ["ragged"], 0.4), row("jnp", "b", None, ["ragged"], 0.6)]
+    s = report.summary(rows)
+    assert list(s) == ["transpose", "transpose (ragged)"]
+    assert s["transpose"]["min_ratio"] == 1.2 and s["transpose"]["min_frac_ceiling_over_100MB"] == 0.95
+    assert s["transpose (ragged)"]["min_ratio"] == 0.5 and s["transpose (ragged)"]["cases"] == 1

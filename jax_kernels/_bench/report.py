@@ -30,11 +30,15 @@ def geomean(xs):
 def summary(rows):
     """Per op: cases, cases with both timings, geometric-mean and minimum ratio (jnp time / ours) over all
     its cases and over the sweep cases alone, the lowest fraction of the copy ceiling ours reaches on
-    cases moving more than 100 MB (the issues' figure), and the number of cases with errors."""
+    cases moving more than 100 MB (the issues' figure), and the number of cases with errors. Cases tagged
+    "ragged" are summarised apart, as "<op> (ragged)"."""
     out = OrderedDict()
     for mine, base in pairs(rows):
         r = mine or base
-        s = out.setdefault(r["op"], dict(cases=0, timed=0, errors=0, ratios=[], sweep=[], big=[]))
+        # Cases beyond the issues' lists (tagged "ragged": session 37's ragged transposes) get a line of their own,
+        # so the op's line keeps the issue's figures.
+        key = r["op"] + (" (ragged)" if "ragged" in (r.get("tags") or []) else "")
+        s = out.setdefault(key, dict(cases=0, timed=0, errors=0, ratios=[], sweep=[], big=[]))
         s["cases"] += 1
         if mine and mine.get("ratio"):
             s["timed"] += 1
