@@ -210,7 +210,7 @@ SMALL_CTA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad32", "pad1", "padvec0", "padword0"])
+@pytest.mark.parametrize("knob", ["", "smallcta", "scalarodd", "scalarodd,pad32", "pad1", "padvec0", "padword0", "padwordout"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_small_cta_tier(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

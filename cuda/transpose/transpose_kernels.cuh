@@ -555,13 +555,14 @@ struct PaddedTile {
   static constexpr int kTile = kTileElems, kRowsPerThread = kRows, kThreads = kTile * kTile / kRows;
 };
 
-// kVecSide (1- and 2-byte elements, ragged shapes): kVecIn loads x's rows as 16-byte vectors (written to the tile as
-// 4-byte words: padded rows are 4-byte aligned) where they are 16-byte aligned; kVecOut stores y's rows as 16-byte
-// vectors (each gathered from a tile column by one element reads) where those are; kWordIn loads x's odd rows as the
-// aligned 4-byte words that cover them and shifts each row's misalignment out in registers (a funnel shift with the
-// next lane's word), so the tile holds aligned rows (x 4-byte aligned: the launcher checks); kWordInVecOut both.
-// The sides not named keep element accesses.
-enum PaddedVecSide { kVecNone = 0, kVecIn = 1, kVecOut = 2, kWordIn = 3, kWordInVecOut = 4 };
+// How each side of a padded tile moves (kIn for x, kOut for y; 1- and 2-byte elements, ragged shapes): kElemSide one
+// element an access; kVecSide 16-byte vectors where that side's rows are 16-byte aligned (loads written to the tile as
+// 4-byte words: padded rows are 4-byte aligned; stores gathered from a tile column by one element reads); kWordSide
+// (1-byte elements, the buffer 4-byte aligned: the launcher checks) the aligned 4-byte words that cover an odd row:
+// loads shift each row's misalignment out in registers (a funnel shift with the next lane's word), so the tile holds
+// aligned rows; stores (lab, session 37, not measured) gather each aligned output word's 4 bytes from the tile and
+// write the partial words at a row's two edges byte by byte.
+enum PaddedSide { kElemSide = 0, kVecSide = 1, kWordSide = 2 };
 
 // A 4-byte word of x at byte offset `off` (a multiple of 4); the bytes at or past `end` (x's size) read as zero, so the
 // last word of an odd-sized x is read byte by byte.
@@ -575,18 +576,19 @@ __device__ __forceinline__ uint32_t LoadWordBounded(const unsigned char* x, I of
   return w;
 }
 
-template <typename T, int kTileElems, int kRows, int kPad, int kVecSide = kVecNone, typename G>
+template <typename T, int kTileElems, int kRows, int kPad, int kIn = kElemSide, int kOut = kElemSide, typename G>
 __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0, typename G::Index b0,
                                                T (*tile)[kTileElems + kPad]) {
   using I = typename G::Index;
   constexpr int kTile = kTileElems, kThreads = PaddedTile<kTileElems, kRows>::kThreads, kStep = kThreads / kTile;
   constexpr int kV = 16 / sizeof(T), kVecs = kTile * kTile / kV / kThreads;  // elements a vector, vectors a thread
-  static_assert(kVecSide == kVecNone || (sizeof(T) <= 2 && kVecs >= 1 && kPad * sizeof(T) % 4 == 0),
-                "vector sides: 1- and 2-byte elements, rows padded by whole words");
+  static_assert((kIn == kElemSide && kOut == kElemSide) || (sizeof(T) <= 2 && kVecs >= 1 && kPad * sizeof(T) % 4 == 0),
+                "vector and word sides: 1- and 2-byte elements, rows padded by whole words");
+  static_assert(kOut != kWordSide || sizeof(T) == 1, "word stores: 1-byte elements");
   const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
   const T* x = reinterpret_cast<const T*>(g.x());
   T* y = reinterpret_cast<T*>(g.y());
-  if constexpr (kVecSide == kWordIn || kVecSide == kWordInVecOut) {
+  if constexpr (kIn == kWordSide) {
     // A tile row's kLW aligned words on kLW consecutive lanes: lane j loads word j of the covering words, takes word
     // j + 1 from the next lane (the last lane loads it), and shifts out the row's misalignment m.
     constexpr int kLW = kTile * sizeof(T) / 4, kRowsPerPass = kThreads / kLW, kPasses = kTile / kRowsPerPass;
@@ -615,7 +617,7 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
       *reinterpret_cast<uint32_t*>(&tile[r0 + i * kRowsPerPass][j * 4 / sizeof(T)]) =
           __funnelshift_r(lo[i], hi, shift[i]);
     }
-  } else if constexpr (kVecSide == kVecIn) {  // a row's kTile / kV vectors on consecutive lanes
+  } else if constexpr (kIn == kVecSide) {  // a row's kTile / kV vectors on consecutive lanes
     uint4 v[kVecs];
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
@@ -649,7 +651,7 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
     for (int i = 0; i < kRows; ++i) tile[ty + i * kStep][tx] = v[i];
   }
   __syncthreads();
-  if constexpr (kVecSide == kVecOut || kVecSide == kWordInVecOut) {
+  if constexpr (kOut == kVecSide) {
     // An output row's kTile / kV vectors on consecutive lanes. Lanes along the tile's columns instead (column reads of
     // consecutive elements) scattered each instruction's 16-byte stores over 32 output rows: H200 (session 37 call 6),
     // bfloat16 (768, 50257) 284 us against 91 with element stores.
@@ -666,6 +668,42 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
         const I at = g.ColOut(a) + b;
         JK_DEVICE_ASSERT(at + kV <= g.elements());
         *reinterpret_cast<uint4*>(y + at) = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+  } else if constexpr (kOut == kWordSide) {
+    // An output row's kTile bytes on kLanes = kTile / 4 lanes: lane u writes the aligned word u of the words that cover
+    // them (n: the row's misalignment; word u holds tile rows 4u - n .. 4u - n + 3), the last lane also word kLanes.
+    constexpr int kLanes = kTile / 4, kRowsPerPass = kThreads / kLanes;
+    const int u = threadIdx.x % kLanes;
+    const I left = g.nb() - b0;
+    const int len = left < kTile ? static_cast<int>(left) : kTile;  // valid tile rows
+#pragma unroll
+    for (int i = 0; i < kTile / kRowsPerPass; ++i) {
+      const int c = i * kRowsPerPass + static_cast<int>(threadIdx.x) / kLanes;
+      const I a = a0 + c;
+      if (a >= g.na()) continue;
+      const I q = g.ColOut(a) + b0;  // 1-byte elements: a byte offset
+      const int n = static_cast<int>(q & 3);
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (e == 1 && u != kLanes - 1) break;
+        const int first = 4 * (u + e) - n;  // tile row of the word's byte 0
+        uint32_t word = 0;
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+          const int r = first + t;
+          if (r >= 0 && r < len) word |= static_cast<uint32_t>(tile[r][c]) << (8 * t);
+        }
+        unsigned char* out = reinterpret_cast<unsigned char*>(y) + (q - n) + 4 * (u + e);
+        if (first >= 0 && first + 4 <= len) {
+          JK_DEVICE_ASSERT(q - n + 4 * (u + e) + 4 <= g.elements());
+          *reinterpret_cast<uint32_t*>(out) = word;
+        } else {
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            if (first + t >= 0 && first + t < len) out[t] = static_cast<unsigned char>(word >> (8 * t));
+          }
+        }
       }
     }
   } else {
@@ -686,25 +724,27 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
 template <typename T>
 inline constexpr int kPadElems = sizeof(T) >= 4 ? 1 : 4 / static_cast<int>(sizeof(T));
 
-template <typename T, int kTileElems = 64, int kRows = 16, int kPad = kPadElems<T>, int kVecSide = kVecNone>
+template <typename T, int kTileElems = 64, int kRows = 16, int kPad = kPadElems<T>, int kIn = kElemSide,
+          int kOut = kElemSide>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) TiledScalarPadded(TiledArgs p) {
   __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     int64_t ta, tb, bin, bout;
     TileCoords(p, t, &ta, &tb, &bin, &bout);
-    PaddedTileBody<T, kTileElems, kRows, kPad, kVecSide>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems,
+    PaddedTileBody<T, kTileElems, kRows, kPad, kIn, kOut>(Geometry64{p, bin, bout}, ta * kTileElems, tb * kTileElems,
                                                          tile);
     __syncthreads();
   }
 }
 
-template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>, int kVecSide = kVecNone>
+template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>, int kIn = kElemSide,
+          int kOut = kElemSide>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
   __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
-  PaddedTileBody<T, kTileElems, kRows, kPad, kVecSide>(g, a0, b0, tile);
+  PaddedTileBody<T, kTileElems, kRows, kPad, kIn, kOut>(g, a0, b0, tile);
 }
 
 // ---- kTiledRegisterBlocks ----------------------------------------------------------------------

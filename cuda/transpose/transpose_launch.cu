@@ -138,7 +138,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
 // ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles
 // (TiledConfig), "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them,
-// "padword0" without word loads of odd rows (PaddedVecSide).
+// "padword0" without word loads of odd rows, "padwordout" with word stores of odd rows (PaddedSidesFor; not measured).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -156,8 +156,9 @@ struct TierKnobs {
   bool wideasync = false;  // session 36: "wideasync" the 256x256 tile's loads as cp.async copies (sm_90 builds)
   bool pad32 = false;  // session 37: "pad32" 1- and 2-byte element-access tiles of 32x33 (8 rows a thread), not 64x68
   bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of pad), not 64x68
-  bool padvec0 = false;  // session 37: "padvec0" no 16-byte side on the padded tiles (PaddedVecSide)
-  bool padword0 = false;  // session 37: "padword0" no word loads of odd rows on the padded tiles (PaddedVecSide)
+  bool padvec0 = false;  // session 37: "padvec0" no 16-byte side on the padded tiles (PaddedSidesFor)
+  bool padword0 = false;  // session 37: "padword0" no word loads of odd rows on the padded tiles (PaddedSidesFor)
+  bool padwordout = false;  // session 37: "padwordout" word stores of odd rows on them (lab, not measured)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
 };
@@ -178,7 +179,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
-    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
+    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0"), t.padwordout |= is("padwordout");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -252,31 +253,68 @@ bool TakesWideTile(TiledArgs a) {
   return false;
 }
 
-template <typename T, int kTile, int kRows, int kPad, int kVecSide = transpose::kVecNone>
+template <typename T, int kTile, int kRows, int kPad, int kIn = transpose::kElemSide, int kOut = transpose::kElemSide>
 cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledScalarPadded<T, kTile, kRows, kPad, kVecSide><<<blocks, kThreads, 0, stream>>>(a);
+  transpose::TiledScalarPadded<T, kTile, kRows, kPad, kIn, kOut><<<blocks, kThreads, 0, stream>>>(a);
   return LastLaunchError();
 }
 
-// Ragged 1- and 2-byte shapes on the padded tiles whose one side is 16-byte aligned move that side in 16-byte vectors
-// (PaddedTileBody's kVecSide); "padvec0" (lab) keeps element accesses on both sides. H200, session 37 call 7 (CUPTI,
-// best of 3), us against padvec0: x's rows aligned, bfloat16 (50257, 768) 66.3 against 91.4 (jnp 71.8), int8 (8193,
-// 8192) 92.4 against 153.6; y's rows aligned, bfloat16 (768, 50257) 80.9 against 91.7, int8 (8192, 8193) 109.7 against
-// 153.7.
-// 1-byte elements: x's rows that are not 16-byte aligned load as covering 4-byte words, shifted in registers (kWordIn),
-// where x is 4-byte aligned; "padword0" (lab) keeps element loads there. H200, session 37 call 9 (us against padword0):
-// int8 8193x8191 138.2 against 153.1 (jnp 75.4), (8192, 8193) 93.5 against 109.4, (3, 4097, 4099) (0, 2, 1) 108.2
-// against 121.2, 4097x1023 5.52 against 5.76 (jnp 5.46). 2-byte elements lost with them (4 bytes a load against 2):
-// bfloat16 8193x8191 198.8 against 157.6, (768, 50257) 92.7 against 80.7, 4097x1023 7.74 against 6.48.
+// The sides of the padded tiles (PaddedTileBody's kIn / kOut) for ragged 1- and 2-byte shapes. A side whose rows are
+// 16-byte aligned moves in 16-byte vectors; "padvec0" (lab) keeps element accesses on both sides. H200, session 37 call
+// 7 (CUPTI, best of 3), us against padvec0: x's rows aligned, bfloat16 (50257, 768) 66.3 against 91.4 (jnp 71.8), int8
+// (8193, 8192) 92.4 against 153.6; y's rows aligned, bfloat16 (768, 50257) 80.9 against 91.7, int8 (8192, 8193) 109.7
+// against 153.7.
+// 1-byte elements: x's rows that are not 16-byte aligned load as covering 4-byte words, shifted in registers, where x
+// is 4-byte aligned; "padword0" (lab) keeps element loads there. H200, session 37 call 9 (us against padword0): int8
+// 8193x8191 138.2 against 153.1 (jnp 75.4), (8192, 8193) 93.5 against 109.4, (3, 4097, 4099) (0, 2, 1) 108.2 against
+// 121.2, 4097x1023 5.52 against 5.76 (jnp 5.46). 2-byte elements lost with them (4 bytes a load against 2): bfloat16
+// 8193x8191 198.8 against 157.6, (768, 50257) 92.7 against 80.7, 4097x1023 7.74 against 6.48. Word stores of odd y rows
+// ("padwordout", 1-byte elements, y 4-byte aligned) are a lab form, not measured (session 37 had no device time left).
+struct PaddedSides {
+  int in, out;
+};
 template <int kE, typename Args>
-int PaddedVecSide(const Args& a) {
-  if (kE > 2 || Knobs().padvec0) return transpose::kVecNone;
-  if ((a.na * kE) % 16 == 0 && Aligned16(a.x)) return transpose::kVecIn;
-  const bool words_in = kE == 1 && !Knobs().padword0 && reinterpret_cast<uintptr_t>(a.x) % 4 == 0;
-  if ((a.nb * kE) % 16 == 0 && Aligned16(a.y)) return words_in ? transpose::kWordInVecOut : transpose::kVecOut;
-  return words_in ? transpose::kWordIn : transpose::kVecNone;
+PaddedSides PaddedSidesFor(const Args& a) {
+  using transpose::kElemSide, transpose::kVecSide, transpose::kWordSide;
+  PaddedSides s{kElemSide, kElemSide};
+  if (kE > 2 || Knobs().padvec0) return s;
+  auto aligned = [](const void* p, int n) { return reinterpret_cast<uintptr_t>(p) % n == 0; };
+  if ((a.na * kE) % 16 == 0 && aligned(a.x, 16)) {
+    s.in = kVecSide;
+  } else if (kE == 1 && !Knobs().padword0 && aligned(a.x, 4)) {
+    s.in = kWordSide;
+  }
+  if ((a.nb * kE) % 16 == 0 && aligned(a.y, 16)) {
+    s.out = kVecSide;
+  } else if (kE == 1 && Knobs().padwordout && aligned(a.y, 4)) {
+    s.out = kWordSide;
+  }
+  return s;
+}
+
+// Calls launch(in, out) with the sides as std::integral_constant values: word sides for 1-byte elements only, and never
+// vectors on both sides (a shape with both takes the swizzled tiles).
+template <int kV>
+using Side = std::integral_constant<int, kV>;
+template <int kE, typename F>
+cudaError_t WithPaddedSides(PaddedSides s, F&& launch) {
+  using transpose::kElemSide, transpose::kVecSide, transpose::kWordSide;
+  auto outs = [&](auto in) -> cudaError_t {
+    if constexpr (decltype(in)::value != kVecSide) {
+      if (s.out == kVecSide) return launch(in, Side<kVecSide>{});
+    }
+    if constexpr (kE == 1) {
+      if (s.out == kWordSide) return launch(in, Side<kWordSide>{});
+    }
+    return launch(in, Side<kElemSide>{});
+  };
+  if (s.in == kVecSide) return outs(Side<kVecSide>{});
+  if constexpr (kE == 1) {
+    if (s.in == kWordSide) return outs(Side<kWordSide>{});
+  }
+  return outs(Side<kElemSide>{});
 }
 
 // kAccess: bytes per global access of the swizzled tiles (LaunchTiled); 0: element accesses on padded tiles.
@@ -315,16 +353,9 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
     }
     constexpr int kPad = transpose::kPadElems<T>;
     if constexpr (kE <= 2) {
-      using transpose::kVecIn, transpose::kVecOut, transpose::kWordIn, transpose::kWordInVecOut;
-      const int side = PaddedVecSide<kE>(a);
-      if (side == kVecIn) return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, a);
-      if (side == kVecOut) return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, a);
-      if constexpr (kE == 1) {  // word loads: 1-byte elements only (PaddedVecSide)
-        if (side == kWordIn) return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, a);
-        if (side == kWordInVecOut) {
-          return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, a);
-        }
-      }
+      return WithPaddedSides<kE>(PaddedSidesFor<kE>(a), [&](auto in, auto out) {
+        return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, decltype(in)::value, decltype(out)::value>(stream, a);
+      });
     }
     return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad>(stream, a);
   }
@@ -368,13 +399,13 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
 }
 
 template <int kE, int kTile, int kRows, int kPad = transpose::kPadElems<Storage<kE>>,
-          int kVecSide = transpose::kVecNone>
+          int kIn = transpose::kElemSide, int kOut = transpose::kElemSide>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
   constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
   const int blocks = CompactBlocks<kTile>(&c, batch);
-  auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, kTile, kRows, true, kPad, kVecSide>
-                      : &transpose::TiledScalarPaddedCompact<T, kTile, kRows, false, kPad, kVecSide>;
+  auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, kTile, kRows, true, kPad, kIn, kOut>
+                      : &transpose::TiledScalarPaddedCompact<T, kTile, kRows, false, kPad, kIn, kOut>;
   kernel<<<blocks, kThreads, 0, stream>>>(c);
   return LastLaunchError();
 }
@@ -523,22 +554,10 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
     }
     if constexpr (kE <= 2) {
       constexpr int kPad = transpose::kPadElems<Storage<kE>>;
-      using transpose::kVecIn, transpose::kVecOut, transpose::kWordIn, transpose::kWordInVecOut;
-      const int side = PaddedVecSide<kE>(c);
-      if (side == kVecIn) {
-        return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecIn>(stream, c, batch, split);
-      }
-      if (side == kVecOut) {
-        return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kVecOut>(stream, c, batch, split);
-      }
-      if constexpr (kE == 1) {  // word loads: 1-byte elements only (PaddedVecSide)
-        if (side == kWordIn) {
-          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordIn>(stream, c, batch, split);
-        }
-        if (side == kWordInVecOut) {
-          return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, kWordInVecOut>(stream, c, batch, split);
-        }
-      }
+      return WithPaddedSides<kE>(PaddedSidesFor<kE>(c), [&](auto in, auto out) {
+        return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, decltype(in)::value, decltype(out)::value>(
+            stream, c, batch, split);
+      });
     }
     return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
   } else {
