@@ -253,11 +253,19 @@ bool TakesWideTile(TiledArgs a) {
   return false;
 }
 
-template <typename T, int kTile, int kRows, int kPad, int kIn = transpose::kElemSide, int kOut = transpose::kElemSide>
+// A padded tile's shape and sides (TiledScalarPadded's template arguments past the element type).
+template <int kTileElems, int kRowsPerThread, int kPadElems, int kInSide = transpose::kElemSide,
+          int kOutSide = transpose::kElemSide>
+struct PaddedShape {
+  static constexpr int kTile = kTileElems, kRows = kRowsPerThread, kPad = kPadElems, kIn = kInSide, kOut = kOutSide;
+  static constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
+};
+
+template <int kE, typename P>
 cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
-  constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
-  const int blocks = static_cast<int>(std::min(CountTiles<kTile>(&a), kMaxBlocks));
-  transpose::TiledScalarPadded<T, kTile, kRows, kPad, kIn, kOut><<<blocks, kThreads, 0, stream>>>(a);
+  using T = Storage<kE>;
+  const int blocks = static_cast<int>(std::min(CountTiles<P::kTile>(&a), kMaxBlocks));
+  transpose::TiledScalarPadded<T, P::kTile, P::kRows, P::kPad, P::kIn, P::kOut><<<blocks, P::kThreads, 0, stream>>>(a);
   return LastLaunchError();
 }
 
@@ -317,6 +325,24 @@ cudaError_t WithPaddedSides(PaddedSides s, F&& launch) {
   return outs(Side<kElemSide>{});
 }
 
+// The padded tile for kE-byte elements, for both index flavours: calls launch(PaddedShape<...>{}) with TiledConfig's
+// tile and PaddedSidesFor's sides, or the lab tokens' shapes ("pad32": the 32x33 tiles before session 37; "pad1":
+// 64x65, session 37 call 2).
+template <int kE, typename Args, typename F>
+cudaError_t WithPaddedTile(const Args& a, F&& launch) {
+  using C = TiledConfig<kE>;
+  constexpr int kPad = transpose::kPadElems<Storage<kE>>;
+  if constexpr (kE <= 2) {
+    if (Knobs().pad32) return launch(PaddedShape<32, 8, 1>{});
+    if (Knobs().pad1) return launch(PaddedShape<64, 16, 1>{});
+    return WithPaddedSides<kE>(PaddedSidesFor<kE>(a), [&](auto in, auto out) {
+      return launch(PaddedShape<C::kPadTile, C::kPadRows, kPad, decltype(in)::value, decltype(out)::value>{});
+    });
+  } else {
+    return launch(PaddedShape<C::kPadTile, C::kPadRows, kPad>{});
+  }
+}
+
 // kAccess: bytes per global access of the swizzled tiles (LaunchTiled); 0: element accesses on padded tiles.
 template <int kE, int kAccess>
 cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
@@ -346,18 +372,7 @@ cudaError_t LaunchTiledGeneral(cudaStream_t stream, TiledArgs a) {
     }
     return LaunchVec16<kE, C::kSmallTile, C::kSmallThreads, kAccess>(stream, a);
   } else {
-    using T = Storage<kE>;
-    if constexpr (kE <= 2) {  // lab: "pad32" the 32x33 tiles before session 37, "pad1" 64x65 (session 37 call 2)
-      if (Knobs().pad32) return LaunchPaddedGeneral<T, 32, 8, 1>(stream, a);
-      if (Knobs().pad1) return LaunchPaddedGeneral<T, 64, 16, 1>(stream, a);
-    }
-    constexpr int kPad = transpose::kPadElems<T>;
-    if constexpr (kE <= 2) {
-      return WithPaddedSides<kE>(PaddedSidesFor<kE>(a), [&](auto in, auto out) {
-        return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad, decltype(in)::value, decltype(out)::value>(stream, a);
-      });
-    }
-    return LaunchPaddedGeneral<T, C::kPadTile, C::kPadRows, kPad>(stream, a);
+    return WithPaddedTile<kE>(a, [&](auto shape) { return LaunchPaddedGeneral<kE, decltype(shape)>(stream, a); });
   }
 }
 
@@ -398,15 +413,13 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
   return LastLaunchError();
 }
 
-template <int kE, int kTile, int kRows, int kPad = transpose::kPadElems<Storage<kE>>,
-          int kIn = transpose::kElemSide, int kOut = transpose::kElemSide>
+template <int kE, typename P>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
-  constexpr int kThreads = transpose::PaddedTile<kTile, kRows>::kThreads;
-  const int blocks = CompactBlocks<kTile>(&c, batch);
-  auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, kTile, kRows, true, kPad, kIn, kOut>
-                      : &transpose::TiledScalarPaddedCompact<T, kTile, kRows, false, kPad, kIn, kOut>;
-  kernel<<<blocks, kThreads, 0, stream>>>(c);
+  const int blocks = CompactBlocks<P::kTile>(&c, batch);
+  auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut>
+                      : &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut>;
+  kernel<<<blocks, P::kThreads, 0, stream>>>(c);
   return LastLaunchError();
 }
 
@@ -548,18 +561,9 @@ cudaError_t LaunchTiledAt(cudaStream_t stream, TiledArgs a) {
   }
   if (narrow) return LaunchNarrow<kE>(stream, c, batch, split);
   if constexpr (kAccess == 0) {
-    if constexpr (kE <= 2) {  // lab ("pad32", "pad1"): see LaunchTiledGeneral
-      if (Knobs().pad32) return LaunchPaddedCompact<kE, 32, 8, 1>(stream, c, batch, split);
-      if (Knobs().pad1) return LaunchPaddedCompact<kE, 64, 16, 1>(stream, c, batch, split);
-    }
-    if constexpr (kE <= 2) {
-      constexpr int kPad = transpose::kPadElems<Storage<kE>>;
-      return WithPaddedSides<kE>(PaddedSidesFor<kE>(c), [&](auto in, auto out) {
-        return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows, kPad, decltype(in)::value, decltype(out)::value>(
-            stream, c, batch, split);
-      });
-    }
-    return LaunchPaddedCompact<kE, C::kPadTile, C::kPadRows>(stream, c, batch, split);
+    return WithPaddedTile<kE>(c, [&](auto shape) {
+      return LaunchPaddedCompact<kE, decltype(shape)>(stream, c, batch, split);
+    });
   } else {
     return LaunchVecCompact<kE, kAccess>(stream, c, batch, split);
   }
