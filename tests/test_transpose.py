@@ -192,14 +192,16 @@ def test_misaligned_slices_every_flavour(rng, dtype):
 # tiles on multiples of every access width, multiples of 4 bytes only, odd sizes (only accesses of one
 # element fit), split groups with a batch axis, and slices at element offsets that break 16-, 8- and 4-byte
 # alignment. By default ragged 1- and 2-byte shapes take the swizzled tiles with 8- or 4-byte accesses where those fit
-# (session 37); "scalarodd" (the padded element-access tiles for every ragged shape) and "scalarodd,pad32" (1- and
-# 2-byte elements on the 32x33 padded tiles: the dispatch before session 37), lab tokens, run them too.
+# (session 37), the rest the padded tiles with a 16-byte side or int8 word loads where those fit. Lab tokens run them
+# too: "scalarodd" (the padded tiles for every ragged shape), "scalarodd,pad32" (1- and 2-byte elements on the 32x33
+# padded tiles: the dispatch before session 37), "pad1" (64x65 tiles), "padvec0" (no 16-byte side), "padword0" (no
+# word loads), "padwordout" (int8 word stores, not timed).
 SMALL_CTA_CASES = [
     ((2048, 512), (1, 0)),                  # issue 5's small case
     ((48, 80), (1, 0)),                     # multiples of 16 elements, ragged 32- and 64-element tiles
     ((36, 20), (1, 0)),                     # multiples of 4 elements only
     ((40, 24), (1, 0)),                     # multiples of 8 elements only (int8: 8-byte accesses)
-    ((34, 66), (1, 0)),                     # multiples of 2 only (bfloat16: 4-byte, float32: 8-byte accesses)
+    ((34, 66), (1, 0)),                     # multiples of 2 only (bfloat16: 4-byte accesses)
     ((33, 48), (1, 0)),                     # rows of x 16-byte aligned (1- and 2-byte), y's odd
     ((48, 33), (1, 0)),                     # the reverse
     ((3, 67, 144), (0, 2, 1)),              # x's rows aligned, a batch axis
