@@ -224,6 +224,27 @@ def test_small_cta_tier(rng, monkeypatch, knob, dtype):
             np.testing.assert_array_equal(np.asarray(f(x)), xn[offset:].reshape(64, 96).T)
 
 
+# Session 38's lab tokens on the compact tiles: "grid3" (a 3-D grid: tile coordinates without divisions), "rb32" /
+# "rb64" / "rb256" (register-block CTAs of 32 / 64 / 256 threads), "stcs" / "ldcs" / "cs" (streaming stores / loads /
+# both on the B-fastest big tiles). Cases: issue 5's small one, several waves of big tiles for every element size
+# (2-D, batched, a split group), ragged last tiles, and a batch axis (grid3's z).
+LAB38_CASES = [
+    ((2048, 512), (1, 0)),                  # the small tier (register blocks for 4-byte elements)
+    ((3, 1040, 2080), (0, 2, 1)),           # several waves of big tiles, a batch axis, ragged last tiles
+    ((4200, 4100), (1, 0)),                 # several waves, no batch axis
+    ((40, 2, 3, 64, 96), (0, 4, 2, 3, 1)),  # split B
+    ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # split A, one batch axis
+]
+
+
+@pytest.mark.parametrize("knob", ["grid3", "rb32", "rb64", "rb256", "rb64,grid3", "stcs", "ldcs", "cs", "cs,grid3"])
+@pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_session38_lab_tokens(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        check_cases_jitted(rng, dtype, LAB38_CASES)
+
+
 # A short side (kTiledNarrow, transpose_small_kernels.cuh: at most 16 elements against at least 256, from 2^18
 # elements): NHWC <-> NCHW with C = 3, both directions, a short side of 16, ragged long sides, a split group of the
 # short side, no batch axis, rows on and off 16-byte boundaries (16-byte accesses or element accesses); by default,

@@ -50,10 +50,11 @@ constexpr dim3 cudaLaunchConfig_t::*kBlock = &cudaLaunchConfig_t::blockDim;
 // One host thread per CUDA thread of a block; the threads walk the blocks together, meeting at a
 // barrier after each block because __shared__ (a static) is reused by the next block.
 template <typename Args>
-void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
+void Launch(void (*kernel)(Args), dim3 grid, int threads, Args a) {
   ++launches;
   ++LaunchesOf<Args>();
-  gdim = dim3(blocks);
+  const int blocks = static_cast<int>(grid.x * grid.y * grid.z);
+  gdim = grid;
   bdim = dim3(threads);
   Barrier block_bar(threads);
   bar = &block_bar;
@@ -65,7 +66,7 @@ void Launch(void (*kernel)(Args), int blocks, int threads, Args a) {
     ts.emplace_back([=] {
       tid = dim3(t);
       for (int b = 0; b < blocks; ++b) {
-        bid = dim3(b);
+        bid = dim3(b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y));  // x fastest, as the GPU's order
         kernel(a);
         bar->Wait();
       }
@@ -89,6 +90,10 @@ inline void __trap() { std::abort(); }  // JK_DEVICE_ASSERT
 inline float __fdividef(float a, float b) { return a / b; }  // common/device.cuh's Welford::Merge (unused here)
 template <typename T>
 T __ldg(const T* p) { return *p; }
+template <typename T>
+T __ldcs(const T* p) { return *p; }
+template <typename T>
+void __stcs(T* p, T v) { *p = v; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const uint64_t v = (uint64_t(y) << 32) | x;
   unsigned r = 0;

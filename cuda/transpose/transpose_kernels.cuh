@@ -242,6 +242,16 @@ __device__ __forceinline__ Geometry32<kSplit> CompactTile(const TiledArgs32& p, 
   }
 }
 
+// Lab (session 38, "grid3"): the same coordinates from a 3-D grid (x the fast tile index, y the slow one, z the batch),
+// so no division stands between a block's start and its first load; the launcher checks the grid's limits.
+template <bool kSplit, bool kBFastest = false>
+__device__ __forceinline__ Geometry32<kSplit> CompactTile3D(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
+                                                            uint32_t tile) {
+  *a0 = (kBFastest ? blockIdx.y : blockIdx.x) * tile;
+  *b0 = (kBFastest ? blockIdx.x : blockIdx.y) * tile;
+  return {p, blockIdx.z * p.batch_in, blockIdx.z * p.batch_out};
+}
+
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
 // Tile side in elements and block size are template parameters so the lab can sweep them; the
 // launcher uses the defaults (the measured winners).
@@ -311,7 +321,9 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
 // inside the array or wholly outside.
 // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes); all loads first, so
 // kLoadSteps requests are in flight.
-template <int kE, int kTileElems, int kBlock, typename G>
+// kCache (lab, session 38): bit 1 streaming loads (ld.global.cs: evict first), bit 0 streaming stores (st.global.cs).
+inline constexpr int kStreamStores = 1, kStreamLoads = 2;
+template <int kE, int kTileElems, int kBlock, int kCache = 0, typename G>
 __device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, typename G::Index b0,
                                           uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps]) {
   using S = VecTile<kE, kTileElems, kBlock>;
@@ -326,7 +338,12 @@ __device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, type
     if (b < g.nb() && a < g.na()) {
       const I at = g.RowIn(b) + a;
       JK_DEVICE_ASSERT(at + S::kV <= g.elements());
-      v[i] = __ldg(reinterpret_cast<const uint4*>(g.x() + at * kE));
+      const uint4* src = reinterpret_cast<const uint4*>(g.x() + at * kE);
+      if constexpr ((kCache & kStreamLoads) != 0) {
+        v[i] = __ldcs(src);
+      } else {
+        v[i] = __ldg(src);
+      }
     }
   }
 }
@@ -345,7 +362,7 @@ __device__ __forceinline__ void Vec16ToSmem(const uint4 (&v)[VecTile<kE, kTileEl
 }
 
 // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
-template <int kE, int kTileElems, int kBlock, typename G>
+template <int kE, int kTileElems, int kBlock, int kCache = 0, typename G>
 __device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typename G::Index b0,
                                            const unsigned char* tile) {
   using S = VecTile<kE, kTileElems, kBlock>;
@@ -372,7 +389,12 @@ __device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typ
       if (a < g.na() && b < g.nb()) {
         const I at = g.ColOut(a) + b;
         JK_DEVICE_ASSERT(at + S::kV <= g.elements());
-        *reinterpret_cast<uint4*>(g.y() + at * kE) = o[j];
+        uint4* dst = reinterpret_cast<uint4*>(g.y() + at * kE);
+        if constexpr ((kCache & kStreamStores) != 0) {
+          __stcs(dst, o[j]);
+        } else {
+          *dst = o[j];
+        }
       }
     }
   }
@@ -492,15 +514,16 @@ __device__ __forceinline__ void NarrowAccessTile(const G& g, typename G::Index a
 }
 
 // kAccess 16: the 16-byte tile; 8 or 4: NarrowAccessTile.
-template <int kE, int kTileElems, int kBlock, int kAccess = 16, typename G>
+template <int kE, int kTileElems, int kBlock, int kAccess = 16, int kCache = 0, typename G>
 __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
                                           unsigned char* tile) {
+  static_assert(kCache == 0 || kAccess == 16, "cache hints: 16-byte accesses");
   if constexpr (kAccess == 16) {
     uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
-    Vec16Load<kE, kTileElems, kBlock>(g, a0, b0, v);
+    Vec16Load<kE, kTileElems, kBlock, kCache>(g, a0, b0, v);
     Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
     __syncthreads();
-    Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
+    Vec16Store<kE, kTileElems, kBlock, kCache>(g, a0, b0, tile);
   } else {
     NarrowAccessTile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
   }
@@ -538,13 +561,15 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
   }
 }
 
-// Compact flavour: one tile per block, in either tile order (CompactTile).
-template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false, int kAccess = 16>
+// Compact flavour: one tile per block, in either tile order (CompactTile; kGrid3, lab: CompactTile3D). kCache: lab.
+template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false, int kAccess = 16, bool kGrid3 = false,
+          int kCache = 0>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
-  const auto g = CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
-  Vec16Tile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
+  const auto g = kGrid3 ? CompactTile3D<kSplit, kBFastest>(p, &a0, &b0, kTileElems)
+                        : CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
+  Vec16Tile<kE, kTileElems, kBlock, kAccess, kCache>(g, a0, b0, tile);
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------
@@ -802,14 +827,15 @@ __device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], 
 
 // Compact geometry, tiles_a / tiles_b counted in RegTile blocks. Requires na % kV == 0, nb % kV == 0
 // and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
-template <int kE, int kLanesA, int kBlock, bool kSplit>
+// kGrid3 (lab, session 38): the block's coordinates from a 3-D grid (A, B, batch), no divisions.
+template <int kE, int kLanesA, int kBlock, bool kSplit, bool kGrid3 = false>
 __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
   using S = RegTile<kE, kLanesA, kBlock>;
   constexpr int kV = S::kV;
-  const uint32_t t = blockIdx.x, rest = t / p.tiles_a, batch = rest / p.tiles_b;
+  const uint32_t t = blockIdx.x, rest = kGrid3 ? 0 : t / p.tiles_a, batch = kGrid3 ? blockIdx.z : rest / p.tiles_b;
   const Geometry32<kSplit> g{p, batch * p.batch_in, batch * p.batch_out};
-  const uint32_t a = (t - rest * p.tiles_a) * S::kTileA + (threadIdx.x % kLanesA) * kV;
-  const uint32_t b = (rest - batch * p.tiles_b) * S::kTileB + (threadIdx.x / kLanesA) * kV;
+  const uint32_t a = (kGrid3 ? t : t - rest * p.tiles_a) * S::kTileA + (threadIdx.x % kLanesA) * kV;
+  const uint32_t b = (kGrid3 ? blockIdx.y : rest - batch * p.tiles_b) * S::kTileB + (threadIdx.x / kLanesA) * kV;
   if (a >= p.na || b >= p.nb) return;
   uint32_t w[kV][4], o[kV][4];
 #pragma unroll

@@ -161,6 +161,9 @@ struct TierKnobs {
   bool padwordout = false;  // session 37: "padwordout" word stores of odd rows on them (lab, not measured)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
+  bool grid3 = false;  // session 38: "grid3" compact swizzled and register-block tiles on a 3-D grid (no divisions)
+  int rb = 0;  // session 38: "rb32" / "rb64" / "rb256" register-block CTAs of 32 / 64 / 256 threads (not 128)
+  int cache = 0;  // session 38: "stcs" / "ldcs" / "cs" streaming stores / loads / both on the compact B-fastest tiles
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -180,6 +183,13 @@ TierKnobs ParseKnobs(const char* env) {
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0"), t.padwordout |= is("padwordout");
+    t.grid3 |= is("grid3");
+    if (is("rb32")) t.rb = 32;
+    if (is("rb64")) t.rb = 64;
+    if (is("rb256")) t.rb = 256;
+    if (is("stcs")) t.cache = 1;
+    if (is("ldcs")) t.cache = 2;
+    if (is("cs")) t.cache = 3;
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -404,9 +414,40 @@ int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one bloc
   return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
 }
 
+// Lab (session 38, "grid3"): a 3-D grid of (fast tiles, slow tiles, batch) where it fits its limits; false otherwise.
+bool Grid3For(const TiledArgs32& c, uint32_t batch, bool b_fastest, dim3* grid) {
+  const uint32_t fast = b_fastest ? c.tiles_b : c.tiles_a, slow = b_fastest ? c.tiles_a : c.tiles_b;
+  if (!Knobs().grid3 || slow > 65535 || batch > 65535) return false;
+  *grid = dim3(fast, slow, batch);
+  return true;
+}
+
 template <int kE, int kTile, int kThreads, bool kBFastest = false, int kAccess = 16>
 cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   const int blocks = CompactBlocks<kTile>(&c, batch);
+  dim3 grid;
+  if (Grid3For(c, batch, kBFastest, &grid)) {
+    auto kernel = split ? &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess, true>
+                        : &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess, true>;
+    kernel<<<grid, kThreads, 0, stream>>>(c);
+    return LastLaunchError();
+  }
+  if constexpr (kAccess == 16 && kBFastest) {  // lab (session 38): streaming stores / loads on the big tiles
+    const int cache = Knobs().cache;
+    if (cache != 0) {
+      using transpose::kStreamLoads, transpose::kStreamStores;
+      auto pick = [&](auto k1, auto k2, auto k3) { return cache == 1 ? k1 : cache == 2 ? k2 : k3; };
+      auto kernel =
+          split ? pick(&transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, true, 16, false, 1>,
+                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, true, 16, false, 2>,
+                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, true, 16, false, 3>)
+                : pick(&transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, true, 16, false, 1>,
+                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, true, 16, false, 2>,
+                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, true, 16, false, 3>);
+      kernel<<<blocks, kThreads, 0, stream>>>(c);
+      return LastLaunchError();
+    }
+  }
   auto kernel = split ? &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess>
                       : &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess>;
   kernel<<<blocks, kThreads, 0, stream>>>(c);
@@ -423,13 +464,27 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   return LastLaunchError();
 }
 
-template <int kE>
+template <int kE, int kThreads = kRegisterBlockThreads>
 cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
-  constexpr int kThreads = kRegisterBlockThreads;
+  if constexpr (kThreads == kRegisterBlockThreads) {  // lab (session 38): "rb32" / "rb64" / "rb256" block sizes
+    switch (Knobs().rb) {
+      case 32: return LaunchRegisterBlocks<kE, 32>(stream, c, batch, split);
+      case 64: return LaunchRegisterBlocks<kE, 64>(stream, c, batch, split);
+      case 256: return LaunchRegisterBlocks<kE, 256>(stream, c, batch, split);
+      default: break;
+    }
+  }
   using S = transpose::RegTile<kE, kRegisterBlockLanes, kThreads>;
   c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
+  dim3 grid;
+  if (Grid3For(c, batch, false, &grid)) {
+    auto kernel = split ? &transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true, true>
+                        : &transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false, true>;
+    kernel<<<grid, kThreads, 0, stream>>>(c);
+    return LastLaunchError();
+  }
   if (split) {
     transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
   } else {
