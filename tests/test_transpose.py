@@ -234,10 +234,13 @@ LAB38_CASES = [
     ((4200, 4100), (1, 0)),                 # several waves, no batch axis
     ((40, 2, 3, 64, 96), (0, 4, 2, 3, 1)),  # split B
     ((8, 16, 32, 64, 2), (4, 0, 3, 1, 2)),  # split A, one batch axis
+    ((3, 67, 1023), (0, 2, 1)),             # ragged: padded tiles (grid3 there too)
+    ((5, 40, 2, 33), (0, 3, 2, 1)),         # ragged, split B
 ]
 
 
-@pytest.mark.parametrize("knob", ["grid3", "rb32", "rb64", "rb256", "rb64,grid3", "stcs", "ldcs", "cs", "cs,grid3"])
+@pytest.mark.parametrize("knob", ["grid3", "rb32", "rb64", "rb256", "rb64,grid3", "rbl2,grid3", "rbl8", "stcs", "ldcs",
+                                  "cs", "cs,grid3"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_session38_lab_tokens(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

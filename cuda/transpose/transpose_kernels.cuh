@@ -763,12 +763,12 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
 }
 
 template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>, int kIn = kElemSide,
-          int kOut = kElemSide>
+          int kOut = kElemSide, bool kGrid3 = false>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
   __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   uint32_t a0, b0;
-  const auto g = CompactTile<kSplit>(p, &a0, &b0, kTileElems);
+  const auto g = kGrid3 ? CompactTile3D<kSplit>(p, &a0, &b0, kTileElems) : CompactTile<kSplit>(p, &a0, &b0, kTileElems);
   PaddedTileBody<T, kTileElems, kRows, kPad, kIn, kOut>(g, a0, b0, tile);
 }
 

@@ -162,7 +162,8 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false;  // session 38: "grid3" compact swizzled and register-block tiles on a 3-D grid (no divisions)
-  int rb = 0;  // session 38: "rb32" / "rb64" / "rb256" register-block CTAs of 32 / 64 / 256 threads (not 128)
+  int rb = 0;  // session 38: "rb32" / "rb64" / "rb256" register-block CTAs of 32 / 64 / 256 threads (not 128);
+               // "rbl2" / "rbl8" (rb = 2 / 8) 2 / 8 lanes along A (not 4)
   int cache = 0;  // session 38: "stcs" / "ldcs" / "cs" streaming stores / loads / both on the compact B-fastest tiles
 };
 TierKnobs ParseKnobs(const char* env) {
@@ -187,6 +188,8 @@ TierKnobs ParseKnobs(const char* env) {
     if (is("rb32")) t.rb = 32;
     if (is("rb64")) t.rb = 64;
     if (is("rb256")) t.rb = 256;
+    if (is("rbl2")) t.rb = 2;
+    if (is("rbl8")) t.rb = 8;
     if (is("stcs")) t.cache = 1;
     if (is("ldcs")) t.cache = 2;
     if (is("cs")) t.cache = 3;
@@ -458,22 +461,32 @@ template <int kE, typename P>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
   const int blocks = CompactBlocks<P::kTile>(&c, batch);
+  dim3 grid;
+  if (Grid3For(c, batch, false, &grid)) {
+    auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut, true>
+                        : &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut, true>;
+    kernel<<<grid, P::kThreads, 0, stream>>>(c);
+    return LastLaunchError();
+  }
   auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut>
                       : &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut>;
   kernel<<<blocks, P::kThreads, 0, stream>>>(c);
   return LastLaunchError();
 }
 
-template <int kE, int kThreads = kRegisterBlockThreads>
+template <int kE, int kThreads = kRegisterBlockThreads, int kLanes = kRegisterBlockLanes>
 cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
-  if constexpr (kThreads == kRegisterBlockThreads) {  // lab (session 38): "rb32" / "rb64" / "rb256" block sizes
-    switch (Knobs().rb) {
+  if constexpr (kThreads == kRegisterBlockThreads && kLanes == kRegisterBlockLanes) {
+    switch (Knobs().rb) {  // lab (session 38): "rb32" / "rb64" / "rb256" block sizes, "rbl2" / "rbl8" lanes along A
       case 32: return LaunchRegisterBlocks<kE, 32>(stream, c, batch, split);
       case 64: return LaunchRegisterBlocks<kE, 64>(stream, c, batch, split);
       case 256: return LaunchRegisterBlocks<kE, 256>(stream, c, batch, split);
+      case 2: return LaunchRegisterBlocks<kE, kThreads, 2>(stream, c, batch, split);
+      case 8: return LaunchRegisterBlocks<kE, kThreads, 8>(stream, c, batch, split);
       default: break;
     }
   }
+  constexpr int kRegisterBlockLanes = kLanes;  // shadows the default below
   using S = transpose::RegTile<kE, kRegisterBlockLanes, kThreads>;
   c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
