@@ -1,4 +1,5 @@
-"""Session 37, prepared for the next session (not run: no device time was left): word stores of odd y rows on the
+"""Session 37, prepared for the next session and run in session 38 (call 1, bench/lab/s38_labs_h200.txt): "padwordout"
+lost on every case and the token was removed, so this script now times the default twice. Word stores of odd y rows on the
 padded tiles for int8 ("padwordout": each aligned output word's 4 bytes gathered from the tile, the partial words at a
 row's two edges written byte by byte) against the default (element stores), on the cases where y's rows are odd. Method
 as bench/lab/s34_rowcopy_lab.py (CUPTI, best of 3 rotated rounds, % of the 1 GiB copy ceiling, outputs compared with

@@ -242,11 +242,12 @@ __device__ __forceinline__ Geometry32<kSplit> CompactTile(const TiledArgs32& p, 
   }
 }
 
-// Lab (session 38, "grid3"): the same coordinates from a 3-D grid (x the fast tile index, y the slow one, z the batch),
-// so no division stands between a block's start and its first load; the launcher checks the grid's limits.
+// The same coordinates from a grid of tiles (x the fast tile index, y the slow one, z the batch): no division stands
+// between a block's start and its first load. The launcher takes it for problems without a batch axis
+// (TileGridFor has the measurements).
 template <bool kSplit, bool kBFastest = false>
-__device__ __forceinline__ Geometry32<kSplit> CompactTile3D(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
-                                                            uint32_t tile) {
+__device__ __forceinline__ Geometry32<kSplit> CompactTileGrid(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
+                                                              uint32_t tile) {
   *a0 = (kBFastest ? blockIdx.y : blockIdx.x) * tile;
   *b0 = (kBFastest ? blockIdx.x : blockIdx.y) * tile;
   return {p, blockIdx.z * p.batch_in, blockIdx.z * p.batch_out};
@@ -321,9 +322,7 @@ __device__ __forceinline__ void PackRows(const uint32_t (&w)[16], uint4 (&o)[4])
 // inside the array or wholly outside.
 // Load: each warp step covers 4 tile rows x 8 slots (4 x 128 contiguous bytes); all loads first, so
 // kLoadSteps requests are in flight.
-// kCache (lab, session 38): bit 1 streaming loads (ld.global.cs: evict first), bit 0 streaming stores (st.global.cs).
-inline constexpr int kStreamStores = 1, kStreamLoads = 2;
-template <int kE, int kTileElems, int kBlock, int kCache = 0, typename G>
+template <int kE, int kTileElems, int kBlock, typename G>
 __device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, typename G::Index b0,
                                           uint4 (&v)[VecTile<kE, kTileElems, kBlock>::kLoadSteps]) {
   using S = VecTile<kE, kTileElems, kBlock>;
@@ -338,12 +337,7 @@ __device__ __forceinline__ void Vec16Load(const G& g, typename G::Index a0, type
     if (b < g.nb() && a < g.na()) {
       const I at = g.RowIn(b) + a;
       JK_DEVICE_ASSERT(at + S::kV <= g.elements());
-      const uint4* src = reinterpret_cast<const uint4*>(g.x() + at * kE);
-      if constexpr ((kCache & kStreamLoads) != 0) {
-        v[i] = __ldcs(src);
-      } else {
-        v[i] = __ldg(src);
-      }
+      v[i] = __ldg(reinterpret_cast<const uint4*>(g.x() + at * kE));
     }
   }
 }
@@ -362,7 +356,7 @@ __device__ __forceinline__ void Vec16ToSmem(const uint4 (&v)[VecTile<kE, kTileEl
 }
 
 // Store: each warp step covers 4 groups of kP output rows x 8 slots of 16 bytes.
-template <int kE, int kTileElems, int kBlock, int kCache = 0, typename G>
+template <int kE, int kTileElems, int kBlock, typename G>
 __device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typename G::Index b0,
                                            const unsigned char* tile) {
   using S = VecTile<kE, kTileElems, kBlock>;
@@ -389,12 +383,7 @@ __device__ __forceinline__ void Vec16Store(const G& g, typename G::Index a0, typ
       if (a < g.na() && b < g.nb()) {
         const I at = g.ColOut(a) + b;
         JK_DEVICE_ASSERT(at + S::kV <= g.elements());
-        uint4* dst = reinterpret_cast<uint4*>(g.y() + at * kE);
-        if constexpr ((kCache & kStreamStores) != 0) {
-          __stcs(dst, o[j]);
-        } else {
-          *dst = o[j];
-        }
+        *reinterpret_cast<uint4*>(g.y() + at * kE) = o[j];
       }
     }
   }
@@ -514,16 +503,15 @@ __device__ __forceinline__ void NarrowAccessTile(const G& g, typename G::Index a
 }
 
 // kAccess 16: the 16-byte tile; 8 or 4: NarrowAccessTile.
-template <int kE, int kTileElems, int kBlock, int kAccess = 16, int kCache = 0, typename G>
+template <int kE, int kTileElems, int kBlock, int kAccess = 16, typename G>
 __device__ __forceinline__ void Vec16Tile(const G& g, typename G::Index a0, typename G::Index b0,
                                           unsigned char* tile) {
-  static_assert(kCache == 0 || kAccess == 16, "cache hints: 16-byte accesses");
   if constexpr (kAccess == 16) {
     uint4 v[VecTile<kE, kTileElems, kBlock>::kLoadSteps];
-    Vec16Load<kE, kTileElems, kBlock, kCache>(g, a0, b0, v);
+    Vec16Load<kE, kTileElems, kBlock>(g, a0, b0, v);
     Vec16ToSmem<kE, kTileElems, kBlock>(v, tile);
     __syncthreads();
-    Vec16Store<kE, kTileElems, kBlock, kCache>(g, a0, b0, tile);
+    Vec16Store<kE, kTileElems, kBlock>(g, a0, b0, tile);
   } else {
     NarrowAccessTile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
   }
@@ -561,15 +549,16 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
   }
 }
 
-// Compact flavour: one tile per block, in either tile order (CompactTile; kGrid3, lab: CompactTile3D). kCache: lab.
-template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false, int kAccess = 16, bool kGrid3 = false,
-          int kCache = 0>
+// Compact flavour: one tile per block, in either tile order, on a 1-D grid (CompactTile) or a grid of tiles
+// (kTileGrid: CompactTileGrid).
+template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false, int kAccess = 16,
+          bool kTileGrid = false>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
-  const auto g = kGrid3 ? CompactTile3D<kSplit, kBFastest>(p, &a0, &b0, kTileElems)
-                        : CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
-  Vec16Tile<kE, kTileElems, kBlock, kAccess, kCache>(g, a0, b0, tile);
+  const auto g = kTileGrid ? CompactTileGrid<kSplit, kBFastest>(p, &a0, &b0, kTileElems)
+                           : CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
+  Vec16Tile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------
@@ -585,8 +574,9 @@ struct PaddedTile {
 // 4-byte words: padded rows are 4-byte aligned; stores gathered from a tile column by one element reads); kWordSide
 // (1-byte elements, the buffer 4-byte aligned: the launcher checks) the aligned 4-byte words that cover an odd row:
 // loads shift each row's misalignment out in registers (a funnel shift with the next lane's word), so the tile holds
-// aligned rows; stores (lab, session 37, not measured) gather each aligned output word's 4 bytes from the tile and
-// write the partial words at a row's two edges byte by byte.
+// aligned rows. Word stores of odd y rows (each aligned output word's 4 bytes gathered from the tile, a row's partial
+// edge words byte by byte) lost to element stores on the H200 (session 38 call 1, us): int8 (8193, 8192) 105.2 against
+// 92.3, 8193x8191 144.9 against 138.0, 4097x1023 7.10 against 5.49, (1001, 4096) 5.76 against 4.16; removed.
 enum PaddedSide { kElemSide = 0, kVecSide = 1, kWordSide = 2 };
 
 // A 4-byte word of x at byte offset `off` (a multiple of 4); the bytes at or past `end` (x's size) read as zero, so the
@@ -609,7 +599,7 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
   constexpr int kV = 16 / sizeof(T), kVecs = kTile * kTile / kV / kThreads;  // elements a vector, vectors a thread
   static_assert((kIn == kElemSide && kOut == kElemSide) || (sizeof(T) <= 2 && kVecs >= 1 && kPad * sizeof(T) % 4 == 0),
                 "vector and word sides: 1- and 2-byte elements, rows padded by whole words");
-  static_assert(kOut != kWordSide || sizeof(T) == 1, "word stores: 1-byte elements");
+  static_assert(kOut != kWordSide, "word sides: loads only (word stores lost, session 38)");
   const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
   const T* x = reinterpret_cast<const T*>(g.x());
   T* y = reinterpret_cast<T*>(g.y());
@@ -695,42 +685,6 @@ __device__ __forceinline__ void PaddedTileBody(const G& g, typename G::Index a0,
         *reinterpret_cast<uint4*>(y + at) = make_uint4(w[0], w[1], w[2], w[3]);
       }
     }
-  } else if constexpr (kOut == kWordSide) {
-    // An output row's kTile bytes on kLanes = kTile / 4 lanes: lane u writes the aligned word u of the words that cover
-    // them (n: the row's misalignment; word u holds tile rows 4u - n .. 4u - n + 3), the last lane also word kLanes.
-    constexpr int kLanes = kTile / 4, kRowsPerPass = kThreads / kLanes;
-    const int u = threadIdx.x % kLanes;
-    const I left = g.nb() - b0;
-    const int len = left < kTile ? static_cast<int>(left) : kTile;  // valid tile rows
-#pragma unroll
-    for (int i = 0; i < kTile / kRowsPerPass; ++i) {
-      const int c = i * kRowsPerPass + static_cast<int>(threadIdx.x) / kLanes;
-      const I a = a0 + c;
-      if (a >= g.na()) continue;
-      const I q = g.ColOut(a) + b0;  // 1-byte elements: a byte offset
-      const int n = static_cast<int>(q & 3);
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (e == 1 && u != kLanes - 1) break;
-        const int first = 4 * (u + e) - n;  // tile row of the word's byte 0
-        uint32_t word = 0;
-#pragma unroll
-        for (int t = 0; t < 4; ++t) {
-          const int r = first + t;
-          if (r >= 0 && r < len) word |= static_cast<uint32_t>(tile[r][c]) << (8 * t);
-        }
-        unsigned char* out = reinterpret_cast<unsigned char*>(y) + (q - n) + 4 * (u + e);
-        if (first >= 0 && first + 4 <= len) {
-          JK_DEVICE_ASSERT(q - n + 4 * (u + e) + 4 <= g.elements());
-          *reinterpret_cast<uint32_t*>(out) = word;
-        } else {
-#pragma unroll
-          for (int t = 0; t < 4; ++t) {
-            if (first + t >= 0 && first + t < len) out[t] = static_cast<unsigned char>(word >> (8 * t));
-          }
-        }
-      }
-    }
   } else {
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
@@ -763,12 +717,13 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads) Tiled
 }
 
 template <typename T, int kTileElems, int kRows, bool kSplit, int kPad = kPadElems<T>, int kIn = kElemSide,
-          int kOut = kElemSide, bool kGrid3 = false>
+          int kOut = kElemSide, bool kTileGrid = false>
 __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
   __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   uint32_t a0, b0;
-  const auto g = kGrid3 ? CompactTile3D<kSplit>(p, &a0, &b0, kTileElems) : CompactTile<kSplit>(p, &a0, &b0, kTileElems);
+  const auto g =
+      kTileGrid ? CompactTileGrid<kSplit>(p, &a0, &b0, kTileElems) : CompactTile<kSplit>(p, &a0, &b0, kTileElems);
   PaddedTileBody<T, kTileElems, kRows, kPad, kIn, kOut>(g, a0, b0, tile);
 }
 
@@ -827,15 +782,16 @@ __device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], 
 
 // Compact geometry, tiles_a / tiles_b counted in RegTile blocks. Requires na % kV == 0, nb % kV == 0
 // and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
-// kGrid3 (lab, session 38): the block's coordinates from a 3-D grid (A, B, batch), no divisions.
-template <int kE, int kLanesA, int kBlock, bool kSplit, bool kGrid3 = false>
+// kTileGrid: the block's coordinates from a grid of blocks (A, B, batch), as CompactTileGrid.
+template <int kE, int kLanesA, int kBlock, bool kSplit, bool kTileGrid = false>
 __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
   using S = RegTile<kE, kLanesA, kBlock>;
   constexpr int kV = S::kV;
-  const uint32_t t = blockIdx.x, rest = kGrid3 ? 0 : t / p.tiles_a, batch = kGrid3 ? blockIdx.z : rest / p.tiles_b;
+  const uint32_t t = blockIdx.x, rest = kTileGrid ? 0 : t / p.tiles_a;
+  const uint32_t batch = kTileGrid ? blockIdx.z : rest / p.tiles_b;
   const Geometry32<kSplit> g{p, batch * p.batch_in, batch * p.batch_out};
-  const uint32_t a = (kGrid3 ? t : t - rest * p.tiles_a) * S::kTileA + (threadIdx.x % kLanesA) * kV;
-  const uint32_t b = (kGrid3 ? blockIdx.y : rest - batch * p.tiles_b) * S::kTileB + (threadIdx.x / kLanesA) * kV;
+  const uint32_t a = (kTileGrid ? t : t - rest * p.tiles_a) * S::kTileA + (threadIdx.x % kLanesA) * kV;
+  const uint32_t b = (kTileGrid ? blockIdx.y : rest - batch * p.tiles_b) * S::kTileB + (threadIdx.x / kLanesA) * kV;
   if (a >= p.na || b >= p.nb) return;
   uint32_t w[kV][4], o[kV][4];
 #pragma unroll

@@ -138,7 +138,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // compact 1-byte big tile at 128 threads, all three lost (bench/lab/s36_h200.md calls 3 and 9). Session 37: "scalarodd"
 // ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles
 // (TiledConfig), "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them,
-// "padword0" without word loads of odd rows, "padwordout" with word stores of odd rows (PaddedSidesFor; not measured).
+// "padword0" without word loads of odd rows (PaddedSidesFor). Session 38: "grid3" / "grid1" (TileGridFor).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -158,13 +158,9 @@ struct TierKnobs {
   bool pad1 = false;  // session 37: "pad1" 1- and 2-byte element-access tiles of 64x65 (one element of pad), not 64x68
   bool padvec0 = false;  // session 37: "padvec0" no 16-byte side on the padded tiles (PaddedSidesFor)
   bool padword0 = false;  // session 37: "padword0" no word loads of odd rows on the padded tiles (PaddedSidesFor)
-  bool padwordout = false;  // session 37: "padwordout" word stores of odd rows on them (lab, not measured)
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
-  bool grid3 = false;  // session 38: "grid3" compact swizzled and register-block tiles on a 3-D grid (no divisions)
-  int rb = 0;  // session 38: "rb32" / "rb64" / "rb256" register-block CTAs of 32 / 64 / 256 threads (not 128);
-               // "rbl2" / "rbl8" (rb = 2 / 8) 2 / 8 lanes along A (not 4)
-  int cache = 0;  // session 38: "stcs" / "ldcs" / "cs" streaming stores / loads / both on the compact B-fastest tiles
+  bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -183,16 +179,8 @@ TierKnobs ParseKnobs(const char* env) {
     t.rc256x2 |= is("rc256x2"), t.rcslow |= is("rcslow"), t.rcout |= is("rcout"), t.rcin128 |= is("rcin128");
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
-    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0"), t.padwordout |= is("padwordout");
-    t.grid3 |= is("grid3");
-    if (is("rb32")) t.rb = 32;
-    if (is("rb64")) t.rb = 64;
-    if (is("rb256")) t.rb = 256;
-    if (is("rbl2")) t.rb = 2;
-    if (is("rbl8")) t.rb = 8;
-    if (is("stcs")) t.cache = 1;
-    if (is("ldcs")) t.cache = 2;
-    if (is("cs")) t.cache = 3;
+    t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
+    t.grid3 |= is("grid3"), t.grid1 |= is("grid1");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -292,7 +280,7 @@ cudaError_t LaunchPaddedGeneral(cudaStream_t stream, TiledArgs a) {
 // 8193x8191 138.2 against 153.1 (jnp 75.4), (8192, 8193) 93.5 against 109.4, (3, 4097, 4099) (0, 2, 1) 108.2 against
 // 121.2, 4097x1023 5.52 against 5.76 (jnp 5.46). 2-byte elements lost with them (4 bytes a load against 2): bfloat16
 // 8193x8191 198.8 against 157.6, (768, 50257) 92.7 against 80.7, 4097x1023 7.74 against 6.48. Word stores of odd y rows
-// ("padwordout", 1-byte elements, y 4-byte aligned) are a lab form, not measured (session 37 had no device time left).
+// lost (session 38 call 1; transpose_kernels.cuh's PaddedSide) and were removed: odd y rows take element stores.
 struct PaddedSides {
   int in, out;
 };
@@ -307,15 +295,11 @@ PaddedSides PaddedSidesFor(const Args& a) {
   } else if (kE == 1 && !Knobs().padword0 && aligned(a.x, 4)) {
     s.in = kWordSide;
   }
-  if ((a.nb * kE) % 16 == 0 && aligned(a.y, 16)) {
-    s.out = kVecSide;
-  } else if (kE == 1 && Knobs().padwordout && aligned(a.y, 4)) {
-    s.out = kWordSide;
-  }
+  if ((a.nb * kE) % 16 == 0 && aligned(a.y, 16)) s.out = kVecSide;
   return s;
 }
 
-// Calls launch(in, out) with the sides as std::integral_constant values: word sides for 1-byte elements only, and never
+// Calls launch(in, out) with the sides as std::integral_constant values: word loads for 1-byte elements only, and never
 // vectors on both sides (a shape with both takes the swizzled tiles).
 template <int kV>
 using Side = std::integral_constant<int, kV>;
@@ -325,9 +309,6 @@ cudaError_t WithPaddedSides(PaddedSides s, F&& launch) {
   auto outs = [&](auto in) -> cudaError_t {
     if constexpr (decltype(in)::value != kVecSide) {
       if (s.out == kVecSide) return launch(in, Side<kVecSide>{});
-    }
-    if constexpr (kE == 1) {
-      if (s.out == kWordSide) return launch(in, Side<kWordSide>{});
     }
     return launch(in, Side<kElemSide>{});
   };
@@ -417,93 +398,73 @@ int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one bloc
   return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
 }
 
-// Lab (session 38, "grid3"): a 3-D grid of (fast tiles, slow tiles, batch) where it fits its limits; false otherwise.
-bool Grid3For(const TiledArgs32& c, uint32_t batch, bool b_fastest, dim3* grid) {
+// The compact kernels on a grid of tiles (CompactTileGrid: x the fast tile index, y the slow one, z the batch) where
+// there is no batch axis and the grid fits (y <= 65535), else on a 1-D grid (CompactTile: two 32-bit divisions, ~40
+// dependent instructions, before a block's first load). H200, session 38 calls 1-2 (CUPTI, best of 5 rotated rounds
+// small, 3 large, us, 1-D -> tile grid): float32 2048x512 2.34 -> 2.21-2.24 (jnp 2.08-2.14), int8 1.66 -> 1.54-1.55
+// (jnp 1.50), bfloat16 1.73-1.76 -> 1.71-1.73, float32 4097x1023 (padded tiles) 8.98 -> 8.85, int8 4097x1023 5.49 ->
+// 5.34, float32 4096x1024 7.07-7.18 -> 6.35-6.42 and 2048x2048 7.04 -> 6.24 (one wave of big tiles), int8 4096^2 6.75
+// -> 6.50; no change on multi-wave DRAM-bound ones (int8 8192^2 35.0-35.3 both, 16384x4096 35.3 / 35.2, 8200^2 57.9 /
+// 57.3). With a batch axis the z-grid was mixed: (8, 16, 32, 64, 2) (4, 0, 3, 1, 2) float32 1.98 -> 1.89, (3, 4104,
+// 4104) (0, 2, 1) int8 42.0 -> 41.4, but bfloat16 (16, 512, 512) (0, 2, 1) 3.49 -> 3.62 and int8 (3, 8200, 8200) (0, 2,
+// 1) 136.0-137.0 -> 136.8-139.9, so batched problems keep the 1-D grid. Lab tokens: "grid3" the tile grid with a batch
+// axis too, "grid1" the 1-D grid everywhere.
+bool TileGridFor(const TiledArgs32& c, uint32_t batch, bool b_fastest, dim3* grid) {
   const uint32_t fast = b_fastest ? c.tiles_b : c.tiles_a, slow = b_fastest ? c.tiles_a : c.tiles_b;
-  if (!Knobs().grid3 || slow > 65535 || batch > 65535) return false;
+  if (Knobs().grid1 || (batch > 1 && !Knobs().grid3) || slow > 65535 || batch > 65535) return false;
   *grid = dim3(fast, slow, batch);
   return true;
 }
 
+// A compact kernel in its two grid forms: `on_tiles` on the grid of tiles where TileGridFor allows it, else `flat` on
+// `blocks` blocks of a 1-D grid.
+using CompactKernel = void (*)(TiledArgs32);
+cudaError_t LaunchCompactKernel(cudaStream_t stream, CompactKernel flat, CompactKernel on_tiles, const TiledArgs32& c,
+                                uint32_t batch, bool b_fastest, int blocks, int threads) {
+  dim3 grid;
+  if (TileGridFor(c, batch, b_fastest, &grid)) {
+    on_tiles<<<grid, threads, 0, stream>>>(c);
+  } else {
+    flat<<<blocks, threads, 0, stream>>>(c);
+  }
+  return LastLaunchError();
+}
+
 template <int kE, int kTile, int kThreads, bool kBFastest = false, int kAccess = 16>
 cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  using transpose::TiledVec16SwizzledCompact;
   const int blocks = CompactBlocks<kTile>(&c, batch);
-  dim3 grid;
-  if (Grid3For(c, batch, kBFastest, &grid)) {
-    auto kernel = split ? &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess, true>
-                        : &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess, true>;
-    kernel<<<grid, kThreads, 0, stream>>>(c);
-    return LastLaunchError();
-  }
-  if constexpr (kAccess == 16 && kBFastest) {  // lab (session 38): streaming stores / loads on the big tiles
-    const int cache = Knobs().cache;
-    if (cache != 0) {
-      using transpose::kStreamLoads, transpose::kStreamStores;
-      auto pick = [&](auto k1, auto k2, auto k3) { return cache == 1 ? k1 : cache == 2 ? k2 : k3; };
-      auto kernel =
-          split ? pick(&transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, true, 16, false, 1>,
-                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, true, 16, false, 2>,
-                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, true, 16, false, 3>)
-                : pick(&transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, true, 16, false, 1>,
-                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, true, 16, false, 2>,
-                       &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, true, 16, false, 3>);
-      kernel<<<blocks, kThreads, 0, stream>>>(c);
-      return LastLaunchError();
-    }
-  }
-  auto kernel = split ? &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess>
-                      : &transpose::TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess>;
-  kernel<<<blocks, kThreads, 0, stream>>>(c);
-  return LastLaunchError();
+  auto flat = split ? &TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess>
+                    : &TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess>;
+  auto on_tiles = split ? &TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess, true>
+                        : &TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess, true>;
+  return LaunchCompactKernel(stream, flat, on_tiles, c, batch, kBFastest, blocks, kThreads);
 }
 
 template <int kE, typename P>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
+  using transpose::TiledScalarPaddedCompact;
   const int blocks = CompactBlocks<P::kTile>(&c, batch);
-  dim3 grid;
-  if (Grid3For(c, batch, false, &grid)) {
-    auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut, true>
-                        : &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut, true>;
-    kernel<<<grid, P::kThreads, 0, stream>>>(c);
-    return LastLaunchError();
-  }
-  auto kernel = split ? &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut>
-                      : &transpose::TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut>;
-  kernel<<<blocks, P::kThreads, 0, stream>>>(c);
-  return LastLaunchError();
+  auto flat = split ? &TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut>
+                    : &TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut>;
+  auto on_tiles = split ? &TiledScalarPaddedCompact<T, P::kTile, P::kRows, true, P::kPad, P::kIn, P::kOut, true>
+                        : &TiledScalarPaddedCompact<T, P::kTile, P::kRows, false, P::kPad, P::kIn, P::kOut, true>;
+  return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, P::kThreads);
 }
 
-template <int kE, int kThreads = kRegisterBlockThreads, int kLanes = kRegisterBlockLanes>
+template <int kE>
 cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
-  if constexpr (kThreads == kRegisterBlockThreads && kLanes == kRegisterBlockLanes) {
-    switch (Knobs().rb) {  // lab (session 38): "rb32" / "rb64" / "rb256" block sizes, "rbl2" / "rbl8" lanes along A
-      case 32: return LaunchRegisterBlocks<kE, 32>(stream, c, batch, split);
-      case 64: return LaunchRegisterBlocks<kE, 64>(stream, c, batch, split);
-      case 256: return LaunchRegisterBlocks<kE, 256>(stream, c, batch, split);
-      case 2: return LaunchRegisterBlocks<kE, kThreads, 2>(stream, c, batch, split);
-      case 8: return LaunchRegisterBlocks<kE, kThreads, 8>(stream, c, batch, split);
-      default: break;
-    }
-  }
-  constexpr int kRegisterBlockLanes = kLanes;  // shadows the default below
-  using S = transpose::RegTile<kE, kRegisterBlockLanes, kThreads>;
+  constexpr int kThreads = kRegisterBlockThreads, kLanes = kRegisterBlockLanes;
+  using S = transpose::RegTile<kE, kLanes, kThreads>;
+  using transpose::TiledRegisterBlocks;
   c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
-  dim3 grid;
-  if (Grid3For(c, batch, false, &grid)) {
-    auto kernel = split ? &transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true, true>
-                        : &transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false, true>;
-    kernel<<<grid, kThreads, 0, stream>>>(c);
-    return LastLaunchError();
-  }
-  if (split) {
-    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, true><<<blocks, kThreads, 0, stream>>>(c);
-  } else {
-    transpose::TiledRegisterBlocks<kE, kRegisterBlockLanes, kThreads, false><<<blocks, kThreads, 0, stream>>>(c);
-  }
-  return LastLaunchError();
+  auto flat = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true> : &TiledRegisterBlocks<kE, kLanes, kThreads, false>;
+  auto on_tiles = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, true>
+                        : &TiledRegisterBlocks<kE, kLanes, kThreads, false, true>;
+  return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, kThreads);
 }
 
 // ---- kTiledSmallCta (transpose_small_kernels.cuh), lab only ----
