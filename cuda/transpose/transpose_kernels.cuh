@@ -253,6 +253,18 @@ __device__ __forceinline__ Geometry32<kSplit> CompactTileGrid(const TiledArgs32&
   return {p, blockIdx.z * p.batch_in, blockIdx.z * p.batch_out};
 }
 
+// Lab (session 38, "super8" / "super16" / "super32"): B-fastest tiles in square groups of kGroup x kGroup tiles, so the
+// blocks in flight cover a square of the matrix (both sides in runs of kGroup tiles) rather than whole output rows
+// against a column strip of every input row: x the tile along B inside the group, y the tile along A, z the group
+// (B groups fastest). False for the tiles of ragged edge groups (the block has nothing to do).
+template <int kGroup>
+__device__ __forceinline__ bool CompactTileGroup(const TiledArgs32& p, uint32_t* a0, uint32_t* b0, uint32_t tile) {
+  const uint32_t groups_b = (p.tiles_b + kGroup - 1) / kGroup, ga = blockIdx.z / groups_b, gb = blockIdx.z - ga * groups_b;
+  const uint32_t ta = ga * kGroup + blockIdx.y, tb = gb * kGroup + blockIdx.x;
+  *a0 = ta * tile, *b0 = tb * tile;
+  return ta < p.tiles_a && tb < p.tiles_b;
+}
+
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
 // Tile side in elements and block size are template parameters so the lab can sweep them; the
 // launcher uses the defaults (the measured winners).
@@ -559,6 +571,15 @@ __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 
   const auto g = kTileGrid ? CompactTileGrid<kSplit, kBFastest>(p, &a0, &b0, kTileElems)
                            : CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
   Vec16Tile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
+}
+
+// Lab: the compact tiles in CompactTileGroup's order (no batch axis).
+template <int kE, int kTileElems, int kBlock, bool kSplit, int kGroup>
+__global__ void __launch_bounds__(kBlock) TiledVec16SwizzledGrouped(TiledArgs32 p) {
+  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
+  uint32_t a0, b0;
+  if (!CompactTileGroup<kGroup>(p, &a0, &b0, kTileElems)) return;
+  Vec16Tile<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, 0, 0}, a0, b0, tile);
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------

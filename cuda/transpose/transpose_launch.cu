@@ -161,6 +161,7 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
+  int super = 0;  // session 38: "super8" / "super16" / "super32" compact big tiles in square groups (LaunchGrouped)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -181,6 +182,9 @@ TierKnobs ParseKnobs(const char* env) {
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
     t.grid3 |= is("grid3"), t.grid1 |= is("grid1");
+    if (is("super8")) t.super = 8;
+    if (is("super16")) t.super = 16;
+    if (is("super32")) t.super = 32;
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -441,6 +445,29 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, kBFastest, blocks, kThreads);
 }
 
+// Lab (session 38, "super8" / "super16" / "super32"): the big 16-byte tiles of a problem without a batch axis in square
+// groups of tiles (TiledVec16SwizzledGrouped). False where it does not apply.
+template <int kE, int kTile, int kThreads, int kGroup>
+bool LaunchGroupedAt(cudaStream_t stream, const TiledArgs32& c, bool split, cudaError_t* err) {
+  const uint32_t groups = ((c.tiles_a + kGroup - 1) / kGroup) * ((c.tiles_b + kGroup - 1) / kGroup);
+  if (groups > 65535) return false;
+  auto kernel = split ? &transpose::TiledVec16SwizzledGrouped<kE, kTile, kThreads, true, kGroup>
+                      : &transpose::TiledVec16SwizzledGrouped<kE, kTile, kThreads, false, kGroup>;
+  const dim3 grid(kGroup, kGroup, groups);
+  kernel<<<grid, kThreads, 0, stream>>>(c);
+  *err = LastLaunchError();
+  return true;
+}
+template <int kE, int kTile, int kThreads>
+bool LaunchGrouped(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split, cudaError_t* err) {
+  const int group = Knobs().super;
+  if (group == 0 || batch != 1) return false;
+  CompactBlocks<kTile>(&c, batch);
+  if (group == 8) return LaunchGroupedAt<kE, kTile, kThreads, 8>(stream, c, split, err);
+  if (group == 16) return LaunchGroupedAt<kE, kTile, kThreads, 16>(stream, c, split, err);
+  return LaunchGroupedAt<kE, kTile, kThreads, 32>(stream, c, split, err);
+}
+
 template <int kE, typename P>
 cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   using T = Storage<kE>;
@@ -547,6 +574,8 @@ cudaError_t LaunchVecCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch,
     }
     if constexpr (kAccess == 16) {
       if (!BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
+      cudaError_t err;
+      if (LaunchGrouped<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split, &err)) return err;
     }
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true, kAccess>(stream, c, batch, split);
   }
