@@ -164,7 +164,9 @@ __device__ __forceinline__ int64_t ColOut(const AxisList<kMaxGroupAxes>& g, int6
 //     every variant twice in one process), bf16 8192^2 74.4 -> 72.7 us, int8 8192^2 41.3 -> 40.2, int8
 //     16384^2 145.0 -> 139.8, float32 8192^2 141.1 -> 137.1, bf16 16384^2 277.4 -> 266.3, float32 16384^2
 //     550.7 -> 526.2; bands of 32 tile rows B fastest in between; single-wave int8 2048x512 lost (2.43 ->
-//     2.56 us under ncu), so small problems keep A fastest.
+//     2.56 us under ncu), so small problems keep A fastest. Square groups of 8-32 x 8-32 tiles, B fastest inside a
+//     group (the blocks in flight then cover a square, not whole output rows), lost too: int8 8192^2 35.3 -> 35.5,
+//     35.8 and 37.0 us, 16384x4096 35.1 -> 35.7 / 36.2, 4096x16384 34.8 -> 35.1 (session 38 call 4, best of 5).
 __host__ __device__ __forceinline__ void TileCoords(const TiledArgs& p, int64_t t, int64_t* ta,
                                                     int64_t* tb, int64_t* bin, int64_t* bout) {
   if (p.tiles <= 0xffffffffll) {
@@ -251,18 +253,6 @@ __device__ __forceinline__ Geometry32<kSplit> CompactTileGrid(const TiledArgs32&
   *a0 = (kBFastest ? blockIdx.y : blockIdx.x) * tile;
   *b0 = (kBFastest ? blockIdx.x : blockIdx.y) * tile;
   return {p, blockIdx.z * p.batch_in, blockIdx.z * p.batch_out};
-}
-
-// Lab (session 38, "super8" / "super16" / "super32"): B-fastest tiles in square groups of kGroup x kGroup tiles, so the
-// blocks in flight cover a square of the matrix (both sides in runs of kGroup tiles) rather than whole output rows
-// against a column strip of every input row: x the tile along B inside the group, y the tile along A, z the group
-// (B groups fastest). False for the tiles of ragged edge groups (the block has nothing to do).
-template <int kGroup>
-__device__ __forceinline__ bool CompactTileGroup(const TiledArgs32& p, uint32_t* a0, uint32_t* b0, uint32_t tile) {
-  const uint32_t groups_b = (p.tiles_b + kGroup - 1) / kGroup, ga = blockIdx.z / groups_b, gb = blockIdx.z - ga * groups_b;
-  const uint32_t ta = ga * kGroup + blockIdx.y, tb = gb * kGroup + blockIdx.x;
-  *a0 = ta * tile, *b0 = tb * tile;
-  return ta < p.tiles_a && tb < p.tiles_b;
 }
 
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
@@ -571,15 +561,6 @@ __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 
   const auto g = kTileGrid ? CompactTileGrid<kSplit, kBFastest>(p, &a0, &b0, kTileElems)
                            : CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
   Vec16Tile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
-}
-
-// Lab: the compact tiles in CompactTileGroup's order (no batch axis).
-template <int kE, int kTileElems, int kBlock, bool kSplit, int kGroup>
-__global__ void __launch_bounds__(kBlock) TiledVec16SwizzledGrouped(TiledArgs32 p) {
-  __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
-  uint32_t a0, b0;
-  if (!CompactTileGroup<kGroup>(p, &a0, &b0, kTileElems)) return;
-  Vec16Tile<kE, kTileElems, kBlock>(Geometry32<kSplit>{p, 0, 0}, a0, b0, tile);
 }
 
 // ---- kTiledScalarPadded ------------------------------------------------------------------------

@@ -82,7 +82,11 @@ constexpr int64_t kSmallWaves = 2;
 // keeps the 128x128 tile. 256 threads (98 registers) and a resident-size persistent grid were slower.
 // Sizes between the two (64 and 256 MiB of input) were not measured.
 constexpr int64_t kWideTileWaves = 16;
-constexpr int kRegisterBlockLanes = 4;  // lanes along A (transpose_kernels.cuh); 2 and 8 were slower
+// Register blocks: lanes along A (transpose_kernels.cuh) and CTA size. H200, float32 2048x512 (session 38 calls 1-2,
+// best of 5, us): CTAs of 32 / 64 / 256 threads 2.66 / 2.38 / 2.37 against 2.34 at 128 on the 1-D grid, and on the grid
+// of tiles 2.53 / 2.24 / 2.24 against 2.21-2.24; 2 and 8 lanes along A 2.56 / 2.75 against 2.21 (slower in earlier
+// sessions too).
+constexpr int kRegisterBlockLanes = 4;
 constexpr int kRegisterBlockThreads = 128;
 
 // Row copies of 16-byte accesses whose runs are at most this long walk the input in order (reads
@@ -161,7 +165,6 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
-  int super = 0;  // session 38: "super8" / "super16" / "super32" compact big tiles in square groups (LaunchGrouped)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -182,9 +185,6 @@ TierKnobs ParseKnobs(const char* env) {
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
     t.grid3 |= is("grid3"), t.grid1 |= is("grid1");
-    if (is("super8")) t.super = 8;
-    if (is("super16")) t.super = 16;
-    if (is("super32")) t.super = 32;
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -412,7 +412,8 @@ int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one bloc
 // 57.3). With a batch axis the z-grid was mixed: (8, 16, 32, 64, 2) (4, 0, 3, 1, 2) float32 1.98 -> 1.89, (3, 4104,
 // 4104) (0, 2, 1) int8 42.0 -> 41.4, but bfloat16 (16, 512, 512) (0, 2, 1) 3.49 -> 3.62 and int8 (3, 8200, 8200) (0, 2,
 // 1) 136.0-137.0 -> 136.8-139.9, so batched problems keep the 1-D grid. Lab tokens: "grid3" the tile grid with a batch
-// axis too, "grid1" the 1-D grid everywhere.
+// axis too, "grid1" the 1-D grid everywhere. Streaming hints on the big tiles lost there (call 1, int8 8192^2: stores
+// st.global.cs 35.9 us, loads ld.global.cs 37.2, both 38.0, against 35.0) and were not kept.
 bool TileGridFor(const TiledArgs32& c, uint32_t batch, bool b_fastest, dim3* grid) {
   const uint32_t fast = b_fastest ? c.tiles_b : c.tiles_a, slow = b_fastest ? c.tiles_a : c.tiles_b;
   if (Knobs().grid1 || (batch > 1 && !Knobs().grid3) || slow > 65535 || batch > 65535) return false;
@@ -443,29 +444,6 @@ cudaError_t LaunchVec16Compact(cudaStream_t stream, TiledArgs32 c, uint32_t batc
   auto on_tiles = split ? &TiledVec16SwizzledCompact<kE, kTile, kThreads, true, kBFastest, kAccess, true>
                         : &TiledVec16SwizzledCompact<kE, kTile, kThreads, false, kBFastest, kAccess, true>;
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, kBFastest, blocks, kThreads);
-}
-
-// Lab (session 38, "super8" / "super16" / "super32"): the big 16-byte tiles of a problem without a batch axis in square
-// groups of tiles (TiledVec16SwizzledGrouped). False where it does not apply.
-template <int kE, int kTile, int kThreads, int kGroup>
-bool LaunchGroupedAt(cudaStream_t stream, const TiledArgs32& c, bool split, cudaError_t* err) {
-  const uint32_t groups = ((c.tiles_a + kGroup - 1) / kGroup) * ((c.tiles_b + kGroup - 1) / kGroup);
-  if (groups > 65535) return false;
-  auto kernel = split ? &transpose::TiledVec16SwizzledGrouped<kE, kTile, kThreads, true, kGroup>
-                      : &transpose::TiledVec16SwizzledGrouped<kE, kTile, kThreads, false, kGroup>;
-  const dim3 grid(kGroup, kGroup, groups);
-  kernel<<<grid, kThreads, 0, stream>>>(c);
-  *err = LastLaunchError();
-  return true;
-}
-template <int kE, int kTile, int kThreads>
-bool LaunchGrouped(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split, cudaError_t* err) {
-  const int group = Knobs().super;
-  if (group == 0 || batch != 1) return false;
-  CompactBlocks<kTile>(&c, batch);
-  if (group == 8) return LaunchGroupedAt<kE, kTile, kThreads, 8>(stream, c, split, err);
-  if (group == 16) return LaunchGroupedAt<kE, kTile, kThreads, 16>(stream, c, split, err);
-  return LaunchGroupedAt<kE, kTile, kThreads, 32>(stream, c, split, err);
 }
 
 template <int kE, typename P>
@@ -574,8 +552,6 @@ cudaError_t LaunchVecCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch,
     }
     if constexpr (kAccess == 16) {
       if (!BigTilesBFastest()) return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split);
-      cudaError_t err;
-      if (LaunchGrouped<kE, C::kBigTile, C::kBigThreads>(stream, c, batch, split, &err)) return err;
     }
     return LaunchVec16Compact<kE, C::kBigTile, C::kBigThreads, true, kAccess>(stream, c, batch, split);
   }
