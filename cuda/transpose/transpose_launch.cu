@@ -165,6 +165,7 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
+  int rbwa = 0;  // session 38: "rbwa2" / "rbwa4" register blocks with 2 / 4 warps side by side along A
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -185,6 +186,8 @@ TierKnobs ParseKnobs(const char* env) {
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
     t.grid3 |= is("grid3"), t.grid1 |= is("grid1");
+    if (is("rbwa2")) t.rbwa = 2;
+    if (is("rbwa4")) t.rbwa = 4;
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -458,17 +461,22 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, P::kThreads);
 }
 
-template <int kE>
+template <int kE, int kWarpsA = 1>
 cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
+  if constexpr (kWarpsA == 1) {  // lab (session 38): "rbwa2" / "rbwa4", 2 / 4 warps side by side along A
+    if (Knobs().rbwa == 2) return LaunchRegisterBlocks<kE, 2>(stream, c, batch, split);
+    if (Knobs().rbwa == 4) return LaunchRegisterBlocks<kE, 4>(stream, c, batch, split);
+  }
   constexpr int kThreads = kRegisterBlockThreads, kLanes = kRegisterBlockLanes;
-  using S = transpose::RegTile<kE, kLanes, kThreads>;
+  using S = transpose::RegTile<kE, kLanes, kThreads, kWarpsA>;
   using transpose::TiledRegisterBlocks;
   c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
-  auto flat = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true> : &TiledRegisterBlocks<kE, kLanes, kThreads, false>;
-  auto on_tiles = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, true>
-                        : &TiledRegisterBlocks<kE, kLanes, kThreads, false, true>;
+  auto flat = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, false, kWarpsA>
+                    : &TiledRegisterBlocks<kE, kLanes, kThreads, false, false, kWarpsA>;
+  auto on_tiles = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, true, kWarpsA>
+                        : &TiledRegisterBlocks<kE, kLanes, kThreads, false, true, kWarpsA>;
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, kThreads);
 }
 
