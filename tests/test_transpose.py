@@ -228,7 +228,7 @@ def test_small_cta_tier(rng, monkeypatch, knob, dtype):
 # otherwise; lab tokens "grid1" (the 1-D grid everywhere) and "grid3" (the grid of tiles with a batch axis too), with
 # "reg" (register blocks at any size) and "scalarodd" (padded tiles for ragged shapes). Cases: issue 5's small one,
 # several waves of big tiles (2-D, batched, a split group), ragged last tiles, a batch axis (the grid's z), and ragged
-# shapes on the padded tiles. "rbwa2" / "rbwa4" (lab): register blocks with 2 / 4 warps side by side along A.
+# shapes on the padded tiles.
 GRID_CASES = [
     ((2048, 512), (1, 0)),                  # the small tier (register blocks for 4-byte elements)
     ((3, 1040, 2080), (0, 2, 1)),           # several waves of big tiles, a batch axis, ragged last tiles
@@ -240,8 +240,7 @@ GRID_CASES = [
 ]
 
 
-@pytest.mark.parametrize("knob", ["", "grid1", "grid3", "reg,grid1", "reg,grid3", "scalarodd,grid3", "reg,rbwa2",
-                                  "reg,rbwa4,grid3"])
+@pytest.mark.parametrize("knob", ["", "grid1", "grid3", "reg,grid1", "reg,grid3", "scalarodd,grid3"])
 @pytest.mark.parametrize("dtype", FLAVOUR_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_compact_grids(rng, monkeypatch, knob, dtype):
     monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)

@@ -45,12 +45,12 @@ for knob in old compact; do JK_TRANSPOSE_TIERS=$knob "$B/emu" 132 | sed "s/^/$kn
 # shapes on the padded element-access tiles) , "scalarodd,pad32" (1- and 2-byte ones on 32x33 tiles: the dispatch
 # before session 37), "scalarodd,pad1" (64x65 tiles), "padvec0" (no 16-byte side on the padded tiles) and "padword0"
 # (no word loads of odd rows on them). Session 38's "grid1" (compact tiles on a 1-D grid everywhere, as before it) and
-# "grid3" (on the grid of tiles with a batch axis too); "rbwa2" / "rbwa4" (register blocks, 2 / 4 warps along A). "wideasync" is not emulated: its cp.async loads have no CPU stand-in (the emulator
+# "grid3" (on the grid of tiles with a batch axis too). "wideasync" is not emulated: its cp.async loads have no CPU stand-in (the emulator
 # runs the staged loads instead).
 for knob in ${EMU_KNOBS:-s2 reg r1 smallcta rowbulk rowtile8k rowtile4k,rowtilea rowtile16k rowtile8k,rowtilep \
   rc256x2 rcslow norowtile,rcout norowtile,rc256x2,rcout norowtile,rcin128 rclean0 norowtile,rcout,rclean0 \
   rcinlean norowtile,rcinlean wide big128t scalarodd,pad32 scalarodd,pad1 padvec0 padword0 grid1 grid3 reg,grid1 \
-  scalarodd,grid3 reg,rbwa2 reg,rbwa4,grid3}; do
+  scalarodd,grid3}; do
   rows_only=""
   case $knob in rowtile* | rc* | norowtile*) rows_only=1 ;; esac
   for sms in 132 2; do

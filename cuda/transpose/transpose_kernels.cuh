@@ -736,12 +736,12 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
 // 32 / kLanesA lanes stack along B (output runs of 32 / kLanesA x 16 bytes); a block's warps continue
 // along B. For latency-bound problems: one load round trip per thread and nothing between it and the
 // stores but register moves.
-template <int kE, int kLanesA, int kBlock, int kWarpsA = 1>  // kWarpsA (lab, session 38): warps side by side along A
+template <int kE, int kLanesA, int kBlock>
 struct RegTile {
   static constexpr int kV = 16 / kE;
-  static constexpr int kTileA = kLanesA * kV * kWarpsA;           // elements along A per block
-  static constexpr int kTileB = kBlock / kLanesA / kWarpsA * kV;  // elements along B per block
-  static_assert(32 % kLanesA == 0 && kBlock % (32 * kWarpsA) == 0, "lanes along A must divide a warp");
+  static constexpr int kTileA = kLanesA * kV;           // elements along A per block
+  static constexpr int kTileB = kBlock / kLanesA * kV;  // elements along B per block
+  static_assert(32 % kLanesA == 0 && kBlock % 32 == 0, "lanes along A must divide a warp");
 };
 
 // o[j] = column j of the kV x kV block whose rows are w[i] (4 words of 16 bytes each).
@@ -785,20 +785,15 @@ __device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], 
 // Compact geometry, tiles_a / tiles_b counted in RegTile blocks. Requires na % kV == 0, nb % kV == 0
 // and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
 // kTileGrid: the block's coordinates from a grid of blocks (A, B, batch), as CompactTileGrid.
-template <int kE, int kLanesA, int kBlock, bool kSplit, bool kTileGrid = false, int kWarpsA = 1>
+template <int kE, int kLanesA, int kBlock, bool kSplit, bool kTileGrid = false>
 __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
-  using S = RegTile<kE, kLanesA, kBlock, kWarpsA>;
+  using S = RegTile<kE, kLanesA, kBlock>;
   constexpr int kV = S::kV;
   const uint32_t t = blockIdx.x, rest = kTileGrid ? 0 : t / p.tiles_a;
   const uint32_t batch = kTileGrid ? blockIdx.z : rest / p.tiles_b;
   const Geometry32<kSplit> g{p, batch * p.batch_in, batch * p.batch_out};
-  // kWarpsA > 1: the block's warps kWarpsA side by side along A, the rest stacked along B.
-  const uint32_t a = (kTileGrid ? t : t - rest * p.tiles_a) * S::kTileA +
-                     (kWarpsA == 1 ? threadIdx.x % kLanesA
-                                   : (threadIdx.x / 32 % kWarpsA) * kLanesA + threadIdx.x % kLanesA) * kV;
-  const uint32_t b = (kTileGrid ? blockIdx.y : rest - batch * p.tiles_b) * S::kTileB +
-                     (kWarpsA == 1 ? threadIdx.x / kLanesA
-                                   : (threadIdx.x / 32 / kWarpsA) * (32 / kLanesA) + threadIdx.x % 32 / kLanesA) * kV;
+  const uint32_t a = (kTileGrid ? t : t - rest * p.tiles_a) * S::kTileA + (threadIdx.x % kLanesA) * kV;
+  const uint32_t b = (kTileGrid ? blockIdx.y : rest - batch * p.tiles_b) * S::kTileB + (threadIdx.x / kLanesA) * kV;
   if (a >= p.na || b >= p.nb) return;
   uint32_t w[kV][4], o[kV][4];
 #pragma unroll

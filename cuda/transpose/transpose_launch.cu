@@ -85,7 +85,8 @@ constexpr int64_t kWideTileWaves = 16;
 // Register blocks: lanes along A (transpose_kernels.cuh) and CTA size. H200, float32 2048x512 (session 38 calls 1-2,
 // best of 5, us): CTAs of 32 / 64 / 256 threads 2.66 / 2.38 / 2.37 against 2.34 at 128 on the 1-D grid, and on the grid
 // of tiles 2.53 / 2.24 / 2.24 against 2.21-2.24; 2 and 8 lanes along A 2.56 / 2.75 against 2.21 (slower in earlier
-// sessions too).
+// sessions too); 2 or 4 of the 4 warps side by side along A (blocks of 32 x 64 or 64 x 32 elements, not 16 x 128) and
+// the swizzled 32x32 tile all 2.21-2.24 (call 6, best of 7): that shape sits at ~2.21 us whatever the block.
 constexpr int kRegisterBlockLanes = 4;
 constexpr int kRegisterBlockThreads = 128;
 
@@ -165,7 +166,6 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
-  int rbwa = 0;  // session 38: "rbwa2" / "rbwa4" register blocks with 2 / 4 warps side by side along A
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -186,8 +186,6 @@ TierKnobs ParseKnobs(const char* env) {
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
     t.grid3 |= is("grid3"), t.grid1 |= is("grid1");
-    if (is("rbwa2")) t.rbwa = 2;
-    if (is("rbwa4")) t.rbwa = 4;
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -461,22 +459,17 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, P::kThreads);
 }
 
-template <int kE, int kWarpsA = 1>
+template <int kE>
 cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
-  if constexpr (kWarpsA == 1) {  // lab (session 38): "rbwa2" / "rbwa4", 2 / 4 warps side by side along A
-    if (Knobs().rbwa == 2) return LaunchRegisterBlocks<kE, 2>(stream, c, batch, split);
-    if (Knobs().rbwa == 4) return LaunchRegisterBlocks<kE, 4>(stream, c, batch, split);
-  }
   constexpr int kThreads = kRegisterBlockThreads, kLanes = kRegisterBlockLanes;
-  using S = transpose::RegTile<kE, kLanes, kThreads, kWarpsA>;
+  using S = transpose::RegTile<kE, kLanes, kThreads>;
   using transpose::TiledRegisterBlocks;
   c.tiles_a = static_cast<uint32_t>(CeilDiv(c.na, S::kTileA));
   c.tiles_b = static_cast<uint32_t>(CeilDiv(c.nb, S::kTileB));
   const int blocks = static_cast<int>(int64_t{c.tiles_a} * c.tiles_b * batch);
-  auto flat = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, false, kWarpsA>
-                    : &TiledRegisterBlocks<kE, kLanes, kThreads, false, false, kWarpsA>;
-  auto on_tiles = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, true, kWarpsA>
-                        : &TiledRegisterBlocks<kE, kLanes, kThreads, false, true, kWarpsA>;
+  auto flat = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true> : &TiledRegisterBlocks<kE, kLanes, kThreads, false>;
+  auto on_tiles = split ? &TiledRegisterBlocks<kE, kLanes, kThreads, true, true>
+                        : &TiledRegisterBlocks<kE, kLanes, kThreads, false, true>;
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, kThreads);
 }
 
