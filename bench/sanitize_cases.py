@@ -194,7 +194,7 @@ def transposes():
                             # one side 16-byte aligned, the other odd (1- and 2-byte: the padded tiles with a 16-byte
                             # side, kVecIn / kVecOut), with ragged edge tiles and a batch axis
                             ((201, 1040), (1, 0)), ((1040, 201), (1, 0)), ((3, 67, 144), (0, 2, 1)),
-                            # Session 38: 2-D problems run the compact tiles on a grid of tiles (CompactTileGrid):
+                            # Session 38: 2-D problems run the compact tiles on a grid of tiles (CompactTile):
                             # several waves of big tiles with ragged edges, the register blocks, padded tiles.
                             ((2050, 2100), (1, 0)), ((4096, 1024), (1, 0))]:
             if dt == jnp.int8:

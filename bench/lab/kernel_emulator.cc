@@ -90,10 +90,6 @@ inline void __trap() { std::abort(); }  // JK_DEVICE_ASSERT
 inline float __fdividef(float a, float b) { return a / b; }  // common/device.cuh's Welford::Merge (unused here)
 template <typename T>
 T __ldg(const T* p) { return *p; }
-template <typename T>
-T __ldcs(const T* p) { return *p; }
-template <typename T>
-void __stcs(T* p, T v) { *p = v; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const uint64_t v = (uint64_t(y) << 32) | x;
   unsigned r = 0;

@@ -47,6 +47,11 @@ def bf16(shape):
     return jax.random.normal(key, shape, jnp.bfloat16)
 
 
+def f32(shape):
+    """Random float32 input (session 38's labs)."""
+    return jax.random.normal(key, shape, jnp.float32)
+
+
 def run(label, x, perm, variants):
     ours = jax.jit(lambda x: jk.transpose(x, perm))
     want = np.asarray(jnp.transpose(x, perm))

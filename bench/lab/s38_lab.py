@@ -13,13 +13,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import s34_rowcopy_lab as base  # noqa: E402
 
-int8, bf16, run = base.int8, base.bf16, base.run
+int8, bf16, f32, run = base.int8, base.bf16, base.f32, base.run
 d = 1 if base.ON_GPU else 32
-f32 = lambda s: jax.random.normal(base.key, s, jnp.float32)  # noqa: E731
 base.banner()
 base.ROUNDS = 5 if base.ON_GPU else 1
 SMALL = ["default", "grid3", "rb32", "rb64", "rb256", "rb32,grid3", "rb64,grid3"]
@@ -32,4 +29,5 @@ run("float32 4096x1024", f32((4096, 1024)), (1, 0), ["default", "grid3"])
 base.ROUNDS = 3 if base.ON_GPU else 1
 run("int8 8192^2", int8((8192 // d, 8192 // d)), (1, 0), ["default", "grid3", "stcs", "ldcs", "cs"])
 run("int8 (3, 8200, 8200) (0, 2, 1)", int8((3, 8200 // d, 8200 // d)), (0, 2, 1), ["default", "grid3"])
-run("float32 (64, 1024, 1024) (0, 2, 1)", f32((64 // (d // 8 or 1), 1024 // d, 1024)), (0, 2, 1), ["default", "grid3"])
+run("float32 (64, 1024, 1024) (0, 2, 1)", f32((64 // (d // 8 or 1), 1024 // d, 1024)), (0, 2, 1),
+    ["default", "grid3"])

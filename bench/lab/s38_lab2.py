@@ -9,13 +9,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import s34_rowcopy_lab as base  # noqa: E402
 
-int8, bf16, run = base.int8, base.bf16, base.run
+int8, bf16, f32, run = base.int8, base.bf16, base.f32, base.run
 d = 1 if base.ON_GPU else 32
-f32 = lambda s: jax.random.normal(base.key, s, jnp.float32)  # noqa: E731
 G = ["default", "grid3"]
 base.banner()
 base.ROUNDS = 5 if base.ON_GPU else 1

@@ -9,12 +9,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import s34_rowcopy_lab as base  # noqa: E402
 
-run = base.run
-f32 = lambda s: jax.random.normal(base.key, s, jnp.float32)  # noqa: E731
+f32, run = base.f32, base.run
 base.banner()
 base.ROUNDS = 7 if base.ON_GPU else 1
 run("float32 2048x512", f32((2048, 512)), (1, 0), ["default", "rbwa2", "rbwa4", "s2"])

@@ -19,7 +19,7 @@
 // The two tiled kernels come in two index flavours sharing one tile body:
 //   general (TiledArgs)   64-bit offsets, groups of up to 4 axes, up to 16 batch axes, grid-stride loop;
 //   compact (TiledArgs32) 32-bit offsets, groups of 1 or 2 axes, at most one batch axis, one tile per
-//                         block (on a grid of tiles where there is no batch axis: CompactTileGrid), parameters
+//                         block (on a grid of tiles where there is no batch axis: CompactTile), parameters
 //                         in 48 bytes (the general struct is 664 bytes and a tile's index math reads fields
 //                         spread over several 64-byte lines). Measured on an H200, it takes
 //                         0.6-4 us off problems of a few microseconds (2048x512 float32 3.5 -> 2.4 us);
@@ -226,12 +226,18 @@ struct Geometry32 {
 
 // Compact tile coordinates: block t -> (tile along A, tile along B, batch index), in one of TileCoords'
 // orders, fixed at compile time (a runtime choice cost the single-wave tiles ~0.06 us: int8 2048x512 1.68 ->
-// 1.76 us, bf16 1.76 -> 1.82 in the session-18 benchmark).
-template <bool kSplit, bool kBFastest = false>
+// 1.76 us, bf16 1.76 -> 1.82 in the session-18 benchmark). kTileGrid: the same coordinates from a grid of tiles (x
+// the fast tile index, y the slow one, z the batch), so no division stands between a block's start and its first
+// load; the launcher takes it for problems without a batch axis (TileGridFor has the measurements).
+template <bool kSplit, bool kBFastest = false, bool kTileGrid = false>
 __device__ __forceinline__ Geometry32<kSplit> CompactTile(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
                                                           uint32_t tile) {
   const uint32_t t = blockIdx.x;
-  if constexpr (kBFastest) {
+  if constexpr (kTileGrid) {
+    *a0 = (kBFastest ? blockIdx.y : blockIdx.x) * tile;
+    *b0 = (kBFastest ? blockIdx.x : blockIdx.y) * tile;
+    return {p, blockIdx.z * p.batch_in, blockIdx.z * p.batch_out};
+  } else if constexpr (kBFastest) {
     const uint32_t per_batch = p.tiles_a * p.tiles_b, batch = t / per_batch, r = t - batch * per_batch;
     const uint32_t ta = r / p.tiles_b;
     *a0 = ta * tile;
@@ -243,17 +249,6 @@ __device__ __forceinline__ Geometry32<kSplit> CompactTile(const TiledArgs32& p, 
     *b0 = (rest - batch * p.tiles_b) * tile;
     return {p, batch * p.batch_in, batch * p.batch_out};
   }
-}
-
-// The same coordinates from a grid of tiles (x the fast tile index, y the slow one, z the batch): no division stands
-// between a block's start and its first load. The launcher takes it for problems without a batch axis
-// (TileGridFor has the measurements).
-template <bool kSplit, bool kBFastest = false>
-__device__ __forceinline__ Geometry32<kSplit> CompactTileGrid(const TiledArgs32& p, uint32_t* a0, uint32_t* b0,
-                                                              uint32_t tile) {
-  *a0 = (kBFastest ? blockIdx.y : blockIdx.x) * tile;
-  *b0 = (kBFastest ? blockIdx.x : blockIdx.y) * tile;
-  return {p, blockIdx.z * p.batch_in, blockIdx.z * p.batch_out};
 }
 
 // ---- kTiledVec16Swizzled -----------------------------------------------------------------------
@@ -552,15 +547,13 @@ __global__ void __launch_bounds__(kBlock) TiledVec16Swizzled(TiledArgs p) {
   }
 }
 
-// Compact flavour: one tile per block, in either tile order, on a 1-D grid (CompactTile) or a grid of tiles
-// (kTileGrid: CompactTileGrid).
+// Compact flavour: one tile per block, in either tile order, on a 1-D grid or a grid of tiles (kTileGrid: CompactTile).
 template <int kE, int kTileElems, int kBlock, bool kSplit, bool kBFastest = false, int kAccess = 16,
           bool kTileGrid = false>
 __global__ void __launch_bounds__(kBlock) TiledVec16SwizzledCompact(TiledArgs32 p) {
   __shared__ __align__(16) unsigned char tile[kTileElems * kTileElems * kE];
   uint32_t a0, b0;
-  const auto g = kTileGrid ? CompactTileGrid<kSplit, kBFastest>(p, &a0, &b0, kTileElems)
-                           : CompactTile<kSplit, kBFastest>(p, &a0, &b0, kTileElems);
+  const auto g = CompactTile<kSplit, kBFastest, kTileGrid>(p, &a0, &b0, kTileElems);
   Vec16Tile<kE, kTileElems, kBlock, kAccess>(g, a0, b0, tile);
 }
 
@@ -725,8 +718,7 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
     TiledScalarPaddedCompact(TiledArgs32 p) {
   __shared__ __align__(16) T tile[kTileElems][kTileElems + kPad];
   uint32_t a0, b0;
-  const auto g =
-      kTileGrid ? CompactTileGrid<kSplit>(p, &a0, &b0, kTileElems) : CompactTile<kSplit>(p, &a0, &b0, kTileElems);
+  const auto g = CompactTile<kSplit, false, kTileGrid>(p, &a0, &b0, kTileElems);
   PaddedTileBody<T, kTileElems, kRows, kPad, kIn, kOut>(g, a0, b0, tile);
 }
 
@@ -785,7 +777,7 @@ __device__ __forceinline__ void TransposeBlock(const uint32_t (&w)[16 / kE][4], 
 
 // Compact geometry, tiles_a / tiles_b counted in RegTile blocks. Requires na % kV == 0, nb % kV == 0
 // and 16-byte aligned buffers (as kTiledVec16Swizzled): a thread's block is wholly inside or outside.
-// kTileGrid: the block's coordinates from a grid of blocks (A, B, batch), as CompactTileGrid.
+// kTileGrid: the block's coordinates from a grid of blocks (A, B, batch), as CompactTile's.
 template <int kE, int kLanesA, int kBlock, bool kSplit, bool kTileGrid = false>
 __global__ void __launch_bounds__(kBlock) TiledRegisterBlocks(TiledArgs32 p) {
   using S = RegTile<kE, kLanesA, kBlock>;

@@ -403,18 +403,18 @@ int CompactBlocks(TiledArgs32* c, uint32_t batch) {  // < 2^31: at most one bloc
   return static_cast<int>(int64_t{c->tiles_a} * c->tiles_b * batch);
 }
 
-// The compact kernels on a grid of tiles (CompactTileGrid: x the fast tile index, y the slow one, z the batch) where
-// there is no batch axis and the grid fits (y <= 65535), else on a 1-D grid (CompactTile: two 32-bit divisions, ~40
-// dependent instructions, before a block's first load). H200, session 38 calls 1-2 (CUPTI, best of 5 rotated rounds
-// small, 3 large, us, 1-D -> tile grid): float32 2048x512 2.34 -> 2.21-2.24 (jnp 2.08-2.14), int8 1.66 -> 1.54-1.55
-// (jnp 1.50), bfloat16 1.73-1.76 -> 1.71-1.73, float32 4097x1023 (padded tiles) 8.98 -> 8.85, int8 4097x1023 5.49 ->
-// 5.34, float32 4096x1024 7.07-7.18 -> 6.35-6.42 and 2048x2048 7.04 -> 6.24 (one wave of big tiles), int8 4096^2 6.75
-// -> 6.50; no change on multi-wave DRAM-bound ones (int8 8192^2 35.0-35.3 both, 16384x4096 35.3 / 35.2, 8200^2 57.9 /
-// 57.3). With a batch axis the z-grid was mixed: (8, 16, 32, 64, 2) (4, 0, 3, 1, 2) float32 1.98 -> 1.89, (3, 4104,
-// 4104) (0, 2, 1) int8 42.0 -> 41.4, but bfloat16 (16, 512, 512) (0, 2, 1) 3.49 -> 3.62 and int8 (3, 8200, 8200) (0, 2,
-// 1) 136.0-137.0 -> 136.8-139.9, so batched problems keep the 1-D grid. Lab tokens: "grid3" the tile grid with a batch
-// axis too, "grid1" the 1-D grid everywhere. Streaming hints on the big tiles lost there (call 1, int8 8192^2: stores
-// st.global.cs 35.9 us, loads ld.global.cs 37.2, both 38.0, against 35.0) and were not kept.
+// The compact kernels on a grid of tiles (CompactTile's kTileGrid form: x the fast tile index, y the slow one, z the
+// batch) where there is no batch axis and the grid fits (y <= 65535), else on a 1-D grid (CompactTile: two 32-bit
+// divisions, ~40 dependent instructions, before a block's first load). H200, session 38 calls 1-2 (CUPTI, best of 5
+// rotated rounds small, 3 large, us, 1-D -> tile grid): float32 2048x512 2.34 -> 2.21-2.24 (jnp 2.08-2.14), int8 1.66
+// -> 1.54-1.55 (jnp 1.50), bfloat16 1.73-1.76 -> 1.71-1.73, float32 4097x1023 (padded tiles) 8.98 -> 8.85, int8
+// 4097x1023 5.49 -> 5.34, float32 4096x1024 7.07-7.18 -> 6.35-6.42 and 2048x2048 7.04 -> 6.24 (one wave of big tiles),
+// int8 4096^2 6.75 -> 6.50; no change on multi-wave DRAM-bound ones (int8 8192^2 35.0-35.3 both, 16384x4096 35.3 /
+// 35.2, 8200^2 57.9 / 57.3). With a batch axis the z-grid was mixed: (8, 16, 32, 64, 2) (4, 0, 3, 1, 2) float32 1.98 ->
+// 1.89, (3, 4104, 4104) (0, 2, 1) int8 42.0 -> 41.4, but bfloat16 (16, 512, 512) (0, 2, 1) 3.49 -> 3.62 and int8 (3,
+// 8200, 8200) (0, 2, 1) 136.0-137.0 -> 136.8-139.9, so batched problems keep the 1-D grid. Lab tokens: "grid3" the tile
+// grid with a batch axis too, "grid1" the 1-D grid everywhere. Streaming hints on the big tiles lost there (call 1,
+// int8 8192^2: stores st.global.cs 35.9 us, loads ld.global.cs 37.2, both 38.0, against 35.0) and were not kept.
 bool TileGridFor(const TiledArgs32& c, uint32_t batch, bool b_fastest, dim3* grid) {
   const uint32_t fast = b_fastest ? c.tiles_b : c.tiles_a, slow = b_fastest ? c.tiles_a : c.tiles_b;
   if (Knobs().grid1 || (batch > 1 && !Knobs().grid3) || slow > 65535 || batch > 65535) return false;
