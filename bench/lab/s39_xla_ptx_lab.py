@@ -1,0 +1,188 @@
+"""Session 39: XLA's own kernels launched as our custom call (bench/lab/s39_ptx_ffi.cc), timed beside ours and jnp's
+under the benchmark's timer, for the cases where XLA stays ahead: float32 / int8 2048x512 transposes (0.94-0.98x) and
+the 16-bit LayerNorm at 32 columns (0.90-0.94x). If XLA's PTX launched by us runs at XLA's time, the difference is
+in the kernel's code; if at ours, it is in how the kernel is launched.
+
+The process dumps its own compilations (--xla_dump_to), so the PTX timed is the kernel XLA chose in this process
+(its transposes are autotuned). Launch dimensions come from the dump: the CTA count from the range XLA's LLVM IR
+puts on %ctaid (its own emitters) or from the Triton fusion's output tiles (Triton fusions); the block from the
+PTX's .reqntid. S39_GRID="case=gx,gy,gz;..." / S39_SMEM="case=bytes;..." override them.
+
+Method as bench/lab/s34_rowcopy_lab.py (CUPTI, median of 10 calls; best of rotated rounds; outputs compared with
+jnp's, exactly: the same kernel must give the same bits).
+  python bench/lab/s39_xla_ptx_lab.py LIB.so [CASE ...]
+"""
+import ctypes
+import glob
+import math
+import os
+import re
+import sys
+import tempfile
+
+DUMP = tempfile.mkdtemp(prefix="s39dump_")
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
+                           f" --xla_dump_to={DUMP} --xla_dump_hlo_as_text")
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import jax_kernels as jk  # noqa: E402
+from jax_kernels import reference as ref  # noqa: E402
+from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
+
+ON_GPU = jax.default_backend() == "gpu"
+TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
+ROUNDS = int(os.environ.get("S39_ROUNDS", "5"))
+key = jax.random.key(0)
+LIB = ctypes.CDLL(sys.argv[1])
+jax.ffi.register_ffi_target("s39_ptx", jax.ffi.pycapsule(LIB.S39PtxCall), platform="CUDA")
+
+
+def overrides(var):
+    out = {}
+    for item in filter(None, os.environ.get(var, "").split(";")):
+        k, v = item.split("=")
+        out[k] = [int(t) for t in v.split(",")]
+    return out
+
+
+def arrays(kind, shape, dtype):
+    if kind == "transpose":
+        if dtype == jnp.int8:
+            return (jax.random.randint(key, shape, -128, 127, jnp.int8),)
+        return (jax.random.normal(key, shape, dtype),)
+    ks = jax.random.split(key, 3)
+    n = shape[-1]
+    return (jax.random.normal(ks[0], shape, dtype), (1 + 0.1 * jax.random.normal(ks[1], (n,))).astype(dtype),
+            (0.1 * jax.random.normal(ks[2], (n,))).astype(dtype))
+
+
+# name -> (kind, shape, dtype)
+CASES = {
+    "t_f32_2048x512": ("transpose", (2048, 512), jnp.float32),
+    "t_i8_2048x512": ("transpose", (2048, 512), jnp.int8),
+    "t_bf16_2048x512": ("transpose", (2048, 512), jnp.bfloat16),
+    "ln_bf16_32": ("layer_norm", (49152, 32), jnp.bfloat16),
+    "ln_f16_32": ("layer_norm", (49152, 32), jnp.float16),
+    "ln_bf16_128": ("layer_norm", (49152, 128), jnp.bfloat16),
+}
+
+
+def functions(name, kind):
+    if kind == "transpose":
+        xla = lambda x: jnp.transpose(x)  # noqa: E731
+        ours = lambda x: jk.transpose(x, (1, 0))  # noqa: E731
+    else:
+        xla = lambda x, s, b: ref.layer_norm(x, s, b)  # noqa: E731
+        ours = lambda x, s, b: jk.layer_norm(x, s, b)  # noqa: E731
+    xla.__name__ = f"xla_{name}"
+    return jax.jit(xla), jax.jit(ours)
+
+
+def dump_files(fname, suffix):
+    return sorted(f for f in glob.glob(os.path.join(DUMP, f"*jit_{fname}.*{suffix}")) if "autotun" not in f)
+
+
+def entries(ptx):
+    """(name, [param types], reqntid) of each .entry in the PTX text."""
+    out = []
+    for m in re.finditer(r"\.entry\s+(\w+)\s*\((.*?)\)\s*(.*?)\{", ptx, re.S):
+        params = re.findall(r"\.param\s+(\.\w+)", m.group(2))
+        ntid = re.search(r"\.reqntid\s+(\d+)(?:,\s*(\d+))?(?:,\s*(\d+))?", m.group(3))
+        block = [int(v) for v in ntid.groups(default="1")] if ntid else None
+        out.append((m.group(1), params, block))
+    return out
+
+
+def ll_range(ll, kernel, reg):
+    """The upper bound XLA's IR puts on %ctaid.<reg> / %tid.<reg> inside `kernel`'s body, or None."""
+    m = re.search(r"define [^\n]*@" + re.escape(kernel) + r"\(.*?\n}\n", ll, re.S)
+    if not m:
+        return None
+    body = m.group(0)
+    call = re.search(r"range\(i32 0, (\d+)\) i32 @llvm\.nvvm\.read\.ptx\.sreg\." + reg + r"\(\)", body)
+    if call:
+        return int(call.group(1))
+    call = re.search(r"@llvm\.nvvm\.read\.ptx\.sreg\." + reg + r"\(\)[^\n]*!range !(\d+)", body)
+    if call:
+        md = re.search(r"^!" + call.group(1) + r" = !\{i32 0, i32 (\d+)\}", ll, re.M)
+        return int(md.group(1)) if md else None
+    return None
+
+
+def triton_grid(fname, shape):
+    """Tiles of a Triton fusion's output (block_level_fusion_config's output_tiles), from the optimised HLO."""
+    for f in dump_files(fname, "after_optimizations.txt"):
+        m = re.search(r'"output_tiles":\[\{"sizes":\[([^\]]*)\]', open(f).read())
+        if m:
+            sizes = [int(s.strip('"')) for s in m.group(1).split(",")]
+            return math.prod(math.ceil(d / t) for d, t in zip(shape, sizes))
+    return None
+
+
+def xla_kernel(name, fname, shape):
+    ptxs = dump_files(fname, ".ptx")
+    if not ptxs:
+        raise RuntimeError(f"no PTX dumped for {fname} in {DUMP}: {sorted(os.listdir(DUMP))[:20]}")
+    path = ptxs[-1]
+    ptx = open(path).read()
+    ents = entries(ptx)
+    print(f"  PTX {os.path.basename(path)}: entries " +
+          "; ".join(f"{e[0]} params {len(e[1])} {set(e[1])} reqntid {e[2]}" for e in ents), flush=True)
+    if len(ents) != 1:
+        raise RuntimeError("expected one kernel")
+    kernel, params, block = ents[0]
+    if set(params) != {".u64"}:
+        raise RuntimeError(f"non-pointer parameters {params}")
+    lls = dump_files(fname, "ir-with-opt.ll")
+    ll = open(lls[-1]).read() if lls else ""
+    grid = [ll_range(ll, kernel, f"ctaid.{r}") for r in "xyz"]
+    tids = [ll_range(ll, kernel, f"tid.{r}") for r in "xyz"]
+    print(f"  IR ranges ctaid {grid} tid {tids}", flush=True)
+    if grid[0] is None:
+        grid = [triton_grid(fname, shape), 1, 1]
+        print(f"  Triton output tiles -> grid {grid}", flush=True)
+    grid = [g or 1 for g in grid]
+    grid = overrides("S39_GRID").get(name, grid)
+    if block is None:
+        block = [t or 1 for t in tids]
+    smem = overrides("S39_SMEM").get(name, [0])[0]
+    return dict(path=path, kernel=kernel, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
+                smem=np.int64(smem), params=np.int64(len(params)))
+
+
+def main(names):
+    print(f"device: {jax.devices()[0].device_kind}; CUPTI median of 10 calls, best of {ROUNDS} rotated rounds; "
+          f"dump {DUMP}", flush=True)
+    for name in names:
+        kind, shape, dtype = CASES[name]
+        args = arrays(kind, shape, dtype)
+        xla, ours = functions(name, kind)
+        want = jax.block_until_ready(xla(*args))
+        out_struct = jax.ShapeDtypeStruct(want.shape, want.dtype)
+        print(f"{name}: {kind} {shape} {jnp.dtype(dtype).name}", flush=True)
+        try:
+            k = xla_kernel(name, f"xla_{name}", want.shape)
+        except Exception as e:  # noqa: BLE001 - the other cases still run
+            print(f"  skipped: {type(e).__name__}: {e}", flush=True)
+            continue
+        print(f"  launch grid {k['grid'].tolist()} block {k['block'].tolist()} smem {int(k['smem'])}", flush=True)
+        ptx_call = jax.jit(lambda *a, k=k: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **k))
+        fs = {"jnp": xla, "ours": ours, "xla_ptx": ptx_call}
+        w64 = np.asarray(want).astype(np.float64)
+        oks = {n: float(np.max(np.abs(np.asarray(f(*args)).astype(np.float64) - w64))) for n, f in fs.items()}
+        t = {n: [] for n in fs}
+        nbytes = sum(a.size * a.dtype.itemsize for a in args) + want.size * want.dtype.itemsize
+        order = list(fs)
+        for rnd in range(ROUNDS):
+            for n in order[rnd % 3:] + order[:rnd % 3]:
+                ms, _, _ = TIMER.time(fs[n], args, out_bytes=nbytes)
+                t[n].append(ms * 1e3)
+        for n in fs:
+            print(f"  {n:8s} best {min(t[n]):7.2f} us  max |diff| to jnp {oks[n]:.3g}  rounds " +
+                  " ".join(f"{v:.2f}" for v in t[n]), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[2:] or list(CASES))
