@@ -5,5 +5,5 @@
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 590
 echo "=== s39_xla_ptx_lab ($(left)s left)"
-XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( $(left) - 10 )) python3 "$REPO/bench/lab/s39_xla_ptx_lab.py" \
+S39_PTX_OUT=$OUT/ptx XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 $(( $(left) - 10 )) python3 "$REPO/bench/lab/s39_xla_ptx_lab.py" \
   "$REPO/.dev/s39ptx.so" "$@" 2>&1 | grep -vE "^(WARNING|I0000|W0000)" | tee "$OUT/s39_xla_ptx_lab.txt"

@@ -4,9 +4,8 @@ the 16-bit LayerNorm at 32 columns (0.90-0.94x). If XLA's PTX launched by us run
 in the kernel's code; if at ours, it is in how the kernel is launched.
 
 The process dumps its own compilations (--xla_dump_to), so the PTX timed is the kernel XLA chose in this process
-(its transposes are autotuned). Launch dimensions come from the dump: the CTA count from the range XLA's LLVM IR
-puts on %ctaid (its own emitters) or from the Triton fusion's output tiles (Triton fusions); the block from the
-PTX's .reqntid. S39_GRID="case=gx,gy,gz;..." / S39_SMEM="case=bytes;..." override them.
+(its transposes are autotuned). Launch dimensions come from the dump's thunk sequence (grid, threads, shared
+memory); S39_GRID="case=gx,gy,gz;..." / S39_SMEM="case=bytes;..." override them; S39_PTX_OUT=DIR keeps each PTX.
 
 Method as bench/lab/s34_rowcopy_lab.py (CUPTI, median of 10 calls; best of rotated rounds; outputs compared with
 jnp's, exactly: the same kernel must give the same bits).
@@ -14,7 +13,6 @@ jnp's, exactly: the same kernel must give the same bits).
 """
 import ctypes
 import glob
-import math
 import os
 import re
 import sys
@@ -22,7 +20,7 @@ import tempfile
 
 DUMP = tempfile.mkdtemp(prefix="s39dump_")
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
-                           f" --xla_dump_to={DUMP} --xla_dump_hlo_as_text")
+                           f" --xla_dump_to={DUMP} --xla_dump_hlo_as_text --xla_dump_emitter_re=.* --xla_gpu_dump_llvmir")
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -95,59 +93,42 @@ def entries(ptx):
     return out
 
 
-def ll_range(ll, kernel, reg):
-    """The upper bound XLA's IR puts on %ctaid.<reg> / %tid.<reg> inside `kernel`'s body, or None."""
-    m = re.search(r"define [^\n]*@" + re.escape(kernel) + r"\(.*?\n}\n", ll, re.S)
-    if not m:
-        return None
-    body = m.group(0)
-    call = re.search(r"range\(i32 0, (\d+)\) i32 @llvm\.nvvm\.read\.ptx\.sreg\." + reg + r"\(\)", body)
-    if call:
-        return int(call.group(1))
-    call = re.search(r"@llvm\.nvvm\.read\.ptx\.sreg\." + reg + r"\(\)[^\n]*!range !(\d+)", body)
-    if call:
-        md = re.search(r"^!" + call.group(1) + r" = !\{i32 0, i32 (\d+)\}", ll, re.M)
-        return int(md.group(1)) if md else None
-    return None
+def thunks(fname):
+    """(kernel, grid, block, dynamic shared bytes) of each kernel thunk XLA lists for the module."""
+    out = []
+    for f in dump_files(fname, "thunk_sequence.txt"):
+        for m in re.finditer(r"(\w+) grid: \[(\d+), (\d+), (\d+)\] threads: \[(\d+), (\d+), (\d+)\]\s+"
+                             r"shared_memory: (\d+) bytes", open(f).read()):
+            v = [int(g) for g in m.groups()[1:]]
+            out.append((m.group(1), v[0:3], v[3:6], v[6]))
+    return out
 
 
-def triton_grid(fname, shape):
-    """Tiles of a Triton fusion's output (block_level_fusion_config's output_tiles), from the optimised HLO."""
-    for f in dump_files(fname, "after_optimizations.txt"):
-        m = re.search(r'"output_tiles":\[\{"sizes":\[([^\]]*)\]', open(f).read())
-        if m:
-            sizes = [int(s.strip('"')) for s in m.group(1).split(",")]
-            return math.prod(math.ceil(d / t) for d, t in zip(shape, sizes))
-    return None
-
-
-def xla_kernel(name, fname, shape):
+def xla_kernel(name, fname):
     ptxs = dump_files(fname, ".ptx")
-    if not ptxs:
-        raise RuntimeError(f"no PTX dumped for {fname} in {DUMP}: {sorted(os.listdir(DUMP))[:20]}")
+    ths = thunks(fname)
+    if not ptxs or len(ths) != 1:
+        raise RuntimeError(f"PTX {ptxs}, kernel thunks {ths} in {DUMP}")
     path = ptxs[-1]
     ptx = open(path).read()
     ents = entries(ptx)
+    kernel, grid, block, smem = ths[0]
     print(f"  PTX {os.path.basename(path)}: entries " +
           "; ".join(f"{e[0]} params {len(e[1])} {set(e[1])} reqntid {e[2]}" for e in ents), flush=True)
-    if len(ents) != 1:
-        raise RuntimeError("expected one kernel")
-    kernel, params, block = ents[0]
+    print(f"  thunk {kernel} grid {grid} block {block} shared {smem}", flush=True)
+    ent = [e for e in ents if e[0] == kernel]
+    if len(ent) != 1:
+        raise RuntimeError(f"no entry {kernel}")
+    params = ent[0][1]
     if set(params) != {".u64"}:
         raise RuntimeError(f"non-pointer parameters {params}")
-    lls = dump_files(fname, "ir-with-opt.ll")
-    ll = open(lls[-1]).read() if lls else ""
-    grid = [ll_range(ll, kernel, f"ctaid.{r}") for r in "xyz"]
-    tids = [ll_range(ll, kernel, f"tid.{r}") for r in "xyz"]
-    print(f"  IR ranges ctaid {grid} tid {tids}", flush=True)
-    if grid[0] is None:
-        grid = [triton_grid(fname, shape), 1, 1]
-        print(f"  Triton output tiles -> grid {grid}", flush=True)
-    grid = [g or 1 for g in grid]
     grid = overrides("S39_GRID").get(name, grid)
-    if block is None:
-        block = [t or 1 for t in tids]
-    smem = overrides("S39_SMEM").get(name, [0])[0]
+    smem = overrides("S39_SMEM").get(name, [smem])[0]
+    out = os.environ.get("S39_PTX_OUT")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, f"{name}.ptx"), "w") as f:
+            f.write(ptx)
     return dict(path=path, kernel=kernel, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
                 smem=np.int64(smem), params=np.int64(len(params)))
 
@@ -163,7 +144,7 @@ def main(names):
         out_struct = jax.ShapeDtypeStruct(want.shape, want.dtype)
         print(f"{name}: {kind} {shape} {jnp.dtype(dtype).name}", flush=True)
         try:
-            k = xla_kernel(name, f"xla_{name}", want.shape)
+            k = xla_kernel(name, f"xla_{name}")
         except Exception as e:  # noqa: BLE001 - the other cases still run
             print(f"  skipped: {type(e).__name__}: {e}", flush=True)
             continue
