@@ -5,7 +5,7 @@ in the kernel's code; if at ours, it is in how the kernel is launched.
 
 The process dumps its own compilations (--xla_dump_to), so the PTX timed is the kernel XLA chose in this process
 (its transposes are autotuned). Launch dimensions come from the dump's thunk sequence (grid, threads, shared
-memory); S39_GRID="case=gx,gy,gz;..." / S39_SMEM="case=bytes;..." override them; S39_PTX_OUT=DIR keeps each PTX.
+memory); S39_GRID="case=gx,gy,gz;..." / S39_SMEM="case=bytes;..." override them; S39_PTX_OUT=DIR keeps each PTX; S39_ARGORDER="case=i,j,k;..." passes the operands to XLA's kernel in that order.
 
 Method as bench/lab/s34_rowcopy_lab.py (CUPTI, median of 10 calls; best of rotated rounds; outputs compared with
 jnp's, exactly: the same kernel must give the same bits).
@@ -116,6 +116,10 @@ def xla_kernel(name, fname):
     print(f"  PTX {os.path.basename(path)}: entries " +
           "; ".join(f"{e[0]} params {len(e[1])} {set(e[1])} reqntid {e[2]}" for e in ents), flush=True)
     print(f"  thunk {kernel} grid {grid} block {block} shared {smem}", flush=True)
+    for f in dump_files(fname, "after_optimizations.txt"):  # the fusion's operand order = the kernel's parameters
+        for line in open(f):
+            if " fusion(" in line and "ROOT" in line:
+                print("  HLO", line.strip()[:160], flush=True)
     ent = [e for e in ents if e[0] == kernel]
     if len(ent) != 1:
         raise RuntimeError(f"no entry {kernel}")
@@ -131,6 +135,24 @@ def xla_kernel(name, fname):
             f.write(ptx)
     return dict(path=path, kernel=kernel, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
                 smem=np.int64(smem), params=np.int64(len(params)))
+
+
+LAB_PTX = os.environ.get("S39_LAB_PTX")  # bench/lab/s39_transpose_ptx_lab.cu compiled to PTX
+LAB_KERNELS = {"t_f32_2048x512": {"xla_clone": ((1024, 1, 1), (128, 1, 1)), "xla_plain": ((1024, 1, 1), (128, 1, 1)),
+                                  "xla_grid": ((16, 64, 1), (128, 1, 1)), "xla_256": ((1024, 1, 1), (256, 1, 1)),
+                                  "xla_64rows": ((512, 1, 1), (256, 1, 1)), "reg_clone": ((32, 16, 1), (128, 1, 1))}}
+TOKENS = {"t_f32_2048x512": ["xla32"]}
+
+
+def with_env(tok, f):
+    """f() with JK_TRANSPOSE_TIERS=tok (re-read by the launcher at every launch), or as is for tok None."""
+    if tok is None:
+        return f()
+    os.environ["JK_TRANSPOSE_TIERS"] = tok
+    try:
+        return f()
+    finally:
+        os.environ.pop("JK_TRANSPOSE_TIERS", None)
 
 
 def main(names):
@@ -149,19 +171,34 @@ def main(names):
             print(f"  skipped: {type(e).__name__}: {e}", flush=True)
             continue
         print(f"  launch grid {k['grid'].tolist()} block {k['block'].tolist()} smem {int(k['smem'])}", flush=True)
-        ptx_call = jax.jit(lambda *a, k=k: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **k))
+        order = overrides("S39_ARGORDER").get(name)  # the kernel's operand order, if not the call's
+
+        def ptx_call(*a, k=k, order=order):
+            return jax.ffi.ffi_call("s39_ptx", out_struct)(*([a[i] for i in order] if order else a), **k)
+        ptx_call = jax.jit(ptx_call)
         fs = {"jnp": xla, "ours": ours, "xla_ptx": ptx_call}
+        envs = {}
+        for tok in TOKENS.get(name, []):  # ours under a JK_TRANSPOSE_TIERS lab token
+            fs[f"ours:{tok}"], envs[f"ours:{tok}"] = ours, tok
+        for kern, (grid, block) in (LAB_KERNELS.get(name, {}) if LAB_PTX else {}).items():
+            kk = dict(path=LAB_PTX, kernel=kern, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
+                      smem=np.int64(0), params=np.int64(2))
+            fs[kern] = jax.jit(lambda *a, kk=kk: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **kk))
+
         w64 = np.asarray(want).astype(np.float64)
-        oks = {n: float(np.max(np.abs(np.asarray(f(*args)).astype(np.float64) - w64))) for n, f in fs.items()}
+        oks = {}
+        for n in fs:
+            out = np.asarray(with_env(envs.get(n), lambda: fs[n](*args)))
+            oks[n] = float(np.max(np.abs(out.astype(np.float64) - w64)))
         t = {n: [] for n in fs}
         nbytes = sum(a.size * a.dtype.itemsize for a in args) + want.size * want.dtype.itemsize
         order = list(fs)
         for rnd in range(ROUNDS):
-            for n in order[rnd % 3:] + order[:rnd % 3]:
-                ms, _, _ = TIMER.time(fs[n], args, out_bytes=nbytes)
+            for n in order[rnd % len(order):] + order[:rnd % len(order)]:
+                ms = with_env(envs.get(n), lambda: TIMER.time(fs[n], args, out_bytes=nbytes)[0])
                 t[n].append(ms * 1e3)
         for n in fs:
-            print(f"  {n:8s} best {min(t[n]):7.2f} us  max |diff| to jnp {oks[n]:.3g}  rounds " +
+            print(f"  {n:12s} best {min(t[n]):7.2f} us  max |diff| to jnp {oks[n]:.3g}  rounds " +
                   " ".join(f"{v:.2f}" for v in t[n]), flush=True)
 
 

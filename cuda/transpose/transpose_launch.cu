@@ -166,6 +166,7 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
+  bool xla32 = false;  // session 39: "xla32" small 4-byte problems on 32x33 element tiles of 128 threads (XLA's kernel)
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -185,7 +186,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
-    t.grid3 |= is("grid3"), t.grid1 |= is("grid1");
+    t.grid3 |= is("grid3"), t.grid1 |= is("grid1"), t.xla32 |= is("xla32");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -560,6 +561,9 @@ cudaError_t LaunchVecCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch,
     if (Knobs().s2) {  // session 2: no register blocks, 128 threads for 2-byte elements
       constexpr int kS2Threads = kE == 2 ? 128 : C::kSmallThreads;
       return LaunchVec16Compact<kE, C::kSmallTile, kS2Threads>(stream, c, batch, split);
+    }
+    if constexpr (kE == 4) {
+      if (Knobs().xla32) return LaunchPaddedCompact<kE, PaddedShape<32, 8, 1>>(stream, c, batch, split);
     }
     if (C::kSmallRegisterBlocks) return LaunchRegisterBlocks<kE>(stream, c, batch, split);
   }

@@ -1,0 +1,83 @@
+// Session 39 lab: float32 2048x512 transposes compiled to PTX on the CPU machine and launched through
+// bench/lab/s39_ptx_ffi.cc beside XLA's own kernel (bench/lab/s39_xla_ptx_lab.py), to find which of XLA's choices
+// makes its kernel 0.1 us faster than ours. Shapes are compile-time constants in every kernel, XLA's included.
+//   nvcc -ptx -arch=sm_90a -O3 -std=c++17 bench/lab/s39_transpose_ptx_lab.cu -o .dev/s39_transpose_lab.ptx
+//
+// kernel (grid x block)            what
+// xla_clone (1024 x 128)           XLA's kernel in CUDA: a 32x33 float tile, 8 rows a thread, 4-byte accesses,
+//                                  non-coherent loads, tile = ctaid & 15 along x's rows, ctaid >> 4 down them
+// xla_plain (1024 x 128)           the same with plain (coherent) loads
+// xla_grid ((16, 64) x 128)        the same on a 2-D grid
+// xla_256 (1024 x 256)             the same tile, 256 threads of 4 rows
+// xla_64rows (512 x 256)           64 rows x 32 columns of x a block, 256 threads of 8 rows
+// reg_clone ((32, 16) x 128)       our register blocks (TiledRegisterBlocks<4, 4, 128>) with constant shapes
+#include <cstdint>
+
+namespace {
+constexpr int kR = 2048, kC = 512;  // x is kR x kC, y is kC x kR
+}
+
+template <int kThreads, bool kNc, bool kGrid2>
+__device__ __forceinline__ void XlaTile(const float* __restrict__ x, float* __restrict__ y) {
+  __shared__ float tile[32][33];
+  constexpr int kStep = kThreads / 32, kRows = 32 / kStep;
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const int tc = kGrid2 ? blockIdx.x : (blockIdx.x & (kC / 32 - 1));
+  const int tr = kGrid2 ? blockIdx.y : (blockIdx.x / (kC / 32));
+  const float* src = x + (tr * 32 + ty) * kC + tc * 32 + tx;
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) tile[tx][ty + kStep * i] = kNc ? __ldg(src + kStep * i * kC) : src[kStep * i * kC];
+  __syncthreads();
+  float* dst = y + (tc * 32 + ty) * kR + tr * 32 + tx;
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) dst[kStep * i * kR] = tile[ty + kStep * i][tx];
+}
+
+extern "C" __global__ void __launch_bounds__(128) xla_clone(const float* __restrict__ x, float* __restrict__ y) {
+  XlaTile<128, true, false>(x, y);
+}
+extern "C" __global__ void __launch_bounds__(128) xla_plain(const float* __restrict__ x, float* __restrict__ y) {
+  XlaTile<128, false, false>(x, y);
+}
+extern "C" __global__ void __launch_bounds__(128) xla_grid(const float* __restrict__ x, float* __restrict__ y) {
+  XlaTile<128, true, true>(x, y);
+}
+extern "C" __global__ void __launch_bounds__(256) xla_256(const float* __restrict__ x, float* __restrict__ y) {
+  XlaTile<256, true, false>(x, y);
+}
+
+// 64 rows of x (32 columns) a block: two 32x33 tiles, 256 threads, 8 rows a thread each.
+extern "C" __global__ void __launch_bounds__(256) xla_64rows(const float* __restrict__ x, float* __restrict__ y) {
+  __shared__ float tile[32][65];
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;  // ty 0..7
+  const int tc = blockIdx.x & (kC / 32 - 1), tr = blockIdx.x / (kC / 32);
+  const float* src = x + (tr * 64 + ty) * kC + tc * 32 + tx;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) tile[tx][ty + 8 * i] = __ldg(src + 8 * i * kC);
+  __syncthreads();
+  // y rows tc * 32 + r (r 0..31), 64 columns tr * 64 + c: a warp writes one row's 64 columns as two 32-lane halves.
+  float* dst = y + (tc * 32) * kR + tr * 64;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int idx = i * 256 + threadIdx.x, r = idx >> 6, c = idx & 63;
+    dst[r * kR + c] = tile[r][c];
+  }
+}
+
+// Our register blocks with constant shapes: 4 lanes along x's rows (A), 8 along its columns (B), 4 warps along B; a
+// thread loads a 4x4 block (4 rows of 16 bytes) and stores its transpose.
+extern "C" __global__ void __launch_bounds__(128) reg_clone(const float* __restrict__ x, float* __restrict__ y) {
+  const int a = blockIdx.x * 16 + (threadIdx.x % 4) * 4;   // column of x
+  const int b = blockIdx.y * 128 + (threadIdx.x / 4) * 4;  // row of x
+  uint4 w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) w[i] = __ldg(reinterpret_cast<const uint4*>(x + (b + i) * kC + a));
+  const uint32_t o[4][4] = {{w[0].x, w[1].x, w[2].x, w[3].x},
+                            {w[0].y, w[1].y, w[2].y, w[3].y},
+                            {w[0].z, w[1].z, w[2].z, w[3].z},
+                            {w[0].w, w[1].w, w[2].w, w[3].w}};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    *reinterpret_cast<uint4*>(y + (a + j) * kR + b) = make_uint4(o[j][0], o[j][1], o[j][2], o[j][3]);
+  }
+}
