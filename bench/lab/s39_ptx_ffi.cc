@@ -5,7 +5,7 @@
 //
 // Attributes: path (the PTX file), kernel (its .entry), grid and block (3 ints each), smem (dynamic shared bytes),
 // params (the entry's pointer parameters: the call's buffers in order, inputs then outputs, then null pointers, e.g.
-// Triton's scratch pointers). The driver API is reached through dlopen, so the library links nothing of CUDA.
+// Triton's scratch pointers), ints (32-bit integer parameters after the pointers). The driver API is reached through dlopen, so the library links nothing of CUDA.
 //
 //   nvcc -O2 -std=c++17 -shared -Xcompiler -fPIC -I.ffi_headers/include bench/lab/s39_ptx_ffi.cc -o .dev/s39ptx.so -ldl
 #include <cuda.h>
@@ -91,7 +91,7 @@ ffi::ErrorOr<CUfunction> Function(const std::string& path, const std::string& ke
 
 ffi::Error PtxCall(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets rets, std::string_view path,
                    std::string_view kernel, ffi::Span<const int64_t> grid, ffi::Span<const int64_t> block,
-                   int64_t smem, int64_t params) {
+                   int64_t smem, int64_t params, ffi::Span<const int64_t> ints) {
   if (!GetDriver().ok) return ffi::Error(ffi::ErrorCode::kUnavailable, "s39_ptx: no libcuda.so.1");
   if (grid.size() != 3 || block.size() != 3)
     return ffi::Error::InvalidArgument("s39_ptx: grid and block take 3 ints each");
@@ -109,8 +109,10 @@ ffi::Error PtxCall(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets 
   if (params < static_cast<int64_t>(ptrs.size()))
     return ffi::Error::InvalidArgument("s39_ptx: the kernel takes fewer pointers than the call has buffers");
   ptrs.resize(params, nullptr);
-  std::vector<void*> slots(ptrs.size());
+  std::vector<uint32_t> words(ints.begin(), ints.end());  // 32-bit integer parameters after the pointers
+  std::vector<void*> slots(ptrs.size() + words.size());
   for (size_t i = 0; i < ptrs.size(); ++i) slots[i] = &ptrs[i];
+  for (size_t i = 0; i < words.size(); ++i) slots[ptrs.size() + i] = &words[i];
   CUcontext ctx;
   if (CUresult e = GetDriver().stream_ctx(stream, &ctx); e != CUDA_SUCCESS) return DriverError("cuStreamGetCtx", e);
   if (CUresult e = GetDriver().push(ctx); e != CUDA_SUCCESS) return DriverError("cuCtxPushCurrent", e);
@@ -140,4 +142,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(S39PtxCall, PtxCall,
                                   .Attr<ffi::Span<const int64_t>>("grid")
                                   .Attr<ffi::Span<const int64_t>>("block")
                                   .Attr<int64_t>("smem")
-                                  .Attr<int64_t>("params"));
+                                  .Attr<int64_t>("params")
+                                  .Attr<ffi::Span<const int64_t>>("ints"));

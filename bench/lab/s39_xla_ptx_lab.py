@@ -134,14 +134,17 @@ def xla_kernel(name, fname):
         with open(os.path.join(out, f"{name}.ptx"), "w") as f:
             f.write(ptx)
     return dict(path=path, kernel=kernel, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
-                smem=np.int64(smem), params=np.int64(len(params)))
+                smem=np.int64(smem), params=np.int64(len(params)), ints=np.zeros(1, np.int64))  # one unused int: an empty attribute array is avoided
 
 
 LAB_PTX = os.environ.get("S39_LAB_PTX")  # bench/lab/s39_transpose_ptx_lab.cu compiled to PTX
-LAB_KERNELS = {"t_f32_2048x512": {"xla_clone": ((1024, 1, 1), (128, 1, 1)), "xla_plain": ((1024, 1, 1), (128, 1, 1)),
-                                  "xla_grid": ((16, 64, 1), (128, 1, 1)), "xla_256": ((1024, 1, 1), (256, 1, 1)),
-                                  "xla_64rows": ((512, 1, 1), (256, 1, 1)), "reg_clone": ((32, 16, 1), (128, 1, 1))}}
-TOKENS = {"t_f32_2048x512": ["xla32"]}
+T128, T256, T64 = (128, 1, 1), (256, 1, 1), (64, 1, 1)
+LAB_KERNELS = {"t_f32_2048x512": {  # call 2's (xla_clone, xla_plain, xla_256, xla_64rows: 1-D grids) were dropped
+    "xla_grid": ((16, 64, 1), T128), "reg_clone": ((32, 16, 1), T128), "xla_gridb": ((64, 16, 1), T128),
+    "xla_grid64": ((16, 64, 1), T64), "xla64_grid": ((16, 32, 1), T256), "reg_b": ((16, 32, 1), T128),
+    "xla_rt": ((16, 64, 1), T128, (2048, 512)), "reg_rt": ((32, 16, 1), T128, (2048, 512)),
+    "reg_rt_check": ((32, 16, 1), T128, (2048, 512))}}
+TOKENS = {}  # call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost)
 
 
 def with_env(tok, f):
@@ -180,9 +183,10 @@ def main(names):
         envs = {}
         for tok in TOKENS.get(name, []):  # ours under a JK_TRANSPOSE_TIERS lab token
             fs[f"ours:{tok}"], envs[f"ours:{tok}"] = ours, tok
-        for kern, (grid, block) in (LAB_KERNELS.get(name, {}) if LAB_PTX else {}).items():
-            kk = dict(path=LAB_PTX, kernel=kern, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
-                      smem=np.int64(0), params=np.int64(2))
+        for kern, (grid, block, *ints) in (LAB_KERNELS.get(name, {}) if LAB_PTX else {}).items():
+            kk = dict(path=LAB_PTX, kernel=kern.split(":")[0], grid=np.array(grid, np.int64),
+                      block=np.array(block, np.int64), smem=np.int64(0), params=np.int64(2),
+                      ints=np.array(ints[0] if ints else [0], np.int64))
             fs[kern] = jax.jit(lambda *a, kk=kk: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **kk))
 
         w64 = np.asarray(want).astype(np.float64)
