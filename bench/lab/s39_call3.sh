@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 39, call 3 (H200, warm: no build): build; float32 2048x512: XLA's kernel as our custom
+# Session 39, call 3-4 (H200, no build unless JK_NO_BUILD=0): float32 2048x512: XLA's kernel as our custom
 # call, and bench/lab/s39_transpose_ptx_lab.cu's kernels (.dev/s39_transpose_lab.ptx, compiled on the CPU machine).
-#   bash bench/lab/s39_call2.sh
+#   bash bench/lab/s39_call3.sh
 . "$(dirname "$0")/norm_gpu_common.sh"
 JK_NO_BUILD=${JK_NO_BUILD:-1} norm_gpu_start 590
 echo "=== s39_xla_ptx_lab ($(left)s left)"

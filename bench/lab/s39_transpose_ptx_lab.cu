@@ -18,6 +18,13 @@
 // reg_b ((16, 32) x 128)           reg_clone with x the block index down x's rows
 // xla_rt, reg_rt, reg_rt_check     xla_grid / reg_clone with the shape as parameters (rows, columns); reg_rt_check
 //                                  with our kernel's early exit for blocks past the edge
+// call 4 (call 3: xla_gridb 2.08, xla_grid 2.11, reg_clone / reg_b 2.14, xla64_grid 2.14, xla_grid64 2.18, reg_rt /
+// reg_rt_check 2.18, xla_rt 2.19; ours 2.21, jnp 2.18, XLA's PTX 2.21), runtime shapes only:
+// xla_rt_b ((64, 16) x 128)        xla_rt with x the tile index down x's rows
+// reg_rt_b ((16, 32) x 128)        reg_rt with x the block index down x's rows
+// reg_rt_bytes ((32, 16) x 128)    reg_rt given its strides in bytes (no scaling before the loads)
+// xla_rt_bytes ((64, 16) x 128)    xla_rt_b given its strides in bytes
+// reg_rt_ofs ((32, 16) x 128)      reg_rt with one 64-bit base and offsets added (not four products)
 #include <cstdint>
 
 namespace {
@@ -168,4 +175,84 @@ extern "C" __global__ void __launch_bounds__(128) reg_rt(const float* __restrict
 extern "C" __global__ void __launch_bounds__(128) reg_rt_check(const float* __restrict__ x, float* __restrict__ y,
                                                                uint32_t rows, uint32_t cols) {
   RegBlockRt<true>(x, y, rows, cols);
+}
+
+template <bool kGridB>
+__device__ __forceinline__ void XlaTileRt(const float* __restrict__ x, float* __restrict__ y, uint32_t rows,
+                                          uint32_t cols) {
+  __shared__ float tile[32][33];
+  const uint32_t tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const uint32_t a0 = (kGridB ? blockIdx.y : blockIdx.x) * 32, b0 = (kGridB ? blockIdx.x : blockIdx.y) * 32;
+  const float* src = x + (b0 + ty) * cols + a0 + tx;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) tile[tx][ty + 4 * i] = __ldg(src + i * 4 * cols);
+  __syncthreads();
+  float* dst = y + (a0 + ty) * rows + b0 + tx;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) dst[i * 4 * rows] = tile[ty + 4 * i][tx];
+}
+extern "C" __global__ void __launch_bounds__(128) xla_rt_b(const float* __restrict__ x, float* __restrict__ y,
+                                                           uint32_t rows, uint32_t cols) {
+  XlaTileRt<true>(x, y, rows, cols);
+}
+// Strides in bytes: in_row = cols * 4, out_row = rows * 4.
+extern "C" __global__ void __launch_bounds__(128) xla_rt_bytes(const char* __restrict__ x, char* __restrict__ y,
+                                                               uint32_t out_row, uint32_t in_row) {
+  __shared__ float tile[32][33];
+  const uint32_t tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const uint32_t a0 = blockIdx.y * 32, b0 = blockIdx.x * 32;
+  const char* src = x + (b0 + ty) * in_row + (a0 + tx) * 4;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) tile[tx][ty + 4 * i] = __ldg(reinterpret_cast<const float*>(src + i * 4 * in_row));
+  __syncthreads();
+  char* dst = y + (a0 + ty) * out_row + (b0 + tx) * 4;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) *reinterpret_cast<float*>(dst + i * 4 * out_row) = tile[ty + 4 * i][tx];
+}
+extern "C" __global__ void __launch_bounds__(128) reg_rt_b(const float* __restrict__ x, float* __restrict__ y,
+                                                           uint32_t rows, uint32_t cols) {
+  const uint32_t a = blockIdx.y * 16 + (threadIdx.x % 4) * 4;
+  const uint32_t b = blockIdx.x * 128 + (threadIdx.x / 4) * 4;
+  uint4 w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) w[i] = __ldg(reinterpret_cast<const uint4*>(x + (b + i) * cols + a));
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t* c = &w[0].x + j;
+    *reinterpret_cast<uint4*>(y + (a + j) * rows + b) = make_uint4(c[0], c[4], c[8], c[12]);
+  }
+}
+extern "C" __global__ void __launch_bounds__(128) reg_rt_bytes(const char* __restrict__ x, char* __restrict__ y,
+                                                               uint32_t out_row, uint32_t in_row) {
+  const uint32_t a = blockIdx.x * 16 + (threadIdx.x % 4) * 4;
+  const uint32_t b = blockIdx.y * 128 + (threadIdx.x / 4) * 4;
+  const char* src = x + b * in_row + a * 4;
+  uint4 w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) w[i] = __ldg(reinterpret_cast<const uint4*>(src + i * in_row));
+  char* dst = y + a * out_row + b * 4;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t* c = &w[0].x + j;
+    *reinterpret_cast<uint4*>(dst + j * out_row) = make_uint4(c[0], c[4], c[8], c[12]);
+  }
+}
+extern "C" __global__ void __launch_bounds__(128) reg_rt_ofs(const float* __restrict__ x, float* __restrict__ y,
+                                                             uint32_t rows, uint32_t cols) {
+  const uint32_t a = blockIdx.x * 16 + (threadIdx.x % 4) * 4;
+  const uint32_t b = blockIdx.y * 128 + (threadIdx.x / 4) * 4;
+  const float* src = x + (b * cols + a);
+  uint4 w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    w[i] = __ldg(reinterpret_cast<const uint4*>(src));
+    src += cols;
+  }
+  float* dst = y + (a * rows + b);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t* c = &w[0].x + j;
+    *reinterpret_cast<uint4*>(dst) = make_uint4(c[0], c[4], c[8], c[12]);
+    dst += rows;
+  }
 }

@@ -139,11 +139,14 @@ def xla_kernel(name, fname):
 
 LAB_PTX = os.environ.get("S39_LAB_PTX")  # bench/lab/s39_transpose_ptx_lab.cu compiled to PTX
 T128, T256, T64 = (128, 1, 1), (256, 1, 1), (64, 1, 1)
-LAB_KERNELS = {"t_f32_2048x512": {  # call 2's (xla_clone, xla_plain, xla_256, xla_64rows: 1-D grids) were dropped
-    "xla_grid": ((16, 64, 1), T128), "reg_clone": ((32, 16, 1), T128), "xla_gridb": ((64, 16, 1), T128),
-    "xla_grid64": ((16, 64, 1), T64), "xla64_grid": ((16, 32, 1), T256), "reg_b": ((16, 32, 1), T128),
+# Call 2 timed xla_clone, xla_plain, xla_256, xla_64rows (1-D grids); call 3 xla_grid, reg_clone, xla_gridb,
+# xla_grid64, xla64_grid, reg_b, xla_rt, reg_rt, reg_rt_check; call 4 keeps the references and adds runtime shapes.
+LAB_KERNELS = {"t_f32_2048x512": {
+    "xla_gridb": ((64, 16, 1), T128), "reg_clone": ((32, 16, 1), T128),
     "xla_rt": ((16, 64, 1), T128, (2048, 512)), "reg_rt": ((32, 16, 1), T128, (2048, 512)),
-    "reg_rt_check": ((32, 16, 1), T128, (2048, 512))}}
+    "xla_rt_b": ((64, 16, 1), T128, (2048, 512)), "reg_rt_b": ((16, 32, 1), T128, (2048, 512)),
+    "xla_rt_bytes": ((64, 16, 1), T128, (2048 * 4, 512 * 4)), "reg_rt_bytes": ((32, 16, 1), T128, (2048 * 4, 512 * 4)),
+    "reg_rt_ofs": ((32, 16, 1), T128, (2048, 512))}}
 TOKENS = {}  # call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost)
 
 
