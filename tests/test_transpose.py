@@ -248,6 +248,31 @@ def test_compact_grids(rng, monkeypatch, knob, dtype):
         check_cases_jitted(rng, dtype, GRID_CASES)
 
 
+# The lean 32x33 tile (kTiledPaddedLean, session 39): small 2-D 4-byte problems with both sides multiples of 32, on a
+# grid of tiles; by default and with the lab token "nolean" (the register blocks there). Cases: issue 5's small one, a
+# single tile, sides that are not powers of two, wide and tall ones, axes that merge into two groups, and neighbours
+# that do not take it (a side not a multiple of 32, a batch axis, a split group).
+LEAN_CASES = [
+    ((2048, 512), (1, 0)),
+    ((32, 32), (1, 0)),
+    ((96, 160), (1, 0)),
+    ((32, 4096), (1, 0)),
+    ((4096, 64), (1, 0)),
+    ((4, 8, 64, 32), (2, 3, 0, 1)),  # merges to a 32 x 2048 transpose
+    ((2048, 520), (1, 0)),           # 520 is not a multiple of 32
+    ((3, 64, 96), (0, 2, 1)),        # a batch axis
+    ((4, 2, 3, 64, 96), (0, 4, 2, 3, 1)),  # a split group (B) and a batch axis
+]
+
+
+@pytest.mark.parametrize("knob", ["", "nolean"])
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.int32, jnp.int8, jnp.float64], ids=lambda d: np.dtype(d).name)
+def test_lean_tile(rng, monkeypatch, knob, dtype):
+    monkeypatch.setenv("JK_TRANSPOSE_TIERS", knob)
+    with jax.enable_x64(dtype == jnp.float64):
+        check_cases_jitted(rng, dtype, LEAN_CASES)
+
+
 # A short side (kTiledNarrow, transpose_small_kernels.cuh: at most 16 elements against at least 256, from 2^18
 # elements): NHWC <-> NCHW with C = 3, both directions, a short side of 16, ragged long sides, a split group of the
 # short side, no batch axis, rows on and off 16-byte boundaries (16-byte accesses or element accesses); by default,

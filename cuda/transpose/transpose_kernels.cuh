@@ -9,7 +9,11 @@
 //                        8) with one element per access: any size, any alignment (odd shapes such
 //                        as 4097x1023, slices at odd offsets).
 //   kTiledRegisterBlocks no shared memory: each thread transposes a 16-byte x 16-byte block in
-//                        registers (compact flavour only); the small tier of 4-byte elements.
+//                        registers (compact flavour only); the small tier of 4-byte elements that are
+//                        batched, split or ragged.
+//   kTiledPaddedLean     the 32x33 padded tile of 128 threads with byte offsets and no bounds checks, on a
+//                        grid of tiles walked down x's rows: small 2-D 4-byte problems with sides multiple
+//                        of 32 (XLA's own small float32 transpose is this tile on a 1-D grid).
 //   kRowCopy             last axis kept: each output row is a contiguous run of the input; runs of 16, 32
 //                        and 128 bytes as tiles of runs staged in shared memory (kRowCopyTiled,
 //                        transpose_rowtile_kernels.cuh).
@@ -720,6 +724,36 @@ __global__ void __launch_bounds__(PaddedTile<kTileElems, kRows>::kThreads)
   uint32_t a0, b0;
   const auto g = CompactTile<kSplit, false, kTileGrid>(p, &a0, &b0, kTileElems);
   PaddedTileBody<T, kTileElems, kRows, kPad, kIn, kOut>(g, a0, b0, tile);
+}
+
+// ---- kTiledPaddedLean --------------------------------------------------------------------------
+// The classic 32x33 tile, 8 rows a thread, for one-wave 2-D problems whose sides are multiples of 32 (no batch axis,
+// no split group: the launcher checks). Every instruction in front of the loads is on the kernel's critical path
+// here (the whole problem is one wave of ~8 CTAs an SM, ~2 us), so: no bounds checks, offsets in bytes (the row
+// strides scaled once, no per-access scaling), the tile from a grid of tiles with x the tile index down x's rows (B)
+// and y across them (A). H200, float32 2048x512, CUPTI best of 5 (session 39, bench/lab/s39_h200.md calls 2-4, lab
+// kernels compiled from bench/lab/s39_transpose_ptx_lab.cu): this form 2.14 us against 2.19-2.21 with element
+// strides or the other grid order, and 2.08 with the shape compiled in (XLA's 2.11-2.21, the register blocks'
+// 2.21-2.24).
+template <typename T>
+__global__ void __launch_bounds__(128) TiledPaddedLean(TiledArgs32 p) {
+  __shared__ T tile[32][33];
+  const uint32_t tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const uint32_t a0 = blockIdx.y * 32, b0 = blockIdx.x * 32;
+  const uint32_t in_row = p.b_in * sizeof(T), out_row = p.a_out * sizeof(T);  // bytes
+  const unsigned char* src = p.x + (b0 + ty) * in_row + (a0 + tx) * sizeof(T);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    JK_DEVICE_ASSERT((b0 + ty + 4 * i) * p.b_in + a0 + tx < p.elements);
+    tile[tx][ty + 4 * i] = __ldg(reinterpret_cast<const T*>(src + i * 4 * in_row));
+  }
+  __syncthreads();
+  unsigned char* dst = p.y + (a0 + ty) * out_row + (b0 + tx) * sizeof(T);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    JK_DEVICE_ASSERT((a0 + ty + 4 * i) * p.a_out + b0 + tx < p.elements);
+    *reinterpret_cast<T*>(dst + i * 4 * out_row) = tile[ty + 4 * i][tx];
+  }
 }
 
 // ---- kTiledRegisterBlocks ----------------------------------------------------------------------

@@ -144,6 +144,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles
 // (TiledConfig), "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them,
 // "padword0" without word loads of odd rows (PaddedSidesFor). Session 38: "grid3" / "grid1" (TileGridFor).
+// Session 39: "xla32" small 4-byte problems on the checked 32x33 padded tile (lost), "nolean" no kTiledPaddedLean.
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -166,7 +167,8 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
-  bool xla32 = false;  // session 39: "xla32" small 4-byte problems on 32x33 element tiles of 128 threads (XLA's kernel)
+  bool xla32 = false;  // session 39: "xla32" small 4-byte problems on the checked 32x33 padded tile (lost)
+  bool nolean = false;  // session 39: "nolean" no kTiledPaddedLean (LaunchPaddedLean): the register blocks there
 };
 TierKnobs ParseKnobs(const char* env) {
   TierKnobs t;
@@ -186,7 +188,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
-    t.grid3 |= is("grid3"), t.grid1 |= is("grid1"), t.xla32 |= is("xla32");
+    t.grid3 |= is("grid3"), t.grid1 |= is("grid1"), t.xla32 |= is("xla32"), t.nolean |= is("nolean");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -460,6 +462,18 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
   return LaunchCompactKernel(stream, flat, on_tiles, c, batch, false, blocks, P::kThreads);
 }
 
+// kTiledPaddedLean (transpose_kernels.cuh has the measurements) where it applies: 4-byte elements, no batch axis, no
+// split group, both sides multiples of 32, a grid of tiles that fits. Returns false otherwise.
+template <int kE>
+bool LaunchPaddedLean(cudaStream_t stream, const TiledArgs32& c, uint32_t batch, bool split, cudaError_t* err) {
+  if (kE != 4 || Knobs().nolean || batch != 1 || split || c.na % 32 != 0 || c.nb % 32 != 0 || c.na / 32 > 65535) {
+    return false;
+  }
+  transpose::TiledPaddedLean<Storage<kE>><<<dim3(c.nb / 32, c.na / 32), 128, 0, stream>>>(c);
+  *err = LastLaunchError();
+  return true;
+}
+
 template <int kE>
 cudaError_t LaunchRegisterBlocks(cudaStream_t stream, TiledArgs32 c, uint32_t batch, bool split) {
   constexpr int kThreads = kRegisterBlockThreads, kLanes = kRegisterBlockLanes;
@@ -564,6 +578,8 @@ cudaError_t LaunchVecCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch,
     }
     if constexpr (kE == 4) {
       if (Knobs().xla32) return LaunchPaddedCompact<kE, PaddedShape<32, 8, 1>>(stream, c, batch, split);
+      cudaError_t err;
+      if (LaunchPaddedLean<kE>(stream, c, batch, split, &err)) return err;
     }
     if (C::kSmallRegisterBlocks) return LaunchRegisterBlocks<kE>(stream, c, batch, split);
   }
