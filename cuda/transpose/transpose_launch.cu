@@ -469,7 +469,9 @@ bool LaunchPaddedLean(cudaStream_t stream, const TiledArgs32& c, uint32_t batch,
   if (kE != 4 || Knobs().nolean || batch != 1 || split || c.na % 32 != 0 || c.nb % 32 != 0 || c.na / 32 > 65535) {
     return false;
   }
-  transpose::TiledPaddedLean<Storage<kE>><<<dim3(c.nb / 32, c.na / 32), 128, 0, stream>>>(c);
+  auto kernel = &transpose::TiledPaddedLean<Storage<kE>>;
+  const dim3 grid(c.nb / 32, c.na / 32);  // x: tiles down x's rows (B), y: across them (A)
+  kernel<<<grid, 128, 0, stream>>>(c);
   *err = LastLaunchError();
   return true;
 }
