@@ -196,7 +196,10 @@ def transposes():
                             ((201, 1040), (1, 0)), ((1040, 201), (1, 0)), ((3, 67, 144), (0, 2, 1)),
                             # Session 38: 2-D problems run the compact tiles on a grid of tiles (CompactTile):
                             # several waves of big tiles with ragged edges, the register blocks, padded tiles.
-                            ((2050, 2100), (1, 0)), ((4096, 1024), (1, 0))]:
+                            ((2050, 2100), (1, 0)), ((4096, 1024), (1, 0)),
+                            # Session 39: small 2-D 4-byte problems with sides multiple of 32 on the lean 32x33 tile
+                            # (kTiledPaddedLean; 2048x512 above takes it too).
+                            ((96, 160), (1, 0)), ((32, 4096), (1, 0))]:
             if dt == jnp.int8:
                 host = RNG.integers(-100, 100, shape).astype(np.int8)
             else:
