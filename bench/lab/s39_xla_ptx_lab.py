@@ -140,13 +140,27 @@ def xla_kernel(name, fname):
                 smem=np.int64(smem), params=np.int64(len(params)), ints=np.zeros(1, np.int64))  # one unused int: an empty attribute array is avoided
 
 
-LAB_PTX = os.environ.get("S39_LAB_PTX")  # bench/lab/s39_transpose_ptx_lab.cu compiled to PTX
+# PTX files of lab kernels (comma-separated: s39_transpose_ptx_lab.cu, s39_norm_ptx_lab.cu compiled); each kernel is
+# taken from the file that defines it.
+LAB_PTX = [f for f in os.environ.get("S39_LAB_PTX", "").split(",") if f]
+
+
+def lab_ptx_for(kernel):
+    for f in LAB_PTX:
+        if re.search(r"\.entry\s+" + re.escape(kernel) + r"\(", open(f).read()):
+            return f
+    return None
 T128, T256, T64 = (128, 1, 1), (256, 1, 1), (64, 1, 1)
 # Call 2 timed xla_clone, xla_plain, xla_256, xla_64rows (1-D grids); call 3 xla_grid, reg_clone, xla_gridb,
 # xla_grid64, xla64_grid, reg_b, xla_rt, reg_rt, reg_rt_check; call 4 xla_gridb, reg_clone, xla_rt, reg_rt, xla_rt_b,
 # reg_rt_b, xla_rt_bytes, reg_rt_bytes, reg_rt_ofs; call 5 the two fastest as references for the package's lean tile.
 LAB_KERNELS = {"t_f32_2048x512": {
     "xla_gridb": ((64, 16, 1), T128), "xla_rt_bytes": ((64, 16, 1), T128, (2048 * 4, 512 * 4))}}
+EPS = int(np.float32(1e-5).view(np.uint32))  # the benchmark's LayerNorm epsilon, as the kernels' 32-bit parameter
+for _dt in ("bf16", "f16"):  # call 9: s39_norm_ptx_lab.cu's kernels at 49152 x 32
+    LAB_KERNELS[f"ln_{_dt}_32"] = {
+        f"ln{_dt}_tri": ((768, 1, 1), T128, (49152, EPS)), f"ln{_dt}_tri_early": ((768, 1, 1), T128, (49152, EPS)),
+        f"ln{_dt}_tri_checked": ((768, 1, 1), T128, (49152, EPS)), f"ln{_dt}_tri4": ((384, 1, 1), T128, (49152, EPS))}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
 TOKENS = {n: ["nolean"] for n in ("t_f32_2048x512", "t_f32_1024x1024", "t_f32_512x2048", "t_f32_4096x256")}
@@ -179,7 +193,9 @@ def main(names):
             print(f"  skipped: {type(e).__name__}: {e}", flush=True)
             continue
         print(f"  launch grid {k['grid'].tolist()} block {k['block'].tolist()} smem {int(k['smem'])}", flush=True)
-        order = overrides("S39_ARGORDER").get(name)  # the kernel's operand order, if not the call's
+        # The kernel's operand order, if not the call's: XLA's LayerNorm fusion takes (x, bias, scale) (call 1's PTX: the
+        # last parameter read before the add is the bias's).
+        order = overrides("S39_ARGORDER").get(name, [0, 2, 1] if kind == "layer_norm" else None)
 
         def ptx_call(*a, k=k, order=order):
             return jax.ffi.ffi_call("s39_ptx", out_struct)(*([a[i] for i in order] if order else a), **k)
@@ -188,10 +204,12 @@ def main(names):
         envs = {}
         for tok in TOKENS.get(name, []):  # ours under a JK_TRANSPOSE_TIERS lab token
             fs[f"ours:{tok}"], envs[f"ours:{tok}"] = ours, tok
-        for kern, (grid, block, *ints) in (LAB_KERNELS.get(name, {}) if LAB_PTX else {}).items():
-            kk = dict(path=LAB_PTX, kernel=kern.split(":")[0], grid=np.array(grid, np.int64),
-                      block=np.array(block, np.int64), smem=np.int64(0), params=np.int64(2),
-                      ints=np.array(ints[0] if ints else [0], np.int64))
+        for kern, (grid, block, *ints) in LAB_KERNELS.get(name, {}).items():
+            path = lab_ptx_for(kern)
+            if path is None:
+                continue
+            kk = dict(path=path, kernel=kern, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
+                      smem=np.int64(0), params=np.int64(len(args) + 1), ints=np.array(ints[0] if ints else [0], np.int64))
             fs[kern] = jax.jit(lambda *a, kk=kk: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **kk))
 
         w64 = np.asarray(want).astype(np.float64)
