@@ -75,7 +75,11 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # Session 19: float32 LayerNorm's register tier capped at 64 registers (1536, 2040, 2052, 2560, 3072, 8200, 12288,
 # 16376), with 2048 and 4096 ... 8192 (5120, 6144) on its old tiers; RMSNorm float32 on two reads below 28672
 # (16392, 24576) and the hybrid tier's narrower span (49152: clusters of 4 x 192 threads).
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (6, 32), (45, 32), (3, 33), (37, 40), (45, 48), (37, 56),
+# Session 39: bf16/f16 rows of 32 columns take the one-pack lanes (norm_short_onepack.cuh: CTAs of 64 rows, 2 rows a
+# thread 32 apart): 1, 6, 45, 64, 65 and 1025 rows leave a CTA's second half, its last rows, or a whole CTA but one row
+# past the end.
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (1, 32), (6, 32), (45, 32), (64, 32), (65, 32), (1025, 32),
+             (3, 33), (37, 40), (45, 48), (37, 56),
              (37, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (5, 160), (5, 224), (3, 320),
              (3, 448),
              (5, 192), (3, 256),
@@ -199,6 +203,21 @@ def test_large_mean_16bit_rows(rng, dtype, n):
     assert_close(np.ravel(mean), np.ravel(em), rtol=2e-7, atol=0)  # within ~1 float32 ulp
     assert_close(rstd, er, rtol=1e-4, atol=0)
     assert_close(y, ey, dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True), (True, True)])
+def test_one_pack_rows_params_and_stats(rng, dtype, with_scale, with_bias):
+    """The one-pack lanes (16-bit rows of 32 columns) with each parameter absent or present, statistics returned, and
+    RMSNorm beside it; 97 rows: a CTA's second half partly past the end."""
+    x, xf = randn(rng, (97, 32), dtype, scale=3.0, loc=-1.0)
+    (s, sf), (b, bf) = _params(rng, 32, dtype, with_scale, with_bias)
+    y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)
+    ey, em, er = np_layer_norm(xf, sf, bf)
+    assert_close(y, ey, dtype, scale=2.0)
+    assert_close(mean, em, jnp.float32, scale=4.0)
+    assert_close(rstd, er, jnp.float32, scale=4.0)
+    assert_close(jax.jit(jk.rms_norm)(x, s), np_rms_norm(xf, sf), dtype, scale=2.0)
 
 
 @pytest.mark.parametrize("n", [192, 384, 768, 1536])

@@ -21,6 +21,7 @@ import tempfile
 DUMP = tempfile.mkdtemp(prefix="s39dump_")
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer="
                            f" --xla_dump_to={DUMP} --xla_dump_hlo_as_text --xla_dump_emitter_re=.* --xla_gpu_dump_llvmir")
+os.environ.setdefault("JK_NORM_TIER_DYNAMIC", "1")  # JK_NORM_TIER re-read at every launch (the tokens below)
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -52,8 +53,9 @@ def arrays(kind, shape, dtype):
         return (jax.random.normal(key, shape, dtype),)
     ks = jax.random.split(key, 3)
     n = shape[-1]
-    return (jax.random.normal(ks[0], shape, dtype), (1 + 0.1 * jax.random.normal(ks[1], (n,))).astype(dtype),
-            (0.1 * jax.random.normal(ks[2], (n,))).astype(dtype))
+    out = (jax.random.normal(ks[0], shape, dtype), (1 + 0.1 * jax.random.normal(ks[1], (n,))).astype(dtype),
+           (0.1 * jax.random.normal(ks[2], (n,))).astype(dtype))
+    return out if kind == "layer_norm" else out[:2]
 
 
 # name -> (kind, shape, dtype)
@@ -67,6 +69,8 @@ CASES = {
     "ln_bf16_32": ("layer_norm", (49152, 32), jnp.bfloat16),
     "ln_f16_32": ("layer_norm", (49152, 32), jnp.float16),
     "ln_bf16_128": ("layer_norm", (49152, 128), jnp.bfloat16),
+    "rms_bf16_32": ("rms_norm", (49152, 32), jnp.bfloat16),
+    "rms_f16_32": ("rms_norm", (49152, 32), jnp.float16),
 }
 
 
@@ -74,9 +78,12 @@ def functions(name, kind):
     if kind == "transpose":
         xla = lambda x: jnp.transpose(x)  # noqa: E731
         ours = lambda x: jk.transpose(x, (1, 0))  # noqa: E731
-    else:
+    elif kind == "layer_norm":
         xla = lambda x, s, b: ref.layer_norm(x, s, b)  # noqa: E731
         ours = lambda x, s, b: jk.layer_norm(x, s, b)  # noqa: E731
+    else:
+        xla = lambda x, s: ref.rms_norm(x, s)  # noqa: E731
+        ours = lambda x, s: jk.rms_norm(x, s)  # noqa: E731
     xla.__name__ = f"xla_{name}"
     return jax.jit(xla), jax.jit(ours)
 
@@ -164,17 +171,21 @@ for _dt in ("bf16", "f16"):  # call 9: s39_norm_ptx_lab.cu's kernels at 49152 x 
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
 TOKENS = {n: ["nolean"] for n in ("t_f32_2048x512", "t_f32_1024x1024", "t_f32_512x2048", "t_f32_4096x256")}
+# Call 10: the one-pack lanes (the 16-bit 32-column default since it) against the packed tier's default there.
+TOKENS.update({n: ["JK_NORM_TIER=packed 2 1"] for n in ("ln_bf16_32", "ln_f16_32", "rms_bf16_32", "rms_f16_32")})
 
 
 def with_env(tok, f):
-    """f() with JK_TRANSPOSE_TIERS=tok (re-read by the launcher at every launch), or as is for tok None."""
+    """f() with JK_TRANSPOSE_TIERS=tok, or VAR=value for a token of that form (both re-read by the launchers at every
+    launch), or as is for tok None."""
     if tok is None:
         return f()
-    os.environ["JK_TRANSPOSE_TIERS"] = tok
+    var, val = tok.split("=", 1) if "=" in tok else ("JK_TRANSPOSE_TIERS", tok)
+    os.environ[var] = val
     try:
         return f()
     finally:
-        os.environ.pop("JK_TRANSPOSE_TIERS", None)
+        os.environ.pop(var, None)
 
 
 def main(names):

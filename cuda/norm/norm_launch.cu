@@ -1,6 +1,8 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
+//   kShortRowsOnePack      bf16/f16 n = 32 with one scale/bias row: 4 lanes a row with one 16-byte pack each, 2 rows
+//                          a thread 32 rows apart, CTAs of 64 rows (norm_short_onepack.cuh)
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
 //                          160, 192, 224, 256, 320, 384, 448, 512, 768} (and LayerNorm 112, 1024, 1536), float32 n in
 //                          {16, 24, 32, 48, 80, 96, 112, 128, 160, 192, 224} (and LayerNorm 64, 256, 384, 512, 768,
@@ -523,6 +525,13 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
   // kernel 1300 for 2 rows of 8), where PackedDefault says. H200, 49152 rows, 16-bit: LayerNorm
   // 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 -> 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp
   // 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128 cols 6.67 -> 5.44 (jnp 5.50).
+  // bf16/f16 rows of 32 columns: one-pack lanes (norm_short_onepack.cuh: XLA's Triton layout, 2 rows a thread 32 rows
+  // apart, no loop): H200 lab (bench/lab/s39_h200.md call 9), LayerNorm 2.27-2.29 -> 1.98 us (jnp 2.08-2.14).
+  // JK_NORM_TIER="packed 2 1" (the packed tier's default there) or any forced tier keeps it out.
+  if (dflt && sizeof(T) == 2 && p.n == 32) {
+    const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);
+    if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
+  }
   if (dflt) {
     const norm::PackedConfig cfg = PackedDefault<T, K>(p.n);
     if (cfg.packs_per_lane > 0) {

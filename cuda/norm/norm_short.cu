@@ -5,6 +5,7 @@
 
 #include "common/launch.h"
 #include "norm/norm_short.cuh"
+#include "norm/norm_short_onepack.cuh"
 #include "norm/norm_short_packed.cuh"
 #include "norm/norm_short.h"
 
@@ -133,6 +134,21 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
 }
 
 template <typename T, Kind K>
+cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
+  const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
+  // 32-bit offsets: row * 32 + 31 < 2^32 with room to spare.
+  if (sizeof(T) != 2 || p.n != 32 || p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) {
+    return cudaErrorNotSupported;
+  }
+  if constexpr (sizeof(T) == 2) {
+    const int64_t blocks = CeilDiv(p.outer, int64_t{kOnePackRowsPerCta});
+    ShortRowsOnePack<T, K><<<static_cast<unsigned>(blocks), kOnePackThreads, 0, stream>>>(p);
+    return LastLaunchError();
+  }
+  return cudaErrorNotSupported;
+}
+
+template <typename T, Kind K>
 cudaError_t LaunchShortRows(const Params<T>& p, cudaStream_t stream, const ShortConfig& cfg) {
   const int64_t packs = p.n / kVec16<T>;
   if (!ShortRowsFit(packs)) return cudaErrorInvalidValue;
@@ -152,6 +168,12 @@ template cudaError_t LaunchShortRows<__nv_bfloat16, Kind::kRmsNorm>(const Params
                                                                     const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
+template cudaError_t LaunchShortRowsOnePack<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchShortRowsOnePack<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchShortRowsOnePack<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
+template cudaError_t LaunchShortRowsOnePack<__nv_bfloat16, Kind::kRmsNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
+template cudaError_t LaunchShortRowsOnePack<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t);
+template cudaError_t LaunchShortRowsOnePack<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t);
 template cudaError_t LaunchShortRowsPacked<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t, const PackedConfig&);
 template cudaError_t LaunchShortRowsPacked<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t, const PackedConfig&);
 template cudaError_t LaunchShortRowsPacked<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t,
