@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Session 39, call 10 (H200): build (bf16/f16 LayerNorm / RMSNorm rows of 32 columns on the one-pack lanes,
+# Session 39, calls 10-11 (H200): build (bf16/f16 LayerNorm / RMSNorm rows of 32 columns on the one-pack lanes,
 # norm_short_onepack.cuh); tests/test_norms.py (default dispatch); the one-pack lanes against the packed tier's default
 # ("JK_NORM_TIER=packed 2 1"), jnp and XLA's kernel as our custom call (bench/lab/s39_xla_ptx_lab.py).
-#   bash bench/lab/s39_call10.sh
+#   bash bench/lab/s39_call10.sh   (call 11: the same after the kernel loaded x clamped and read-only)
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 590
 echo "=== norm tests ($(left)s left)"

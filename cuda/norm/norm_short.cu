@@ -140,6 +140,7 @@ cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
   if (sizeof(T) != 2 || p.n != 32 || p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) {
     return cudaErrorNotSupported;
   }
+  if (p.outer == 0) return cudaSuccess;  // the kernel clamps rows to the last one
   if constexpr (sizeof(T) == 2) {
     const int64_t blocks = CeilDiv(p.outer, int64_t{kOnePackRowsPerCta});
     ShortRowsOnePack<T, K><<<static_cast<unsigned>(blocks), kOnePackThreads, 0, stream>>>(p);
