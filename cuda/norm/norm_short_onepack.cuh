@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kOnePackThreads) ShortRowsOnePack(Params<T> p)
   uint4 u[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    const unsigned row = min(row0 + 32 * r, rows - 1);
+    const unsigned want = row0 + 32 * r, row = want < rows ? want : rows - 1;
     u[r] = __ldg(reinterpret_cast<const uint4*>(p.x + row * N + lane * P));
   }
   const uint4 g = __ldg(reinterpret_cast<const uint4*>(scale + lane * P));
