@@ -10,6 +10,12 @@
 // ln{bf16,f16}_tri_early      the same, scale and bias loaded with x (before the statistics)
 // ln{bf16,f16}_tri_checked    the same as _tri with a row check per row (any number of rows)
 // ln{bf16,f16}_tri4           4 rows a thread (CTAs of 128 threads and 128 rows: half the CTAs)
+// call 12 (call 9: tri_early 1.98 us, tri / tri_checked 2.05, tri4 2.11-2.15; the package's one-pack kernel 2.14 in
+// call 11), steps from tri_early towards the package's kernel, bf16 only:
+// lnbf16_e_clamp              tri_early with each row's load clamped to the last row and its store checked
+// lnbf16_e_stats              + mean / rstd pointers (null here) and the package's branch that writes them
+// lnbf16_e_sel                + scale / bias pointers that may be null (the package's rows of ones / zeros)
+// lnbf16_e_wide               + the row count as a 64-bit value (the package's Params::outer)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -121,3 +127,80 @@ JK_LN_LAB(lnf16_tri, __half, 2, false, false)
 JK_LN_LAB(lnf16_tri_early, __half, 2, true, false)
 JK_LN_LAB(lnf16_tri_checked, __half, 2, false, true)
 JK_LN_LAB(lnf16_tri4, __half, 4, false, false)
+
+// Steps towards the package's kernel (norm_short_onepack.cuh). Parameters: x, scale, bias, y, mean, rstd (the last
+// two null), then rows (32-bit; kWide: two words, low first) and the float bits of epsilon.
+__device__ const uint32_t kLabOnes[16] = {0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u,
+                                          0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u,
+                                          0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u,
+                                          0x3f803f80u};
+__device__ const uint32_t kLabZeros[16] = {};
+template <bool kStats, bool kSel>
+__device__ __forceinline__ void LnSteps(const uint4* __restrict__ x, const uint4* __restrict__ scale,
+                                        const uint4* __restrict__ bias, uint4* __restrict__ y, float* mean_out,
+                                        float* rstd_out, uint32_t rows, uint32_t eps_bits) {
+  using T = __nv_bfloat16;
+  const uint32_t q = threadIdx.x % 4, r0 = blockIdx.x * 64 + threadIdx.x / 4;
+  uint4 v[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t want = r0 + 32 * k, r = want < rows ? want : rows - 1;
+    v[k] = __ldg(x + r * 4 + q);
+  }
+  const uint4* sp = kSel && scale == nullptr ? reinterpret_cast<const uint4*>(kLabOnes) : scale;
+  const uint4* bp = kSel && bias == nullptr ? reinterpret_cast<const uint4*>(kLabZeros) : bias;
+  const uint4 s = __ldg(sp + q), b = __ldg(bp + q);
+  float f[2][8], mean[2], rstd[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    Pack<T>::Load(v[k], f[k]);
+    float sum = ((f[k][0] + f[k][1]) + (f[k][2] + f[k][3])) + ((f[k][4] + f[k][5]) + (f[k][6] + f[k][7]));
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    mean[k] = sum * (1.0f / 32);
+  }
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    float ss = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      f[k][i] -= mean[k];
+      ss = fmaf(f[k][i], f[k][i], ss);
+    }
+    ss += __shfl_xor_sync(0xffffffffu, ss, 2);
+    ss += __shfl_xor_sync(0xffffffffu, ss, 1);
+    rstd[k] = rsqrtf(ss * (1.0f / 32) + __uint_as_float(eps_bits));
+  }
+  float fs[8], fb[8];
+  Pack<T>::Load(s, fs);
+  Pack<T>::Load(b, fb);
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t r = r0 + 32 * k;
+    if (r >= rows) continue;
+    float o[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o[i] = fmaf(f[k][i] * rstd[k], fs[i], fb[i]);
+    y[r * 4 + q] = Pack<T>::Store(o);
+    if (kStats && q == 0 && mean_out != nullptr) {
+      mean_out[r] = mean[k];
+      rstd_out[r] = rstd[k];
+    }
+  }
+}
+#define JK_LN_STEP(NAME, STATS, SEL)                                                                           \
+  extern "C" __global__ void __launch_bounds__(128)                                                            \
+      NAME(const uint4* __restrict__ x, const uint4* __restrict__ scale, const uint4* __restrict__ bias,        \
+           uint4* __restrict__ y, float* mean, float* rstd, uint32_t rows, uint32_t eps_bits) {                 \
+    LnSteps<STATS, SEL>(x, scale, bias, y, mean, rstd, rows, eps_bits);                                         \
+  }
+JK_LN_STEP(lnbf16_e_clamp, false, false)
+JK_LN_STEP(lnbf16_e_stats, true, false)
+JK_LN_STEP(lnbf16_e_sel, true, true)
+extern "C" __global__ void __launch_bounds__(128)
+    lnbf16_e_wide(const uint4* __restrict__ x, const uint4* __restrict__ scale, const uint4* __restrict__ bias,
+                  uint4* __restrict__ y, float* mean, float* rstd, uint32_t rows_lo, uint32_t rows_hi,
+                  uint32_t eps_bits) {
+  const int64_t rows = (int64_t{rows_hi} << 32) | rows_lo;
+  LnSteps<true, true>(x, scale, bias, y, mean, rstd, static_cast<uint32_t>(rows), eps_bits);
+}

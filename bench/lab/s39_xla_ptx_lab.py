@@ -26,9 +26,25 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-import jax_kernels as jk  # noqa: E402
-from jax_kernels import reference as ref  # noqa: E402
-from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
+try:  # S39_NO_PACKAGE=1: a call without the package build (jnp, XLA's kernel and the lab kernels only)
+    if os.environ.get("S39_NO_PACKAGE") == "1":
+        raise ImportError("S39_NO_PACKAGE")
+    import jax_kernels as jk  # noqa: E402
+    from jax_kernels import reference as ref  # noqa: E402
+    from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
+except ImportError:  # the package's reference and timer, loaded from the source tree without its extension
+    import importlib.util
+    _root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jax_kernels")
+
+    def _load(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    jk = None
+    ref = _load("s39_reference", os.path.join(_root, "reference.py"))
+    _timing = _load("s39_timing", os.path.join(_root, "_bench", "timing.py"))
+    Timer, describe_device = _timing.Timer, _timing.describe_device
 
 ON_GPU = jax.default_backend() == "gpu"
 TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
@@ -168,6 +184,11 @@ for _dt in ("bf16", "f16"):  # call 9: s39_norm_ptx_lab.cu's kernels at 49152 x 
     LAB_KERNELS[f"ln_{_dt}_32"] = {
         f"ln{_dt}_tri": ((768, 1, 1), T128, (49152, EPS)), f"ln{_dt}_tri_early": ((768, 1, 1), T128, (49152, EPS)),
         f"ln{_dt}_tri_checked": ((768, 1, 1), T128, (49152, EPS)), f"ln{_dt}_tri4": ((384, 1, 1), T128, (49152, EPS))}
+# call 12: steps from tri_early towards the package's kernel (6 pointer parameters: mean and rstd null)
+LAB_KERNELS["ln_bf16_32"].update({k: ((768, 1, 1), T128, (49152, EPS)) for k in (
+    "lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel")})
+LAB_KERNELS["ln_bf16_32"]["lnbf16_e_wide"] = ((768, 1, 1), T128, (49152, 0, EPS))
+LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
 TOKENS = {n: ["nolean"] for n in ("t_f32_2048x512", "t_f32_1024x1024", "t_f32_512x2048", "t_f32_4096x256")}
@@ -211,16 +232,16 @@ def main(names):
         def ptx_call(*a, k=k, order=order):
             return jax.ffi.ffi_call("s39_ptx", out_struct)(*([a[i] for i in order] if order else a), **k)
         ptx_call = jax.jit(ptx_call)
-        fs = {"jnp": xla, "ours": ours, "xla_ptx": ptx_call}
+        fs = {"jnp": xla, "ours": ours, "xla_ptx": ptx_call} if jk is not None else {"jnp": xla, "xla_ptx": ptx_call}
         envs = {}
-        for tok in TOKENS.get(name, []):  # ours under a JK_TRANSPOSE_TIERS lab token
+        for tok in TOKENS.get(name, []) if jk is not None else []:  # ours under a lab token
             fs[f"ours:{tok}"], envs[f"ours:{tok}"] = ours, tok
         for kern, (grid, block, *ints) in LAB_KERNELS.get(name, {}).items():
             path = lab_ptx_for(kern)
             if path is None:
                 continue
             kk = dict(path=path, kernel=kern, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
-                      smem=np.int64(0), params=np.int64(len(args) + 1), ints=np.array(ints[0] if ints else [0], np.int64))
+                      smem=np.int64(0), params=np.int64(LAB_POINTERS.get(kern, len(args) + 1)), ints=np.array(ints[0] if ints else [0], np.int64))
             fs[kern] = jax.jit(lambda *a, kk=kk: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **kk))
 
         w64 = np.asarray(want).astype(np.float64)
