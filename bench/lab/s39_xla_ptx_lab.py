@@ -39,6 +39,7 @@ except ImportError:  # the package's reference and timer, loaded from the source
     def _load(name, path):
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod  # dataclasses look their module up
         spec.loader.exec_module(mod)
         return mod
     jk = None
