@@ -16,6 +16,7 @@
 // lnbf16_e_stats              + mean / rstd pointers (null here) and the package's branch that writes them
 // lnbf16_e_sel                + scale / bias pointers that may be null (the package's rows of ones / zeros)
 // lnbf16_e_wide               + the row count as a 64-bit value (the package's Params::outer)
+// call 13: ln{bf16,f16}_tri_early_checked, tri_early with predicated loads and stores (tri_checked's)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -123,10 +124,12 @@ JK_LN_LAB(lnbf16_tri, __nv_bfloat16, 2, false, false)
 JK_LN_LAB(lnbf16_tri_early, __nv_bfloat16, 2, true, false)
 JK_LN_LAB(lnbf16_tri_checked, __nv_bfloat16, 2, false, true)
 JK_LN_LAB(lnbf16_tri4, __nv_bfloat16, 4, false, false)
+JK_LN_LAB(lnbf16_tri_early_checked, __nv_bfloat16, 2, true, true)
 JK_LN_LAB(lnf16_tri, __half, 2, false, false)
 JK_LN_LAB(lnf16_tri_early, __half, 2, true, false)
 JK_LN_LAB(lnf16_tri_checked, __half, 2, false, true)
 JK_LN_LAB(lnf16_tri4, __half, 4, false, false)
+JK_LN_LAB(lnf16_tri_early_checked, __half, 2, true, true)
 
 // Steps towards the package's kernel (norm_short_onepack.cuh). Parameters: x, scale, bias, y, mean, rstd (the last
 // two null), then rows (32-bit; kWide: two words, low first) and the float bits of epsilon.

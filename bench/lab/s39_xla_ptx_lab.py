@@ -181,14 +181,11 @@ T128, T256, T64 = (128, 1, 1), (256, 1, 1), (64, 1, 1)
 LAB_KERNELS = {"t_f32_2048x512": {
     "xla_gridb": ((64, 16, 1), T128), "xla_rt_bytes": ((64, 16, 1), T128, (2048 * 4, 512 * 4))}}
 EPS = int(np.float32(1e-5).view(np.uint32))  # the benchmark's LayerNorm epsilon, as the kernels' 32-bit parameter
-for _dt in ("bf16", "f16"):  # call 9: s39_norm_ptx_lab.cu's kernels at 49152 x 32
-    LAB_KERNELS[f"ln_{_dt}_32"] = {
-        f"ln{_dt}_tri": ((768, 1, 1), T128, (49152, EPS)), f"ln{_dt}_tri_early": ((768, 1, 1), T128, (49152, EPS)),
-        f"ln{_dt}_tri_checked": ((768, 1, 1), T128, (49152, EPS)), f"ln{_dt}_tri4": ((384, 1, 1), T128, (49152, EPS))}
-# call 12: steps from tri_early towards the package's kernel (6 pointer parameters: mean and rstd null)
-LAB_KERNELS["ln_bf16_32"].update({k: ((768, 1, 1), T128, (49152, EPS)) for k in (
-    "lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel")})
-LAB_KERNELS["ln_bf16_32"]["lnbf16_e_wide"] = ((768, 1, 1), T128, (49152, 0, EPS))
+# Call 9 timed ln{bf16,f16}_tri, _tri_early, _tri_checked, _tri4; call 12 lnbf16_e_clamp, _e_stats, _e_sel, _e_wide
+# (steps towards the package's kernel, 6 pointer parameters); call 13 keeps the references for the package's kernel.
+for _dt in ("bf16", "f16"):
+    LAB_KERNELS[f"ln_{_dt}_32"] = {k: ((768, 1, 1), T128, (49152, EPS))
+                                   for k in (f"ln{_dt}_tri_early", f"ln{_dt}_tri_early_checked")}
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
