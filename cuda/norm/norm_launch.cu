@@ -526,7 +526,8 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
   // 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 -> 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp
   // 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128 cols 6.67 -> 5.44 (jnp 5.50).
   // bf16/f16 rows of 32 columns: one-pack lanes (norm_short_onepack.cuh: XLA's Triton layout, 2 rows a thread 32 rows
-  // apart, no loop): H200 lab (bench/lab/s39_h200.md call 9), LayerNorm 2.27-2.29 -> 1.98 us (jnp 2.08-2.14).
+  // apart, no loop): H200 (bench/lab/s39_h200.md call 11), LayerNorm 2.24-2.27 -> 2.14 us (jnp 2.08-2.13), RMSNorm
+  // 1.95-1.97 -> 1.92 (jnp 1.86-1.89).
   // JK_NORM_TIER="packed 2 1" (the packed tier's default there) or any forced tier keeps it out.
   if (dflt && sizeof(T) == 2 && p.n == 32) {
     const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);

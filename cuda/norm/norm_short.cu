@@ -140,17 +140,10 @@ cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
   if (sizeof(T) != 2 || p.n != 32 || p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) {
     return cudaErrorNotSupported;
   }
-  if (p.outer == 0) return cudaSuccess;  // no rows: no launch (a grid of 0 blocks is an error)
+  if (p.outer == 0) return cudaSuccess;  // the kernel clamps rows to the last one
   if constexpr (sizeof(T) == 2) {
-    const unsigned blocks = static_cast<unsigned>(CeilDiv(p.outer, int64_t{kOnePackRowsPerCta}));
-    const bool params = p.scale != nullptr && (K == Kind::kRmsNorm || p.bias != nullptr);
-    auto kernel = params ? &ShortRowsOnePack<T, K, false, true> : &ShortRowsOnePack<T, K, false, false>;
-    if constexpr (K == Kind::kLayerNorm) {
-      if (p.mean != nullptr) {
-        kernel = params ? &ShortRowsOnePack<T, K, true, true> : &ShortRowsOnePack<T, K, true, false>;
-      }
-    }
-    kernel<<<blocks, kOnePackThreads, 0, stream>>>(p);
+    const int64_t blocks = CeilDiv(p.outer, int64_t{kOnePackRowsPerCta});
+    ShortRowsOnePack<T, K><<<static_cast<unsigned>(blocks), kOnePackThreads, 0, stream>>>(p);
     return LastLaunchError();
   }
   return cudaErrorNotSupported;
