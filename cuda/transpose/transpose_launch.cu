@@ -144,7 +144,7 @@ constexpr int64_t kCompactMaxBytes = int64_t{32} << 20;
 // ragged shapes on the padded element-access tiles (LaunchTiled), "pad32" 1- and 2-byte ones on 32x33 tiles
 // (TiledConfig), "pad1" on 64x65 (64 elements and one of padding) tiles, "padvec0" without a 16-byte side on them,
 // "padword0" without word loads of odd rows (PaddedSidesFor). Session 38: "grid3" / "grid1" (TileGridFor).
-// Session 39: "xla32" small 4-byte problems on the checked 32x33 padded tile (lost), "nolean" no kTiledPaddedLean.
+// Session 39: "nolean" no kTiledPaddedLean (its "xla32", the checked 32x33 padded tile there, lost and was removed).
 // bench/lab/transpose_s4.py times settings against the default in one process. Unset: the dispatch below.
 struct TierKnobs {
   bool old = false, s2 = false, compact = false, reg = false, r1 = false, s3 = false, smallcta = false,
@@ -167,7 +167,6 @@ struct TierKnobs {
   bool big128t = false;  // session 36: "big128t" the compact 1-byte big tile (128x128) with 128 threads instead of 256
   bool scalarodd = false;  // session 37: "scalarodd" ragged shapes on element-access padded tiles (LaunchTiled)
   bool grid3 = false, grid1 = false;  // session 38: compact tiles on a grid of tiles with a batch axis too / never
-  bool xla32 = false;  // session 39: "xla32" small 4-byte problems on the checked 32x33 padded tile (lost)
   bool nolean = false;  // session 39: "nolean" no kTiledPaddedLean (LaunchPaddedLean): the register blocks there
 };
 TierKnobs ParseKnobs(const char* env) {
@@ -188,7 +187,7 @@ TierKnobs ParseKnobs(const char* env) {
     t.rclean0 |= is("rclean0"), t.scalarodd |= is("scalarodd");
     t.rcinlean |= is("rcinlean"), t.big128t |= is("big128t"), t.wideasync |= is("wideasync"), t.pad32 |= is("pad32");
     t.pad1 |= is("pad1"), t.padvec0 |= is("padvec0"), t.padword0 |= is("padword0");
-    t.grid3 |= is("grid3"), t.grid1 |= is("grid1"), t.xla32 |= is("xla32"), t.nolean |= is("nolean");
+    t.grid3 |= is("grid3"), t.grid1 |= is("grid1"), t.nolean |= is("nolean");
     if (is("wide")) t.wide = 512;
     if (is("wide1k")) t.wide = 1024;
     t.rowtilea |= is("rowtilea"), t.norowtile |= is("norowtile"), t.rowtilep |= is("rowtilep");
@@ -464,9 +463,9 @@ cudaError_t LaunchPaddedCompact(cudaStream_t stream, TiledArgs32 c, uint32_t bat
 
 // kTiledPaddedLean (transpose_kernels.cuh has the measurements) where it applies: 4-byte elements, no batch axis, no
 // split group, both sides multiples of 32, a grid of tiles that fits. Returns false otherwise.
-template <int kE>
+template <int kE>  // 4-byte elements (the only caller's)
 bool LaunchPaddedLean(cudaStream_t stream, const TiledArgs32& c, uint32_t batch, bool split, cudaError_t* err) {
-  if (kE != 4 || Knobs().nolean || batch != 1 || split || c.na % 32 != 0 || c.nb % 32 != 0 || c.na / 32 > 65535) {
+  if (Knobs().nolean || batch != 1 || split || c.na % 32 != 0 || c.nb % 32 != 0 || c.na / 32 > 65535) {
     return false;
   }
   auto kernel = &transpose::TiledPaddedLean<Storage<kE>>;
@@ -579,7 +578,6 @@ cudaError_t LaunchVecCompact(cudaStream_t stream, TiledArgs32 c, uint32_t batch,
       return LaunchVec16Compact<kE, C::kSmallTile, kS2Threads>(stream, c, batch, split);
     }
     if constexpr (kE == 4) {
-      if (Knobs().xla32) return LaunchPaddedCompact<kE, PaddedShape<32, 8, 1>>(stream, c, batch, split);
       cudaError_t err;
       if (LaunchPaddedLean<kE>(stream, c, batch, split, &err)) return err;
     }
