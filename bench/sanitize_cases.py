@@ -370,9 +370,24 @@ def matmuls():
                   TOL[dt] * 4)
 
 
+def one_pack_rows():
+    """Session 39: bf16/f16 rows of 32 columns on the one-pack lanes (norm_short_onepack.cuh: loads clamped to the last
+    row): row counts that end inside a CTA's first or second half, on a CTA's edge, and a single row; with and without
+    parameters, with statistics."""
+    for dt in (jnp.bfloat16, jnp.float16):
+        for rows in (1, 31, 33, 64, 97):
+            row_ops(rows, 32, dt)
+            x, xf = put((rows, 32), dt)
+            check(f"layer_norm 32 x {rows} {dt.__name__} no params", jk.layer_norm(x), np_layer_norm(xf, 1.0, 0.0, -1),
+                  TOL[dt] * 4)
+            check(f"rms_norm 32 x {rows} {dt.__name__} no scale", jk.rms_norm(x), np_rms_norm(xf, 1.0, -1), TOL[dt] * 4)
+            _, mean, _ = jk.layer_norm(x, return_stats=True)
+            check(f"layer_norm 32 x {rows} {dt.__name__} mean", mean, xf.mean(-1), TOL[dt])
+
+
 def main() -> int:
     print("device:", jax.devices()[0], "cuda build:", jk.WITH_CUDA)
-    parts = (norms_and_softmax, long_rows, windows, transposes, short_runs, matmuls)
+    parts = (norms_and_softmax, one_pack_rows, long_rows, windows, transposes, short_runs, matmuls)
     # JK_SANITIZE_PARTS=long_rows,matmuls: only those parts (a quick re-check of one tier under one tool).
     only = [p for p in os.environ.get("JK_SANITIZE_PARTS", "").split(",") if p]
     unknown = set(only) - {p.__name__ for p in parts}
