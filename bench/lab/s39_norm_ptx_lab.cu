@@ -17,6 +17,15 @@
 // lnbf16_e_sel                + scale / bias pointers that may be null (the package's rows of ones / zeros)
 // lnbf16_e_wide               + the row count as a 64-bit value (the package's Params::outer)
 // call 13: ln{bf16,f16}_tri_early_checked, tri_early with predicated loads and stores (tri_checked's)
+// Prepared for the next session (not run): XLA's Triton layouts for the other short rows still under jnp, with
+// LnLanes<T, W, R, kThreads> (W lanes a row with one pack each, R rows a thread kThreads / W rows apart, parameters
+// loaded before x, rows a multiple of the CTA's R * kThreads / W):
+// ln{bf16,f16}_128_tri (384 x 256)   16-bit 128 columns: 16 lanes, 8 rows a thread (bench/lab/s39_xla_ptx/
+//                                     ln_bf16_128.ptx: 384 CTAs of 256 threads, butterflies over 16 lanes); _tri3 the
+//                                     same capped at 3 CTAs an SM (80 registers and a 56-byte spill: Triton's takes
+//                                     80 without), _late with the parameters loaded after the statistics
+// lnf32_32_tri (768 x 128)           float32 32 columns: 8 lanes, 4 rows a thread (Triton's 768 x 128, 16 elements
+//                                     a thread; session 27's call 7)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -42,6 +51,15 @@ struct Pack<__nv_bfloat16> {
       w[i] = *reinterpret_cast<const uint32_t*>(&h);
     }
     return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+};
+template <>
+struct Pack<float> {
+  static __device__ __forceinline__ void Load(const uint4& v, float* f) {
+    f[0] = __uint_as_float(v.x), f[1] = __uint_as_float(v.y), f[2] = __uint_as_float(v.z), f[3] = __uint_as_float(v.w);
+  }
+  static __device__ __forceinline__ uint4 Store(const float* f) {
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
   }
 };
 template <>
@@ -207,3 +225,65 @@ extern "C" __global__ void __launch_bounds__(128)
   const int64_t rows = (int64_t{rows_hi} << 32) | rows_lo;
   LnSteps<true, true>(x, scale, bias, y, mean, rstd, static_cast<uint32_t>(rows), eps_bits);
 }
+
+// W lanes a row with one 16-byte pack each (E elements), R rows a thread kThreads / W rows apart, two-pass statistics
+// by butterflies over the W lanes, parameters before x, no row checks (rows a multiple of the CTA's rows).
+template <typename T, int W, int R, int kThreads, bool kEarly = true>
+__device__ __forceinline__ void LnLanes(const uint4* __restrict__ x, const uint4* __restrict__ scale,
+                                        const uint4* __restrict__ bias, uint4* __restrict__ y, uint32_t eps_bits) {
+  constexpr int E = 16 / sizeof(T), N = W * E, kStep = kThreads / W;
+  const uint32_t q = threadIdx.x % W, r0 = blockIdx.x * (kStep * R) + threadIdx.x / W;
+  uint4 s, b;
+  if (kEarly) s = __ldg(scale + q), b = __ldg(bias + q);
+  uint4 v[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) v[k] = __ldg(x + (r0 + kStep * k) * W + q);
+  float f[R][E], mean[R], rstd[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    Pack<T>::Load(v[k], f[k]);
+    float sum = 0;
+#pragma unroll
+    for (int i = 0; i < E; ++i) sum += f[k][i];
+#pragma unroll
+    for (int m = W / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
+    mean[k] = sum * (1.0f / N);
+  }
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    float ss = 0;
+#pragma unroll
+    for (int i = 0; i < E; ++i) {
+      f[k][i] -= mean[k];
+      ss += f[k][i] * f[k][i];
+    }
+#pragma unroll
+    for (int m = W / 2; m > 0; m /= 2) ss += __shfl_xor_sync(0xffffffffu, ss, m);
+    rstd[k] = rsqrtf(ss * (1.0f / N) + __uint_as_float(eps_bits));
+  }
+  if (!kEarly) s = __ldg(scale + q), b = __ldg(bias + q);
+  float fs[E], fb[E];
+  Pack<T>::Load(s, fs);
+  Pack<T>::Load(b, fb);
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    float o[E];
+#pragma unroll
+    for (int i = 0; i < E; ++i) o[i] = f[k][i] * rstd[k] * fs[i] + fb[i];
+    y[(r0 + kStep * k) * W + q] = Pack<T>::Store(o);
+  }
+}
+#define JK_LN_LANES(NAME, T, W, R, THREADS, MINB, EARLY)                                                       \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB)                                                  \
+      NAME(const uint4* __restrict__ x, const uint4* __restrict__ scale, const uint4* __restrict__ bias,        \
+           uint4* __restrict__ y, uint32_t rows, uint32_t eps_bits) {                                           \
+    LnLanes<T, W, R, THREADS, EARLY>(x, scale, bias, y, eps_bits);                                              \
+  }
+JK_LN_LANES(lnbf16_128_tri, __nv_bfloat16, 16, 8, 256, 1, true)  // ~107 registers: 2 CTAs an SM
+JK_LN_LANES(lnbf16_128_tri3, __nv_bfloat16, 16, 8, 256, 3, true)  // capped for 3 CTAs an SM: spills 56 bytes
+JK_LN_LANES(lnbf16_128_late, __nv_bfloat16, 16, 8, 256, 1, false)  // parameters after the statistics (Triton's order)
+JK_LN_LANES(lnf16_128_tri, __half, 16, 8, 256, 1, true)
+JK_LN_LANES(lnf16_128_tri3, __half, 16, 8, 256, 3, true)
+JK_LN_LANES(lnf16_128_late, __half, 16, 8, 256, 1, false)
+JK_LN_LANES(lnf32_32_tri, float, 8, 4, 128, 1, true)
+JK_LN_LANES(lnf32_32_late, float, 8, 4, 128, 1, false)

@@ -86,6 +86,8 @@ CASES = {
     "ln_bf16_32": ("layer_norm", (49152, 32), jnp.bfloat16),
     "ln_f16_32": ("layer_norm", (49152, 32), jnp.float16),
     "ln_bf16_128": ("layer_norm", (49152, 128), jnp.bfloat16),
+    "ln_f16_128": ("layer_norm", (49152, 128), jnp.float16),
+    "ln_f32_32": ("layer_norm", (49152, 32), jnp.float32),
     "rms_bf16_32": ("rms_norm", (49152, 32), jnp.bfloat16),
     "rms_f16_32": ("rms_norm", (49152, 32), jnp.float16),
 }
@@ -186,6 +188,10 @@ EPS = int(np.float32(1e-5).view(np.uint32))  # the benchmark's LayerNorm epsilon
 for _dt in ("bf16", "f16"):
     LAB_KERNELS[f"ln_{_dt}_32"] = {k: ((768, 1, 1), T128, (49152, EPS))
                                    for k in (f"ln{_dt}_tri_early", f"ln{_dt}_tri_early_checked")}
+# Prepared for the next session (not run in session 39): the Triton layouts of the other short rows under jnp.
+for _dt in ("bf16", "f16"):
+    LAB_KERNELS[f"ln_{_dt}_128"] = {f"ln{_dt}_128_{c}": ((384, 1, 1), T256, (49152, EPS)) for c in ("tri", "tri3", "late")}
+LAB_KERNELS["ln_f32_32"] = {f"lnf32_32_{c}": ((768, 1, 1), T128, (49152, EPS)) for c in ("tri", "late")}
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
