@@ -529,9 +529,11 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
   // apart, no loop): H200 (bench/lab/s39_h200.md call 11), LayerNorm 2.24-2.27 -> 2.14 us (jnp 2.08-2.13), RMSNorm
   // 1.95-1.97 -> 1.92 (jnp 1.86-1.89).
   // JK_NORM_TIER="packed 2 1" (the packed tier's default there) or any forced tier keeps it out.
-  if (dflt && sizeof(T) == 2 && p.n == 32) {
-    const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);
-    if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
+  if constexpr (sizeof(T) == 2) {
+    if (dflt && p.n == 32) {
+      const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);
+      if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
+    }
   }
   if (dflt) {
     const norm::PackedConfig cfg = PackedDefault<T, K>(p.n);

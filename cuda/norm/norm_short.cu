@@ -102,11 +102,17 @@ cudaError_t PackedWithLanes(const Params<T>& p, cudaStream_t stream, const Packe
 
 }  // namespace
 
+// What the packed and one-pack tiers need: contiguous rows, one parameter row for every row, and 32-bit offsets (row *
+// n stays below 2^31 up to the packed grid's last step past the end, < 2^20 rows).
+template <typename T>
+bool PackedRowsFit(const Params<T>& p) {
+  const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
+  return p.inner == 1 && one_param_row && p.outer * p.n < (int64_t{1} << 30);
+}
+
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg) {
-  const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
-  // 32-bit offsets: row * n stays below 2^31 up to the grid's last step past the end (< 2^20 rows).
-  if (p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) return cudaErrorNotSupported;
+  if (!PackedRowsFit(p)) return cudaErrorNotSupported;
   // Rows of 4 .. 256 16-byte packs, of 6 / 12 / 24 / 48 / 96 / 192 (3 or 6 packs per lane), and of 10 / 20 / 40 and
   // 14 / 28 / 56 (5 or 7 packs per lane); lanes per row = packs / packs per lane, a power of two up to a warp.
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
@@ -135,18 +141,11 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
 
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
-  const bool one_param_row = p.scale_rows_per_group >= p.outer && p.bias_rows_per_group >= p.outer;
-  // 32-bit offsets: row * 32 + 31 < 2^32 with room to spare.
-  if (sizeof(T) != 2 || p.n != 32 || p.inner != 1 || !one_param_row || p.outer * p.n >= (int64_t{1} << 30)) {
-    return cudaErrorNotSupported;
-  }
-  if (p.outer == 0) return cudaSuccess;  // the kernel clamps rows to the last one
-  if constexpr (sizeof(T) == 2) {
-    const int64_t blocks = CeilDiv(p.outer, int64_t{kOnePackRowsPerCta});
-    ShortRowsOnePack<T, K><<<static_cast<unsigned>(blocks), kOnePackThreads, 0, stream>>>(p);
-    return LastLaunchError();
-  }
-  return cudaErrorNotSupported;
+  if (p.n != 32 || !PackedRowsFit(p)) return cudaErrorNotSupported;
+  if (p.outer == 0) return cudaSuccess;  // the kernel clamps rows to the last one: it needs one
+  const int64_t blocks = CeilDiv(p.outer, int64_t{kOnePackRowsPerCta});
+  ShortRowsOnePack<T, K><<<static_cast<unsigned>(blocks), kOnePackThreads, 0, stream>>>(p);
+  return LastLaunchError();
 }
 
 template <typename T, Kind K>
@@ -169,8 +168,6 @@ template cudaError_t LaunchShortRows<__nv_bfloat16, Kind::kRmsNorm>(const Params
                                                                     const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
-template cudaError_t LaunchShortRowsOnePack<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t);
-template cudaError_t LaunchShortRowsOnePack<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t);
 template cudaError_t LaunchShortRowsOnePack<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
 template cudaError_t LaunchShortRowsOnePack<__nv_bfloat16, Kind::kRmsNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
 template cudaError_t LaunchShortRowsOnePack<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t);

@@ -35,8 +35,9 @@ struct PackedConfig {
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg);
 
-// One-pack lanes (norm_short_onepack.cuh): bf16/f16 rows of exactly 32 columns, vectorised (the caller checks
-// alignment), one parameter row for every row, outer * n < 2^30. Anything else: cudaErrorNotSupported.
+// One-pack lanes (norm_short_onepack.cuh): bf16/f16 (T, instantiated for those only) rows of exactly 32 columns,
+// vectorised (the caller checks alignment), one parameter row for every row, outer * n < 2^30. Anything else:
+// cudaErrorNotSupported.
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream);
 
