@@ -371,18 +371,20 @@ def matmuls():
 
 
 def one_pack_rows():
-    """Session 39: bf16/f16 rows of 32 columns on the one-pack lanes (norm_short_onepack.cuh: loads clamped to the last
-    row): row counts that end inside a CTA's first or second half, on a CTA's edge, and a single row; with and without
-    parameters, with statistics."""
-    for dt in (jnp.bfloat16, jnp.float16):
-        for rows in (1, 31, 33, 64, 97):
-            row_ops(rows, 32, dt)
-            x, xf = put((rows, 32), dt)
-            check(f"layer_norm 32 x {rows} {dt.__name__} no params", jk.layer_norm(x), np_layer_norm(xf, 1.0, 0.0, -1),
-                  TOL[dt] * 4)
-            check(f"rms_norm 32 x {rows} {dt.__name__} no scale", jk.rms_norm(x), np_rms_norm(xf, 1.0, -1), TOL[dt] * 4)
-            _, mean, _ = jk.layer_norm(x, return_stats=True)
-            check(f"layer_norm 32 x {rows} {dt.__name__} mean", mean, xf.mean(-1), TOL[dt])
+    """Sessions 39-40: the one-pack lanes (norm_short_onepack.cuh: whole CTAs, a ragged grid's last one moved back over
+    its neighbour's rows and storing only its own): bf16/f16 and float32 rows of 32 columns (CTAs of 64 rows) and
+    bf16/f16 LayerNorm 128 (128 rows, whole grids only); row counts below a CTA, on its edge, one past it, ragged;
+    with and without parameters, with statistics."""
+    cases = [(dt, 32, rows) for dt in (jnp.float32, jnp.bfloat16, jnp.float16) for rows in (1, 31, 64, 65, 97, 1025)]
+    cases += [(dt, 128, rows) for dt in (jnp.bfloat16, jnp.float16) for rows in (17, 128, 129, 256)]
+    for dt, n, rows in cases:
+        row_ops(rows, n, dt)
+        x, xf = put((rows, n), dt)
+        check(f"layer_norm {n} x {rows} {dt.__name__} no params", jk.layer_norm(x), np_layer_norm(xf, 1.0, 0.0, -1),
+              TOL[dt] * 4)
+        check(f"rms_norm {n} x {rows} {dt.__name__} no scale", jk.rms_norm(x), np_rms_norm(xf, 1.0, -1), TOL[dt] * 4)
+        _, mean, _ = jk.layer_norm(x, return_stats=True)
+        check(f"layer_norm {n} x {rows} {dt.__name__} mean", mean, xf.mean(-1), TOL[dt])
 
 
 def main() -> int:

@@ -77,10 +77,13 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # (16392, 24576) and the hybrid tier's narrower span (49152: clusters of 4 x 192 threads).
 # Session 39: bf16/f16 rows of 32 columns take the one-pack lanes (norm_short_onepack.cuh: CTAs of 64 rows, 2 rows a
 # thread 32 apart): 1, 6, 45, 64, 65 and 1025 rows leave a CTA's second half, its last rows, or a whole CTA but one row
-# past the end.
+# past the end. Session 40: every CTA whole (a ragged grid's last CTA moved back over its neighbour's rows, storing
+# only its own), below a CTA's rows the packed tier; float32 at 32 columns (CTAs of 64 rows, 4 rows a thread 16 apart)
+# and 16-bit LayerNorm at 128 (CTAs of 128 rows, 8 rows a thread 16 apart; whole grids without statistics only) too:
+# 7, 45, 128, 129, 256 and 1000 rows of 128.
 ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (1, 32), (6, 32), (45, 32), (64, 32), (65, 32), (1025, 32),
              (3, 33), (37, 40), (45, 48), (37, 56),
-             (37, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (5, 160), (5, 224), (3, 320),
+             (37, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (128, 128), (129, 128), (256, 128), (1000, 128), (5, 160), (5, 224), (3, 320),
              (3, 448),
              (5, 192), (3, 256),
              (5, 384), (3, 512), (3, 513), (3, 520), (5, 768), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032),
@@ -174,7 +177,7 @@ def test_epsilon_and_constant_rows(rng):
 
 def test_large_mean_small_variance(rng):
     """Two-pass / Welford statistics survive where the naive E[x^2] - E[x]^2 cancels to garbage."""
-    for n in (64, 1024, 2052, 8192, 12288, 131080):   # every row tier
+    for n in (32, 64, 1024, 2052, 8192, 12288, 131080):   # every row tier
         xf = (1e4 + rng.standard_normal((2, n)) * 1e-1).astype(np.float32)
         y, mean, rstd = jk.layer_norm(jnp.asarray(xf), return_stats=True)
         ey, em, er = np_layer_norm(xf.astype(np.float64))
@@ -205,13 +208,16 @@ def test_large_mean_16bit_rows(rng, dtype, n):
     assert_close(y, ey, dtype, scale=2.0)
 
 
-@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows,n", [(97, 32), (256, 32), (256, 128)])
 @pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True), (True, True)])
-def test_one_pack_rows_params_and_stats(rng, dtype, with_scale, with_bias):
-    """The one-pack lanes (16-bit rows of 32 columns) with each parameter absent or present, statistics returned, and
-    RMSNorm beside it; 97 rows: a CTA's second half partly past the end."""
-    x, xf = randn(rng, (97, 32), dtype, scale=3.0, loc=-1.0)
-    (s, sf), (b, bf) = _params(rng, 32, dtype, with_scale, with_bias)
+def test_one_pack_rows_params_and_stats(rng, dtype, rows, n, with_scale, with_bias):
+    """The one-pack lanes (16-bit rows of 32 and 128 columns, float32 of 32) with each parameter absent or present,
+    statistics returned, and RMSNorm beside it; 97 rows of 32: a ragged grid (the last CTA moved back 31 rows), 256:
+    whole CTAs; 256 of 128: two whole CTAs (with statistics: the packed tier; float32 128 columns and RMSNorm at 128
+    take other tiers: the same checks)."""
+    x, xf = randn(rng, (rows, n), dtype, scale=3.0, loc=-1.0)
+    (s, sf), (b, bf) = _params(rng, n, dtype, with_scale, with_bias)
     y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)
     ey, em, er = np_layer_norm(xf, sf, bf)
     assert_close(y, ey, dtype, scale=2.0)

@@ -31,8 +31,9 @@ rewrite() {
 for f in cuda/norm/*.cuh cuda/norm/*.h cuda/common/*.cuh cuda/common/*.h; do rewrite "$f" >"$B/${f#cuda/}"; done
 # The launchers the emulator builds (the cluster, row-pairs and long-row launchers are not built: see norm_emulator.cc).
 for u in norm_launch norm_short norm_window norm_packed_block; do rewrite "cuda/norm/$u.cu" >"$B/emu_$u.cc"; done
-# The two launches through a kernel variable (`auto* kernel = X<...>; kernel<<<...>>>`) are named for the kernel.
+# The launches through a kernel variable (`auto* kernel = X<...>; kernel<<<...>>>`) are named for the kernel.
 sed -i 's/jk_emu::Launch("kernel"/jk_emu::Launch("GroupPerRowPersistent"/' "$B/emu_norm_short.cc"
+sed -i 's/jk_emu::Launch("onepack_kernel"/jk_emu::Launch("ShortRowsOnePack"/' "$B/emu_norm_short.cc"
 sed -i 's/jk_emu::Launch("kernel"/jk_emu::Launch("BlockPerRowBulkSmem"/' "$B/emu_norm_launch.cc"
 # Every launch must have been rewritten, and into as many jk_emu launches as the sources have.
 fail=0
@@ -60,13 +61,13 @@ start=$SECONDS
 # they take or that tell them apart (EMU_MAX_N columns; EMU_HALF_ONLY: bf16/f16 only), so that the whole run stays
 # under ~10 minutes on 2 cores. Also parsed, but left out of the default list for time (their kernels run above):
 # "legacy", "block 4 256 1", "tworeads 256", "short 4 0 0".
-IFS=';' read -ra tiers <<<"${EMU_TIERS:-default;block-lean;block2 8 256;short 2 1 0;short 1 0 0 1;packed 2 1;packed 3 1;packed 5 1;packed 2 2;pblock 32;pwarp 16 128}"
+IFS=';' read -ra tiers <<<"${EMU_TIERS:-default;block-lean;block2 8 256;short 2 1 0;short 1 0 0 1;packed 2 1;packed 3 1;packed 5 1;packed 2 2;pblock 32;pwarp 16 128;onepack}"
 runs=0
 for tier in "${tiers[@]}"; do
   [ "$tier" = default ] && tier=""
   expect="" max_n="" half_only=""
   case $tier in
-    "") expect=ShortRowsPacked,GroupPerRowPersistent,GroupPerRowRegisters,BlockPerRowPacked,BlockPerRowRegisters,BlockPerRowRegistersTwoPerSm,BlockPerRowTwoReads,WindowRowsNorm ;;
+    "") expect=ShortRowsOnePack,ShortRowsPacked,GroupPerRowPersistent,GroupPerRowRegisters,BlockPerRowPacked,BlockPerRowRegisters,BlockPerRowRegistersTwoPerSm,BlockPerRowTwoReads,WindowRowsNorm ;;
     legacy) expect=GroupPerRowRegisters,BlockPerRowRegisters,BlockPerRowTwoReads ;;
     block-lean | "block "*) expect=BlockPerRowRegisters max_n=8200 ;;
     block2*) expect=BlockPerRowRegistersTwoPerSm max_n=8200 ;;
@@ -75,6 +76,7 @@ for tier in "${tiers[@]}"; do
     packed*) expect=ShortRowsPacked max_n=1024 ;;
     pblock*) expect=BlockPerRowPacked half_only=1 max_n=8200 ;;
     pwarp*) expect=BlockPerRowPacked half_only=1 max_n=512 ;;
+    onepack*) expect=ShortRowsOnePack max_n=256 ;;
   esac
   t0=$SECONDS
   runs=$((runs + 1))

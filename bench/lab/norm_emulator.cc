@@ -364,7 +364,10 @@ int main(int argc, char** argv) {
       {803, 32}, {97, 64}, {2051, 128}, {601, 256},
       // rows of 3 and 5 packs per lane (16-bit 48 / 80: 6 / 10 packs; float32 48 / 80: 12 / 20 packs), one
       // parameter row for every dtype (odd rows, not multiples of 3)
-      {67, 48}, {35, 80}};
+      {67, 48}, {35, 80},
+      // the one-pack lanes (session 40): whole CTAs (float16's one parameter row: 832 x 32, 256 x 128), ragged grids
+      // (803 x 32 above, 129 x 32), fewer rows than a CTA (21 x 32, 11 x 128 above)
+      {832, 32}, {129, 32}, {256, 128}};
   // EMU_MAX_N: only rows of at most that many columns (a quick check of the short-row tiers).
   const int64_t max_n = std::getenv("EMU_MAX_N") ? std::atoll(std::getenv("EMU_MAX_N")) : INT64_MAX;
   // EMU_HALF_ONLY=1: bf16/f16 cases only (the tiers forced for 16-bit rows: pblock, pwarp).

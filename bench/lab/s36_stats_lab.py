@@ -6,6 +6,8 @@ its calls), 2 rounds each starting with the other form, best round; y compared b
 
   python bench/lab/s36_stats_lab.py
 """
+import os
+
 import numpy as np
 import jax
 import jax.numpy as jnp
@@ -16,6 +18,8 @@ from jax_kernels._bench.timing import Timer, describe_device
 ON_GPU = jax.default_backend() == "gpu"
 TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
 COLS = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536) if ON_GPU else (32, 1000)
+if os.environ.get("S36_COLS"):  # e.g. S36_COLS=32,128 (session 40: the one-pack lanes' rows only)
+    COLS = tuple(int(c) for c in os.environ["S36_COLS"].split(","))
 key = jax.random.key(0)
 print(f"device: {jax.devices()[0].device_kind}; 2 rounds, best; us", flush=True)
 print(f"{'dtype':9s} {'cols':>6s} {'y only':>9s} {'+ stats':>9s} {'cost':>7s}  same y", flush=True)

@@ -287,3 +287,88 @@ JK_LN_LANES(lnf16_128_tri3, __half, 16, 8, 256, 3, true)
 JK_LN_LANES(lnf16_128_late, __half, 16, 8, 256, 1, false)
 JK_LN_LANES(lnf32_32_tri, float, 8, 4, 128, 1, true)
 JK_LN_LANES(lnf32_32_late, float, 8, 4, 128, 1, false)
+
+// Session 40: the prepared layouts ran 6.2-6.3 us at 16-bit 128 columns (Triton's 5.5) with 102-107 registers (2 CTAs
+// an SM: 264 slots for 384 CTAs) where Triton's takes 80 (3 an SM: one wave). LnLanesB: the same with each row's
+// address a 64-bit base plus compile-time offsets (ptxas folds them into the loads and stores, as in Triton's PTX,
+// instead of 8 widened 32-bit indices); kPacked keeps x packed (R x 4 words) and converts it again in each pass.
+template <typename T, int W, int R, int kThreads, bool kEarly, bool kPacked>
+__device__ __forceinline__ void LnLanesB(const uint4* __restrict__ x, const uint4* __restrict__ scale,
+                                         const uint4* __restrict__ bias, uint4* __restrict__ y, uint32_t eps_bits) {
+  constexpr int E = 16 / sizeof(T), N = W * E, kStep = kThreads / W;
+  const uint32_t q = threadIdx.x % W;
+  const uint64_t base = (uint64_t{blockIdx.x} * (kStep * R) + threadIdx.x / W) * W + q;
+  const uint4* xr = x + base;
+  uint4* yr = y + base;
+  uint4 s, b;
+  if (kEarly) s = __ldg(scale + q), b = __ldg(bias + q);
+  uint4 v[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) v[k] = __ldg(xr + k * kStep * W);
+  float f[kPacked ? 1 : R][E], mean[R], rstd[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    float t[E];
+    Pack<T>::Load(v[k], t);
+    float sum = 0;
+#pragma unroll
+    for (int i = 0; i < E; ++i) sum += t[i];
+#pragma unroll
+    for (int m = W / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
+    mean[k] = sum * (1.0f / N);
+    if (!kPacked) {
+#pragma unroll
+      for (int i = 0; i < E; ++i) f[k][i] = t[i];
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    float t[E], ss = 0;
+    if (kPacked) Pack<T>::Load(v[k], t);
+#pragma unroll
+    for (int i = 0; i < E; ++i) {
+      const float d = (kPacked ? t[i] : f[k][i]) - mean[k];
+      if (!kPacked) f[k][i] = d;
+      ss += d * d;
+    }
+#pragma unroll
+    for (int m = W / 2; m > 0; m /= 2) ss += __shfl_xor_sync(0xffffffffu, ss, m);
+    rstd[k] = rsqrtf(ss * (1.0f / N) + __uint_as_float(eps_bits));
+  }
+  if (!kEarly) s = __ldg(scale + q), b = __ldg(bias + q);
+  float fs[E], fb[E];
+  Pack<T>::Load(s, fs);
+  Pack<T>::Load(b, fb);
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    float t[E], o[E];
+    if (kPacked) Pack<T>::Load(v[k], t);
+#pragma unroll
+    for (int i = 0; i < E; ++i) o[i] = (kPacked ? t[i] - mean[k] : f[k][i]) * rstd[k] * fs[i] + fb[i];
+    yr[k * kStep * W] = Pack<T>::Store(o);
+  }
+}
+#define JK_LN_LANES_B(NAME, T, W, R, THREADS, MINB, EARLY, PACKED)                                             \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB)                                                  \
+      NAME(const uint4* __restrict__ x, const uint4* __restrict__ scale, const uint4* __restrict__ bias,        \
+           uint4* __restrict__ y, uint32_t rows, uint32_t eps_bits) {                                           \
+    LnLanesB<T, W, R, THREADS, EARLY, PACKED>(x, scale, bias, y, eps_bits);                                     \
+  }
+JK_LN_LANES_B(lnbf16_128_b, __nv_bfloat16, 16, 8, 256, 1, true, false)
+JK_LN_LANES_B(lnbf16_128_b_late, __nv_bfloat16, 16, 8, 256, 1, false, false)
+JK_LN_LANES_B(lnbf16_128_pk, __nv_bfloat16, 16, 8, 256, 1, true, true)
+JK_LN_LANES_B(lnbf16_128_pk_late, __nv_bfloat16, 16, 8, 256, 1, false, true)
+JK_LN_LANES_B(lnbf16_128_b4, __nv_bfloat16, 16, 4, 256, 1, true, false)  // 64 rows a CTA: 768 CTAs
+JK_LN_LANES_B(lnf16_128_b, __half, 16, 8, 256, 1, true, false)
+JK_LN_LANES_B(lnf16_128_b_late, __half, 16, 8, 256, 1, false, false)
+JK_LN_LANES_B(lnf16_128_pk, __half, 16, 8, 256, 1, true, true)
+JK_LN_LANES_B(lnf16_128_b4, __half, 16, 4, 256, 1, true, false)
+JK_LN_LANES_B(lnf32_32_b, float, 8, 4, 128, 1, true, false)
+JK_LN_LANES_B(lnf32_32_b_late, float, 8, 4, 128, 1, false, false)
+JK_LN_LANES_B(lnbf16_128_b3, __nv_bfloat16, 16, 8, 256, 3, true, false)  // capped for 3 CTAs an SM (80 registers)
+JK_LN_LANES_B(lnbf16_128_b3_late, __nv_bfloat16, 16, 8, 256, 3, false, false)
+JK_LN_LANES_B(lnbf16_128_pk3, __nv_bfloat16, 16, 8, 256, 3, true, true)
+JK_LN_LANES_B(lnbf16_128_pk3_late, __nv_bfloat16, 16, 8, 256, 3, false, true)
+JK_LN_LANES_B(lnf16_128_b3, __half, 16, 8, 256, 3, true, false)
+JK_LN_LANES_B(lnf16_128_b3_late, __half, 16, 8, 256, 3, false, false)
+JK_LN_LANES_B(lnf16_128_pk3, __half, 16, 8, 256, 3, true, true)

@@ -90,6 +90,14 @@ CASES = {
     "ln_f32_32": ("layer_norm", (49152, 32), jnp.float32),
     "rms_bf16_32": ("rms_norm", (49152, 32), jnp.bfloat16),
     "rms_f16_32": ("rms_norm", (49152, 32), jnp.float16),
+    "rms_f32_32": ("rms_norm", (49152, 32), jnp.float32),
+    "rms_bf16_128": ("rms_norm", (49152, 128), jnp.bfloat16),
+    "rms_f16_128": ("rms_norm", (49152, 128), jnp.float16),
+    # session 40: ragged grids (the one-pack lanes' last CTA moved back over its neighbour's rows)
+    "ln_bf16_32r": ("layer_norm", (49087, 32), jnp.bfloat16),
+    "ln_f32_32r": ("layer_norm", (49087, 32), jnp.float32),
+    "rms_f16_32r": ("rms_norm", (49087, 32), jnp.float16),
+    "ln_bf16_128r": ("layer_norm", (49087, 128), jnp.bfloat16),
 }
 
 
@@ -172,8 +180,14 @@ LAB_PTX = [f for f in os.environ.get("S39_LAB_PTX", "").split(",") if f]
 
 
 def lab_ptx_for(kernel):
+    """The file defining `kernel`; "name@cubin" (session 40): the same entry from a .cubin in S39_LAB_PTX (nvcc's ptxas)
+    rather than from PTX (the driver's JIT)."""
+    name, _, kind = kernel.partition("@")
     for f in LAB_PTX:
-        if re.search(r"\.entry\s+" + re.escape(kernel) + r"\(", open(f).read()):
+        if kind == "cubin":
+            if f.endswith(".cubin") and name.encode() + b"\0" in open(f, "rb").read():
+                return f
+        elif not f.endswith(".cubin") and re.search(r"\.entry\s+" + re.escape(name) + r"\(", open(f).read()):
             return f
     return None
 T128, T256, T64 = (128, 1, 1), (256, 1, 1), (64, 1, 1)
@@ -192,12 +206,50 @@ for _dt in ("bf16", "f16"):
 for _dt in ("bf16", "f16"):
     LAB_KERNELS[f"ln_{_dt}_128"] = {f"ln{_dt}_128_{c}": ((384, 1, 1), T256, (49152, EPS)) for c in ("tri", "tri3", "late")}
 LAB_KERNELS["ln_f32_32"] = {f"lnf32_32_{c}": ((768, 1, 1), T128, (49152, EPS)) for c in ("tri", "late")}
+# Session 40 (call 1 ran the prepared ones: 16-bit 128 columns tri 6.32, late 6.21 us against jnp 5.47 (2 CTAs an SM);
+# float32 32 columns tri 2.82, late 2.85 against jnp 2.88): LnLanesB, 64-bit row bases (80 registers capped, no spill).
+for _dt in ("bf16", "f16"):
+    LAB_KERNELS[f"ln_{_dt}_128"] = {f"ln{_dt}_128_{c}": ((384, 1, 1), T256, (49152, EPS))
+                                    for c in ("b", "b_late", "pk", "b3", "b3_late", "pk3", "pk3_late")}
+    LAB_KERNELS[f"ln_{_dt}_128"][f"ln{_dt}_128_b4"] = ((768, 1, 1), T256, (49152, EPS))
+LAB_KERNELS["ln_f32_32"].update({f"lnf32_32_{c}": ((768, 1, 1), T128, (49152, EPS)) for c in ("b", "b_late")})
+# Session 40 call 3 (the package's one-pack lanes for every layout): only the best lab kernels as references.
+if os.environ.get("S40_LAB_REFS") == "1":
+    LAB_KERNELS = {"ln_bf16_32": {"lnbf16_tri_early": ((768, 1, 1), T128, (49152, EPS))},
+                   "ln_f16_32": {"lnf16_tri_early": ((768, 1, 1), T128, (49152, EPS))},
+                   "ln_bf16_128": {"lnbf16_128_b3_late": ((384, 1, 1), T256, (49152, EPS))},
+                   "ln_f16_128": {"lnf16_128_b3_late": ((384, 1, 1), T256, (49152, EPS))},
+                   "ln_f32_32": {"lnf32_32_b": ((768, 1, 1), T128, (49152, EPS))}}
+# Session 40 call 12: the package's RMSNorm 16-bit 128 kernel (scale after the statistics) against scale first.
+if os.environ.get("S40_OP_RMS") == "1":
+    LAB_KERNELS = {f"rms_{d}_128": {f"op_rms{d}_128_{o}": ((384, 1, 1), T256, (49152, EPS)) for o in ("late", "early")}
+                   for d in ("bf16", "f16")}
+# Session 40 call 5: the package's device code behind the lab's parameters (bench/lab/s40_onepack_lab.cu), from PTX
+# and from nvcc's cubin.
+if os.environ.get("S40_OP_LAB") == "1":
+    for _case, _k, _g, _t in (("ln_bf16_32", "op_lnbf16_32", 768, T128), ("ln_f32_32", "op_lnf32_32", 768, T128),
+                              ("ln_bf16_128", "op_lnbf16_128", 384, T256)):
+        for _v in ([_k + v for v in os.environ.get("S40_OP_SUFFIXES", "_full,_notail,_nosel,_bare").split(",")] if os.environ.get("S40_OP_VARIANTS") == "1"
+                   else (_k, _k + "@cubin")):
+            LAB_KERNELS.setdefault(_case, {})[_v] = ((_g, 1, 1), _t, (49152, EPS))
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
 TOKENS = {n: ["nolean"] for n in ("t_f32_2048x512", "t_f32_1024x1024", "t_f32_512x2048", "t_f32_4096x256")}
 # Call 10: the one-pack lanes (the 16-bit 32-column default since it) against the packed tier's default there.
 TOKENS.update({n: ["JK_NORM_TIER=packed 2 1"] for n in ("ln_bf16_32", "ln_f16_32", "rms_bf16_32", "rms_f16_32")})
+# Session 40: the one-pack lanes for every layout (call 3-4 also timed the other order of the parameters' loads and
+# session 39's kernel, since removed): against the packed tier's previous defaults, and forced where they are not the
+# default (RMSNorm 16-bit 128).
+if os.environ.get("S40_TOKENS") == "1":
+    _pk = lambda c: f"JK_NORM_TIER=packed {c}"  # noqa: E731
+    TOKENS = {n: [_pk("2 1")] for n in ("ln_bf16_32", "ln_f16_32", "rms_bf16_32", "rms_f16_32", "ln_bf16_32r",
+                                         "rms_f16_32r")}
+    TOKENS.update({"ln_bf16_128": [_pk("4 1")], "ln_f16_128": [_pk("2 2")], "rms_bf16_128": ["JK_NORM_TIER=onepack"],
+                   "rms_f16_128": ["JK_NORM_TIER=onepack"], "ln_f32_32": [_pk("2 2")], "ln_f32_32r": [_pk("2 2")],
+                   "rms_f32_32": [_pk("2 1")], "ln_bf16_128r": [_pk("4 1")]})
+    if os.environ.get("S40_RMS128") == "1":  # call 11: RMSNorm 16-bit 128 on the one-pack lanes by default
+        TOKENS.update({"rms_bf16_128": [_pk("2 1")], "rms_f16_128": [_pk("2 1")]})
 
 
 def with_env(tok, f):
@@ -244,7 +296,7 @@ def main(names):
             path = lab_ptx_for(kern)
             if path is None:
                 continue
-            kk = dict(path=path, kernel=kern, grid=np.array(grid, np.int64), block=np.array(block, np.int64),
+            kk = dict(path=path, kernel=kern.partition("@")[0], grid=np.array(grid, np.int64), block=np.array(block, np.int64),
                       smem=np.int64(0), params=np.int64(LAB_POINTERS.get(kern, len(args) + 1)), ints=np.array(ints[0] if ints else [0], np.int64))
             fs[kern] = jax.jit(lambda *a, kk=kk: jax.ffi.ffi_call("s39_ptx", out_struct)(*a, **kk))
 

@@ -1,8 +1,9 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsOnePack      bf16/f16 n = 32 with one scale/bias row: 4 lanes a row with one 16-byte pack each, 2 rows
-//                          a thread 32 rows apart, CTAs of 64 rows (norm_short_onepack.cuh)
+//   kShortRowsOnePack      bf16/f16 n = 32 and 128 (128: whole CTAs without statistics), float32 n = 32, with one
+//                          scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte pack each, R rows a
+//                          thread, CTAs of 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
 //                          160, 192, 224, 256, 320, 384, 448, 512, 768} (and LayerNorm 112, 1024, 1536), float32 n in
 //                          {16, 24, 32, 48, 80, 96, 112, 128, 160, 192, 224} (and LayerNorm 64, 256, 384, 512, 768,
@@ -120,12 +121,12 @@ int64_t NextPow2(int64_t v) {
 // E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed row tier (norm_packed_block.cuh) with
 // E = 16, 32 or 64 elements per thread, a CTA per row, where the row fits 512 threads; "pwarp E B" the same with a
 // warp per row (E = 16 or 32, rows of at most 32 * E, CTAs of B threads, 0 = 256); "legacy" the dispatch before the
-// packed tier.
+// packed tier; "onepack" sends the rows the one-pack lanes fit (64, 128, 256 bytes) to them.
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
 struct Forced {
   enum { kNone, kBlock, kBlock2, kTwoReads, kBulk, kProposed, kBlockLean, kShort, kPacked, kPackedBlock, kPackedWarp,
-         kLegacy } tier =
+         kLegacy, kOnePack } tier =
       kNone;
   int c = 0, b = 0, cluster = 1;
   int lean = 0;
@@ -165,6 +166,8 @@ Forced ForcedTier() {
     f = {Forced::kPackedBlock, c, 0, 1};
   } else if (std::string_view(name) == "pwarp" && (c == 16 || c == 32) && b % 32 == 0 && b >= 0 && b <= 512) {
     f = {Forced::kPackedWarp, c, b, 1};
+  } else if (std::string_view(name) == "onepack") {
+    f.tier = Forced::kOnePack;
   } else if (std::string_view(name) == "legacy") {
     f.tier = Forced::kLegacy;
   }
@@ -486,6 +489,17 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
   return {n <= 4096 ? 16 : n <= 16384 ? 32 : 64, false, 0};
 }
 
+// Rows the one-pack lanes take by default. H200, 49152 rows, CUPTI best of 5 rotated rounds, one process with jnp
+// (bench/lab/s40_h200.md calls 8, 11), us, one-pack / packed tier / jnp:
+//   bf16/f16 32 columns   LayerNorm 1.97-1.98 / 2.27 / 2.08-2.14, RMSNorm 1.86 / 1.95-1.98 / 1.89
+//   float32 32 columns    LayerNorm 2.85 / 2.99 / 2.96, RMSNorm 2.75 / 2.85 / 3.01
+//   bf16/f16 128 columns  LayerNorm 4.96-5.10 / 5.52-5.68 / 5.39-5.50, RMSNorm 5.39-5.41 / 5.41-5.50 / 5.09-5.39 (a tie)
+template <typename T, Kind K>
+constexpr bool OnePackDefault(int64_t n) {
+  if constexpr (sizeof(T) == 2) return n == 32 || n == 128;
+  else return n == 32;
+}
+
 // Chooses the tier for a full normalisation.
 template <typename T, Kind K>
 cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Workspace& ws) {
@@ -525,15 +539,12 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
   // kernel 1300 for 2 rows of 8), where PackedDefault says. H200, 49152 rows, 16-bit: LayerNorm
   // 32 cols 3.30 -> 2.27 us (jnp 2.14), 128 cols 9.30 -> 5.84 (jnp 5.47), 256 cols 18.58 -> 13.57 (jnp
   // 16.25); RMSNorm 32 cols 2.50 -> 2.05 (jnp 1.89), 128 cols 6.67 -> 5.44 (jnp 5.50).
-  // bf16/f16 rows of 32 columns: one-pack lanes (norm_short_onepack.cuh: XLA's Triton layout, 2 rows a thread 32 rows
-  // apart, no loop): H200 (bench/lab/s39_h200.md call 11), LayerNorm 2.24-2.27 -> 2.14 us (jnp 2.08-2.13), RMSNorm
-  // 1.95-1.97 -> 1.92 (jnp 1.86-1.89).
-  // JK_NORM_TIER="packed 2 1" (the packed tier's default there) or any forced tier keeps it out.
-  if constexpr (sizeof(T) == 2) {
-    if (dflt && p.n == 32) {
-      const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);
-      if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
-    }
+  // One-pack lanes (norm_short_onepack.cuh: XLA's Triton layouts, W lanes a row with one pack each, R rows a thread,
+  // no loop) where OnePackDefault says. JK_NORM_TIER="packed 2 1" (the packed tier's default there) or any other
+  // forced tier keeps them out; "onepack" sends every row they fit to them.
+  if (forced.tier == Forced::kOnePack || (dflt && OnePackDefault<T, K>(p.n))) {
+    const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);
+    if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
   }
   if (dflt) {
     const norm::PackedConfig cfg = PackedDefault<T, K>(p.n);

@@ -139,13 +139,42 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
   }
 }
 
+// kPlainOnly: only whole CTAs without statistics (the 16-bit 128-column layout at 80 registers: its ragged and
+// statistics instantiations spilled 12-116 bytes; those rows take the tiers below).
+template <typename T, Kind K, typename L, bool kPlainOnly = false>
+cudaError_t LaunchOnePack(const Params<T>& p, cudaStream_t stream) {
+  // Fewer rows than a CTA: the tiers below (the ragged grid moves its last CTA back by up to kRowsPerCta - 1 rows).
+  if (p.outer < L::kRowsPerCta) return cudaErrorNotSupported;
+  const auto blocks = static_cast<unsigned>(CeilDiv(p.outer, int64_t{L::kRowsPerCta}));
+  const bool ragged = p.outer % L::kRowsPerCta != 0, stats = K == Kind::kLayerNorm && p.mean != nullptr;
+  auto launch = [&](auto onepack_kernel) {
+    onepack_kernel<<<blocks, L::kThreads, 0, stream>>>(p);
+    return LastLaunchError();
+  };
+  if constexpr (kPlainOnly) {
+    if (ragged || stats) return cudaErrorNotSupported;
+    return launch(ShortRowsOnePack<T, K, L, false, false>);
+  } else {
+    if (stats) return ragged ? launch(ShortRowsOnePack<T, K, L, true, true>) : launch(ShortRowsOnePack<T, K, L, false, true>);
+    return ragged ? launch(ShortRowsOnePack<T, K, L, true, false>) : launch(ShortRowsOnePack<T, K, L, false, false>);
+  }
+}
+
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
-  if (p.n != 32 || !PackedRowsFit(p)) return cudaErrorNotSupported;
-  if (p.outer == 0) return cudaSuccess;  // the kernel clamps rows to the last one: it needs one
-  const int64_t blocks = CeilDiv(p.outer, int64_t{kOnePackRowsPerCta});
-  ShortRowsOnePack<T, K><<<static_cast<unsigned>(blocks), kOnePackThreads, 0, stream>>>(p);
-  return LastLaunchError();
+  if (!PackedRowsFit(p)) return cudaErrorNotSupported;
+  switch (p.n * static_cast<int64_t>(sizeof(T))) {
+    case 64:  // bf16/f16 32 columns (float32 16): XLA's 128 threads x 4 lanes x 2 rows, scale / bias loaded first
+      return LaunchOnePack<T, K, OnePackLayout<4, 2, 128, 1, true>>(p, stream);
+    case 128:  // float32 32 columns (bf16/f16 64): 128 threads x 8 lanes x 4 rows
+      return LaunchOnePack<T, K, OnePackLayout<8, 4, 128, 1, true>>(p, stream);
+    case 256:  // bf16/f16 128 columns (float32 64): 256 threads x 16 lanes x 8 rows, capped at 80 registers (3 CTAs an
+               // SM: 384 CTAs in one wave), scale / bias loaded after the statistics; whole CTAs without statistics
+               // only (the rest: the packed tier, bench/lab/s40_h200.md call 9)
+      return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, false>, true>(p, stream);
+    default:
+      return cudaErrorNotSupported;
+  }
 }
 
 template <typename T, Kind K>
@@ -168,6 +197,8 @@ template cudaError_t LaunchShortRows<__nv_bfloat16, Kind::kRmsNorm>(const Params
                                                                     const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
 template cudaError_t LaunchShortRows<__half, Kind::kRmsNorm>(const Params<__half>&, cudaStream_t, const ShortConfig&);
+template cudaError_t LaunchShortRowsOnePack<float, Kind::kLayerNorm>(const Params<float>&, cudaStream_t);
+template cudaError_t LaunchShortRowsOnePack<float, Kind::kRmsNorm>(const Params<float>&, cudaStream_t);
 template cudaError_t LaunchShortRowsOnePack<__nv_bfloat16, Kind::kLayerNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
 template cudaError_t LaunchShortRowsOnePack<__nv_bfloat16, Kind::kRmsNorm>(const Params<__nv_bfloat16>&, cudaStream_t);
 template cudaError_t LaunchShortRowsOnePack<__half, Kind::kLayerNorm>(const Params<__half>&, cudaStream_t);

@@ -35,9 +35,10 @@ struct PackedConfig {
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg);
 
-// One-pack lanes (norm_short_onepack.cuh): bf16/f16 (T, instantiated for those only) rows of exactly 32 columns,
-// vectorised (the caller checks alignment), one parameter row for every row, outer * n < 2^30. Anything else:
-// cudaErrorNotSupported.
+// One-pack lanes (norm_short_onepack.cuh): rows of exactly 64, 128 or 256 bytes (bf16/f16 32, 64, 128 columns; float32
+// 16, 32, 64), at least one CTA's rows (64 or 128), vectorised (the caller checks alignment), one parameter row for
+// every row, outer * n < 2^30; rows of 256 bytes only in whole CTAs of 128 rows and without statistics. Anything
+// else: cudaErrorNotSupported.
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream);
 

@@ -102,12 +102,13 @@ struct ParamRow {
 };
 static __device__ const ParamRow<0x3f803f80u> kOnesBf16;
 static __device__ const ParamRow<0x3c003c00u> kOnesHalf;
+static __device__ const ParamRow<0x3f800000u> kOnesF32;  // the one-pack lanes' float32 rows (norm_short_onepack.cuh)
 static __device__ const ParamRow<0u> kZeros;
 template <typename T>
 __device__ __forceinline__ const T* OnesRow() {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) return reinterpret_cast<const T*>(kOnesBf16.w);
   else if constexpr (std::is_same_v<T, __half>) return reinterpret_cast<const T*>(kOnesHalf.w);
-  else return nullptr;  // float32: unused
+  else return reinterpret_cast<const T*>(kOnesF32.w);
 }
 __device__ __forceinline__ uint32_t Word(const uint4& u, int k) {
   return k == 0 ? u.x : k == 1 ? u.y : k == 2 ? u.z : u.w;

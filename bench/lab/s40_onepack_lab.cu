@@ -1,0 +1,60 @@
+// Session 40 lab: the package's one-pack lanes (cuda/norm/norm_short_onepack.cuh) behind extern "C" kernels with the
+// lab's parameters (x, scale, bias, y, rows, epsilon bits), so bench/lab/s39_xla_ptx_lab.py launches the package's
+// device code beside the lab kernels. Call 4: the package ran float32 LayerNorm at 32 columns in 3.04 us where the
+// lab's LnLanesB took 2.78 with near-identical SASS (bf16/f16 32 columns 2.05 against 1.98). Compiled two ways:
+//   nvcc -ptx -arch=sm_90a -O3 -std=c++17 --expt-relaxed-constexpr -Icuda bench/lab/s40_onepack_lab.cu -o .dev/s40_op.ptx
+//   nvcc -cubin -arch=sm_90a -O3 -std=c++17 --expt-relaxed-constexpr -Icuda bench/lab/s40_onepack_lab.cu -o .dev/s40_op.cubin
+// the PTX JIT-compiled by the driver at load (as the lab kernels), the cubin by nvcc's ptxas (as the package): the
+// same time from both means the compile path is not the difference; lab time from both, the kernel's Params<T>
+// argument (a 96-byte struct) or the launch is.
+#include "norm/norm_short_onepack.cuh"
+
+namespace {
+using jk::norm::Kind;
+using jk::norm::OnePackLayout;
+using jk::norm::Params;
+
+template <typename T, Kind K, typename L>
+__device__ __forceinline__ void Wrapped(const T* x, const T* s, const T* b, T* y, uint32_t rows, uint32_t eps_bits) {
+  Params<T> p;
+  p.x = x, p.scale = s, p.bias = b, p.y = y, p.mean = nullptr, p.rstd = nullptr;
+  p.outer = rows, p.n = L::W * (16 / sizeof(T)), p.inner = 1;
+  p.scale_rows_per_group = p.bias_rows_per_group = rows;
+  p.epsilon = __uint_as_float(eps_bits);
+  // The package's kernel for whole CTAs (ShortRowsOnePack<..., kRagged = false, kStats = false>) since call 8; calls
+  // 5-7 timed the forms before it (a checked path for a ragged last CTA: the records in bench/lab/s40_h200.md).
+  const unsigned own = blockIdx.x * L::kRowsPerCta;
+  jk::norm::OnePackRows<T, K, L, false, false>(p, own + threadIdx.x / L::W, threadIdx.x % L::W, own);
+}
+}  // namespace
+
+// Calls 6-7: variants as separate PTX files, each kernel named with S40_SUFFIX (bench/lab/s40_call6_build.sh; the
+// forms they varied are gone since call 8: the files now build the same kernels under each suffix).
+#ifndef S40_SUFFIX
+#define S40_SUFFIX
+#endif
+#define S40_CAT2(a, b) a##b
+#define S40_CAT(a, b) S40_CAT2(a, b)
+#define JK_OP_LAB(NAME, T, L)                                                                                   \
+  extern "C" __global__ void __launch_bounds__(L::kThreads, L::kMinBlocks)                                     \
+      S40_CAT(NAME, S40_SUFFIX)(const T* x, const T* s, const T* b, T* y, uint32_t rows, uint32_t eps_bits) {                        \
+    Wrapped<T, Kind::kLayerNorm, L>(x, s, b, y, rows, eps_bits);                                                 \
+  }
+using L32h = OnePackLayout<4, 2, 128, 1, true>;
+using L32f = OnePackLayout<8, 4, 128, 1, true>;
+using L128h = OnePackLayout<16, 8, 256, 3, false>;
+JK_OP_LAB(op_lnbf16_32, __nv_bfloat16, L32h)
+JK_OP_LAB(op_lnf32_32, float, L32f)
+JK_OP_LAB(op_lnbf16_128, __nv_bfloat16, L128h)
+// Call 12: RMSNorm 16-bit 128 columns (0.99x jnp in call 11) with scale loaded after the statistics (the package's) or
+// before x.
+#define JK_OP_RMS(NAME, T, L)                                                                                   \
+  extern "C" __global__ void __launch_bounds__(L::kThreads, L::kMinBlocks)                                     \
+      NAME(const T* x, const T* s, T* y, uint32_t rows, uint32_t eps_bits) {                                    \
+    Wrapped<T, Kind::kRmsNorm, L>(x, s, nullptr, y, rows, eps_bits);                                             \
+  }
+using L128hEarly = OnePackLayout<16, 8, 256, 3, true>;
+JK_OP_RMS(op_rmsbf16_128_late, __nv_bfloat16, L128h)
+JK_OP_RMS(op_rmsbf16_128_early, __nv_bfloat16, L128hEarly)
+JK_OP_RMS(op_rmsf16_128_late, __half, L128h)
+JK_OP_RMS(op_rmsf16_128_early, __half, L128hEarly)
