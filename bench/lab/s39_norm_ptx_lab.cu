@@ -17,7 +17,7 @@
 // lnbf16_e_sel                + scale / bias pointers that may be null (the package's rows of ones / zeros)
 // lnbf16_e_wide               + the row count as a 64-bit value (the package's Params::outer)
 // call 13: ln{bf16,f16}_tri_early_checked, tri_early with predicated loads and stores (tri_checked's)
-// Prepared for the next session (not run): XLA's Triton layouts for the other short rows still under jnp, with
+// Prepared in session 39, run in session 40 (bench/lab/s40_h200.md calls 1-2): XLA's Triton layouts for the other short rows, with
 // LnLanes<T, W, R, kThreads> (W lanes a row with one pack each, R rows a thread kThreads / W rows apart, parameters
 // loaded before x, rows a multiple of the CTA's R * kThreads / W):
 // ln{bf16,f16}_128_tri (384 x 256)   16-bit 128 columns: 16 lanes, 8 rows a thread (bench/lab/s39_xla_ptx/

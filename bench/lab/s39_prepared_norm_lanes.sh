@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 39, not run (no device time left): XLA's Triton layouts for the short norm rows still under jnp
+# Prepared in session 39, run in session 40 (call 1, bench/lab/s40_h200.md): XLA's Triton layouts for the short norm rows still under jnp
 # (LayerNorm 16-bit 128 columns, float32 32 columns), rebuilt in CUDA (bench/lab/s39_norm_ptx_lab.cu's LnLanes), beside
 # jnp and XLA's own kernel as our custom call; no package build (S39_NO_PACKAGE=1). Build the PTX and the FFI library on
 # the CPU machine first and carry them (.dev/s39_norm_lab.ptx, .dev/s39ptx.so; commands in the two sources' heads).
