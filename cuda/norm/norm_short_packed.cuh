@@ -91,7 +91,8 @@ __device__ __forceinline__ uint4 LoadWords(const void* p) { return *reinterpret_
 
 // A row of 1.0 (or 0.0) in every element, the width of the tier's longest row (4 KB): a 16-bit row's absent scale
 // (bias) reads from here, so the parameter loads take no branch and no register is set to a default first (8-12
-// instructions of a 16-bit kernel's ~175 at 32 columns). float32 rows do not use them (see the kernel).
+// instructions of a 16-bit kernel's ~175 at 32 columns). This tier's float32 rows do not use them (see the kernel);
+// the one-pack lanes' do (kOnesF32).
 constexpr int kParamRowWords = 1024;
 template <uint32_t kWord>
 struct ParamRow {
