@@ -229,8 +229,7 @@ if os.environ.get("S40_OP_RMS") == "1":
 if os.environ.get("S40_OP_LAB") == "1":
     for _case, _k, _g, _t in (("ln_bf16_32", "op_lnbf16_32", 768, T128), ("ln_f32_32", "op_lnf32_32", 768, T128),
                               ("ln_bf16_128", "op_lnbf16_128", 384, T256)):
-        for _v in ([_k + v for v in os.environ.get("S40_OP_SUFFIXES", "_full,_notail,_nosel,_bare").split(",")] if os.environ.get("S40_OP_VARIANTS") == "1"
-                   else (_k, _k + "@cubin")):
+        for _v in (_k, _k + "@cubin"):
             LAB_KERNELS.setdefault(_case, {})[_v] = ((_g, 1, 1), _t, (49152, EPS))
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against

@@ -28,16 +28,13 @@ __device__ __forceinline__ void Wrapped(const T* x, const T* s, const T* b, T* y
 }
 }  // namespace
 
-// Calls 6-7: variants as separate PTX files, each kernel named with S40_SUFFIX (bench/lab/s40_call6_build.sh; the
-// forms they varied are gone since call 8: the files now build the same kernels under each suffix).
-#ifndef S40_SUFFIX
-#define S40_SUFFIX
-#endif
-#define S40_CAT2(a, b) a##b
-#define S40_CAT(a, b) S40_CAT2(a, b)
+// Calls 6-7 built variants of this file (the ragged CTA's checked path removed, as a never-inlined function, or
+// replaced by moving the last CTA back; the null-parameter selects removed) as separate PTX files, each kernel named
+// with a suffix; the winning form became the package's in call 8 and the variants were not kept (their times:
+// bench/lab/s40_h200.md calls 6-7).
 #define JK_OP_LAB(NAME, T, L)                                                                                   \
   extern "C" __global__ void __launch_bounds__(L::kThreads, L::kMinBlocks)                                     \
-      S40_CAT(NAME, S40_SUFFIX)(const T* x, const T* s, const T* b, T* y, uint32_t rows, uint32_t eps_bits) {                        \
+      NAME(const T* x, const T* s, const T* b, T* y, uint32_t rows, uint32_t eps_bits) {                        \
     Wrapped<T, Kind::kLayerNorm, L>(x, s, b, y, rows, eps_bits);                                                 \
   }
 using L32h = OnePackLayout<4, 2, 128, 1, true>;

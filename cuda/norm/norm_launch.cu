@@ -494,8 +494,8 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
 //   bf16/f16 32 columns   LayerNorm 1.97-1.98 / 2.27 / 2.08-2.14, RMSNorm 1.86 / 1.95-1.98 / 1.89
 //   float32 32 columns    LayerNorm 2.85 / 2.99 / 2.96, RMSNorm 2.75 / 2.85 / 3.01
 //   bf16/f16 128 columns  LayerNorm 4.96-5.10 / 5.52-5.68 / 5.39-5.50, RMSNorm 5.39-5.41 / 5.41-5.50 / 5.09-5.39 (a tie)
-template <typename T, Kind K>
-constexpr bool OnePackDefault(int64_t n) {
+template <typename T>
+constexpr bool OnePackDefault(int64_t n) {  // both norms alike
   if constexpr (sizeof(T) == 2) return n == 32 || n == 128;
   else return n == 32;
 }
@@ -542,7 +542,7 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
   // One-pack lanes (norm_short_onepack.cuh: XLA's Triton layouts, W lanes a row with one pack each, R rows a thread,
   // no loop) where OnePackDefault says. JK_NORM_TIER="packed 2 1" (the packed tier's default there) or any other
   // forced tier keeps them out; "onepack" sends every row they fit to them.
-  if (forced.tier == Forced::kOnePack || (dflt && OnePackDefault<T, K>(p.n))) {
+  if (forced.tier == Forced::kOnePack || (dflt && OnePackDefault<T>(p.n))) {
     const cudaError_t e = norm::LaunchShortRowsOnePack<T, K>(p, stream);
     if (e != cudaErrorNotSupported) return e;  // else (grouped parameters, huge arrays) the tiers below
   }

@@ -31,8 +31,6 @@
 // there; tests/test_norms.py's large-mean rows check it (16-bit 32 and 128 columns, float32 32: mean to 2e-7 at
 // |mean| / std = 1e5, as the float32 sum's rounding allows).
 #pragma once
-#include <type_traits>
-
 #include "norm/norm_short_packed.cuh"  // UnpackWord, PackWord, Word, OnesRow, kZeros
 
 namespace jk::norm {
