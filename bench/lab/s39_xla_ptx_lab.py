@@ -98,6 +98,8 @@ CASES = {
     "ln_f32_32r": ("layer_norm", (49087, 32), jnp.float32),
     "rms_f16_32r": ("rms_norm", (49087, 32), jnp.float16),
     "ln_bf16_128r": ("layer_norm", (49087, 128), jnp.bfloat16),
+    # session 41: RMSNorm's held words on a ragged grid
+    "rms_f16_128r": ("rms_norm", (49087, 128), jnp.float16),
 }
 
 
@@ -231,6 +233,31 @@ if os.environ.get("S40_OP_LAB") == "1":
                               ("ln_bf16_128", "op_lnbf16_128", 384, T256)):
         for _v in (_k, _k + "@cubin"):
             LAB_KERNELS.setdefault(_case, {})[_v] = ((_g, 1, 1), _t, (49152, EPS))
+# Session 41 call 1: RMSNorm 16-bit 128 columns, the package's kernel (s40_onepack_lab.cu) against the schedules of
+# bench/lab/s41_rms128_lab.cu.
+if os.environ.get("S41_RMS") == "1":
+    LAB_KERNELS = {f"rms_{d}_128": {k: ((384, 1, 1), T256, (49152, EPS)) for k in
+                                    [f"op_rms{d}_128_late"] + [f"rms41{d}_{v}" for v in
+                                     ("stream", "hold", "hold_stream", "hold64", "pipe")]}
+                   for d in ("bf16", "f16")}
+# Session 41 call 2: the package's held-words layout (s40_onepack_lab.cu) for both norms against its previous layout
+# and the lab's hold (s41_rms128_lab.cu).
+if os.environ.get("S41_HOLD") == "1":
+    LAB_KERNELS = {}
+    for d in ("bf16", "f16"):
+        LAB_KERNELS[f"ln_{d}_128"] = {k: ((384, 1, 1), T256, (49152, EPS)) for k in
+                                      (f"op_ln{d}_128", f"op_ln{d}_128_hold", f"op_ln{d}_128_hold_late")}
+        LAB_KERNELS[f"rms_{d}_128"] = {k: ((384, 1, 1), T256, (49152, EPS)) for k in
+                                       (f"op_rms{d}_128_late", f"op_rms{d}_128_hold", f"rms41{d}_hold")}
+# Session 41 call 3 (the package built with RMSNorm 16-bit 128 on held words): ours against the packed tier (the
+# previous fallback), the held-words lab kernel as reference; held words at 16-bit 32 columns as lab kernels.
+if os.environ.get("S41_CALL3") == "1":
+    LAB_KERNELS = {}
+    for d in ("bf16", "f16"):
+        LAB_KERNELS[f"rms_{d}_128"] = {f"op_rms{d}_128_hold": ((384, 1, 1), T256, (49152, EPS))}
+        LAB_KERNELS[f"rms_{d}_32"] = {k: ((768, 1, 1), T128, (49152, EPS)) for k in (f"op_rms{d}_32", f"op_rms{d}_32_hold")}
+        LAB_KERNELS[f"ln_{d}_32"] = {k: ((768, 1, 1), T128, (49152, EPS)) for k in (f"op_ln{d}_32", f"op_ln{d}_32_hold")}
+    TOKENS = {n: ["JK_NORM_TIER=packed 2 1"] for n in ("rms_bf16_128", "rms_f16_128", "rms_f16_128r")}
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
@@ -312,6 +339,9 @@ def main(names):
                 ms = with_env(envs.get(n), lambda: TIMER.time(fs[n], args, out_bytes=nbytes)[0])
                 t[n].append(ms * 1e3)
         for n in fs:
+            if not t[n]:  # S39_ROUNDS=0 (a profiler's run): outputs checked, nothing timed
+                print(f"  {n:12s} max |diff| to jnp {oks[n]:.3g}", flush=True)
+                continue
             print(f"  {n:12s} best {min(t[n]):7.2f} us  max |diff| to jnp {oks[n]:.3g}  rounds " +
                   " ".join(f"{v:.2f}" for v in t[n]), flush=True)
 

@@ -55,3 +55,24 @@ JK_OP_RMS(op_rmsbf16_128_late, __nv_bfloat16, L128h)
 JK_OP_RMS(op_rmsbf16_128_early, __nv_bfloat16, L128hEarly)
 JK_OP_RMS(op_rmsf16_128_late, __half, L128h)
 JK_OP_RMS(op_rmsf16_128_early, __half, L128hEarly)
+// Session 41 call 2: the held-words form of the 128-column layout (OnePackLayout's kHold: each pass converts the loaded
+// words again, bench/lab/s41_rms128_lab.cu's "hold" ran RMSNorm 4.61-4.66 us against 5.38-5.50 in call 1), for both
+// norms, with the scale / bias loaded first or after the statistics.
+using L128hHold = OnePackLayout<16, 8, 256, 3, true, true>;
+using L128hHoldLate = OnePackLayout<16, 8, 256, 3, false, true>;
+JK_OP_LAB(op_lnbf16_128_hold, __nv_bfloat16, L128hHold)
+JK_OP_LAB(op_lnbf16_128_hold_late, __nv_bfloat16, L128hHoldLate)
+JK_OP_LAB(op_lnf16_128, __half, L128h)
+JK_OP_LAB(op_lnf16_128_hold, __half, L128hHold)
+JK_OP_LAB(op_lnf16_128_hold_late, __half, L128hHoldLate)
+JK_OP_RMS(op_rmsbf16_128_hold, __nv_bfloat16, L128hHold)
+JK_OP_RMS(op_rmsf16_128_hold, __half, L128hHold)
+// Session 41 call 3: held words at 16-bit 32 columns (4 lanes x 2 rows: 16 floats a thread, no register pressure).
+using L32hHold = OnePackLayout<4, 2, 128, 1, true, true>;
+JK_OP_LAB(op_lnf16_32, __half, L32h)
+JK_OP_LAB(op_lnbf16_32_hold, __nv_bfloat16, L32hHold)
+JK_OP_LAB(op_lnf16_32_hold, __half, L32hHold)
+JK_OP_RMS(op_rmsbf16_32, __nv_bfloat16, L32h)
+JK_OP_RMS(op_rmsf16_32, __half, L32h)
+JK_OP_RMS(op_rmsbf16_32_hold, __nv_bfloat16, L32hHold)
+JK_OP_RMS(op_rmsf16_32_hold, __half, L32hHold)

@@ -493,7 +493,8 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
 // (bench/lab/s40_h200.md calls 8, 11), us, one-pack / packed tier / jnp:
 //   bf16/f16 32 columns   LayerNorm 1.97-1.98 / 2.27 / 2.08-2.14, RMSNorm 1.86 / 1.95-1.98 / 1.89
 //   float32 32 columns    LayerNorm 2.85 / 2.99 / 2.96, RMSNorm 2.75 / 2.85 / 3.01
-//   bf16/f16 128 columns  LayerNorm 4.96-5.10 / 5.52-5.68 / 5.39-5.50, RMSNorm 5.39-5.41 / 5.41-5.50 / 5.09-5.39 (a tie)
+//   bf16/f16 128 columns  LayerNorm 4.96-5.10 / 5.52-5.68 / 5.39-5.50
+//                         RMSNorm (held words, bench/lab/s41_h200.md call 2) 4.66-4.67 / 5.41-5.50 / 5.31-5.50
 template <typename T>
 constexpr bool OnePackDefault(int64_t n) {  // both norms alike
   if constexpr (sizeof(T) == 2) return n == 32 || n == 128;

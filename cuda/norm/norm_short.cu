@@ -169,9 +169,12 @@ cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
     case 128:  // float32 32 columns (bf16/f16 64): 128 threads x 8 lanes x 4 rows
       return LaunchOnePack<T, K, OnePackLayout<8, 4, 128, 1, true>>(p, stream);
     case 256:  // bf16/f16 128 columns (float32 64): 256 threads x 16 lanes x 8 rows, capped at 80 registers (3 CTAs an
-               // SM: 384 CTAs in one wave), scale / bias loaded after the statistics; whole CTAs without statistics
-               // only (the rest: the packed tier, bench/lab/s40_h200.md call 9)
-      return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, false>, true>(p, stream);
+               // SM: 384 CTAs in one wave). RMSNorm holds its rows as loaded words (kHold, 64-71 registers, every
+               // form: 5.28-5.47 -> 4.66-4.67 us, bench/lab/s41_h200.md call 2); LayerNorm keeps the floats (held
+               // words 5.44-5.82 against 4.94-5.01), scale / bias loaded after the statistics, whole CTAs without
+               // statistics only (the rest spill: the packed tier, bench/lab/s40_h200.md call 9)
+      if constexpr (K == Kind::kRmsNorm) return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, true, true>>(p, stream);
+      else return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, false>, true>(p, stream);
     default:
       return cudaErrorNotSupported;
   }

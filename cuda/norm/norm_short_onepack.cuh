@@ -23,7 +23,14 @@
 //     2.08-2.14 us at bf16 32, 3.14 at float32 32, 5.02 at bf16 128, against the same code without it. A ragged grid
 //     here moves its last CTA back to end on the last row, and that CTA stores only the rows past its neighbour's
 //     (ShortRowsOnePack's kRagged: one extra compare, a mask of the rows stored);
-//   - statistics as their own instantiation (kStats), stored by one lane a row as soon as they exist.
+//   - statistics as their own instantiation (kStats), stored by one lane a row as soon as they exist;
+//   - held words (OnePackLayout's kHold; RMSNorm's 16-bit 128 columns, session 41): the thread's 8 rows kept as their
+//     32 loaded words, each pass converting again by other instructions (UnpackAgain: ptxas cannot merge the two),
+//     not as 64 floats. Holding the floats at 80 registers, ptxas issued 7 row loads, the 8th only once row 0 had
+//     arrived, and no store before all 8 rows' rstd, so every store waited on that late load; held (64-71 registers)
+//     all 8 loads issue first and stores follow the rows: 5.28-5.50 -> 4.61-4.67 us against jnp's 5.15-5.50
+//     (bench/lab/s41_h200.md calls 1-2). LayerNorm's three passes held ran slower (5.44-5.82 against 4.94-5.01):
+//     it keeps the floats, as do the 32-column layouts (16-32 floats a thread).
 //
 // Statistics: LayerNorm takes two exact passes over the register-resident row without the row shift (RowShift): a
 // 16-bit row's 32 values of at most 11 significant bits sum without rounding in float32 whenever they share an
@@ -31,16 +38,35 @@
 // there; tests/test_norms.py's large-mean rows check it (16-bit 32 and 128 columns, float32 32: mean to 2e-7 at
 // |mean| / std = 1e5, as the float32 sum's rounding allows).
 #pragma once
-#include "norm/norm_short_packed.cuh"  // UnpackWord, PackWord, Word, OnesRow, kZeros
+#include "norm/norm_packed_block.cuh"  // UnpackAgain; through it UnpackWord, PackWord, Word, OnesRow, kZeros
 
 namespace jk::norm {
 
-template <int kW, int kR, int kThreadsPerCta, int kMinCtasPerSm, bool kParamsFirst>
+template <int kW, int kR, int kThreadsPerCta, int kMinCtasPerSm, bool kParamsFirst, bool kHoldWords = false>
 struct OnePackLayout {
   static constexpr int W = kW, R = kR, kThreads = kThreadsPerCta, kMinBlocks = kMinCtasPerSm;
   static constexpr int kStep = kThreads / W, kRowsPerCta = kStep * R;
   static constexpr bool kEarlyParams = kParamsFirst;  // scale / bias loads issued before x's, or after the statistics
+  // 16-bit rows: each pass converts the loaded words again (by other instructions, UnpackAgain), so a thread holds
+  // its R rows as R * 4 words rather than R * P floats (the header says why).
+  static constexpr bool kHold = kHoldWords;
 };
+
+// A pack's P values as float32. kForm 0: the plain conversion; 1, 2: the same values by other instructions
+// (UnpackAgain), which ptxas cannot merge with the plain one, so a pass converting again does not keep the floats of
+// an earlier pass live. float32 packs are their values.
+template <typename T, int kForm>
+__device__ __forceinline__ void PackValues(const uint4& u, float* f) {
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    if constexpr (kForm == 0 || sizeof(T) == 4) {
+      UnpackWord<T>(Word(u, w), f + w * kPerWord<T>);
+    } else {
+      const float2 v = UnpackAgain<T, kForm>(Word(u, w));
+      f[2 * w] = v.x, f[2 * w + 1] = v.y;
+    }
+  }
+}
 
 // A CTA's R rows a thread from `first`, kStep apart, all of them existing. Offsets are 32-bit (the launcher checks
 // outer * n < 2^30): one 64-bit add makes the thread's base, each row's offset from it is a constant that ptxas folds
@@ -49,12 +75,16 @@ struct OnePackLayout {
 template <typename T, Kind K, typename L, bool kRagged, bool kStats>
 __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, unsigned lane, unsigned store_from) {
   constexpr int P = 16 / static_cast<int>(sizeof(T)), N = L::W * P, R = L::R;
+  constexpr bool kLn = K == Kind::kLayerNorm;
+  // The conversion each pass uses: all plain (ptxas converts once and keeps the floats), or (kHold) a new one for
+  // every pass after the first.
+  constexpr int kSquares = L::kHold && kLn ? 1 : 0, kOutput = !L::kHold ? 0 : kLn ? 2 : 1;
   const T* const scale = p.scale == nullptr ? OnesRow<T>() : p.scale;
   const T* const bias = p.bias == nullptr ? reinterpret_cast<const T*>(kZeros.w) : p.bias;
   uint4 g = make_uint4(0, 0, 0, 0), b = g;
   auto load_params = [&] {
     g = __ldg(reinterpret_cast<const uint4*>(scale) + lane);
-    if (K == Kind::kLayerNorm) b = __ldg(reinterpret_cast<const uint4*>(bias) + lane);
+    if (kLn) b = __ldg(reinterpret_cast<const uint4*>(bias) + lane);
   };
   if (L::kEarlyParams) load_params();
   // Rows stored: all, or (ragged) those from store_from on, as a mask of k computed once.
@@ -69,30 +99,30 @@ __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, 
 #pragma unroll
   for (int k = 0; k < R; ++k) u[k] = __ldg(reinterpret_cast<const uint4*>(p.x + offset) + k * L::kStep * L::W);
   constexpr float kInvN = 1.f / N;
-  float f[R][P], mean[R], rstd[R];
+  float mean[R], rstd[R];
 #pragma unroll
   for (int k = 0; k < R; ++k) {
-#pragma unroll
-    for (int w = 0; w < 4; ++w) UnpackWord<T>(Word(u[k], w), f[k] + w * kPerWord<T>);
     mean[k] = 0.f;
-    if constexpr (K == Kind::kLayerNorm) {
-      float s = 0.f;
+    if constexpr (kLn) {
+      float f[P], s = 0.f;
+      PackValues<T, 0>(u[k], f);
 #pragma unroll
-      for (int i = 0; i < P; ++i) s += f[k][i];
+      for (int i = 0; i < P; ++i) s += f[i];
       mean[k] = WarpAllReduce<L::W>(s, SumOp()) * kInvN;
     }
   }
 #pragma unroll
   for (int k = 0; k < R; ++k) {
-    float sq = 0.f;
+    float f[P], sq = 0.f;
+    PackValues<T, kSquares>(u[k], f);
 #pragma unroll
     for (int i = 0; i < P; ++i) {
-      if (K == Kind::kLayerNorm) f[k][i] -= mean[k];
-      sq = fmaf(f[k][i], f[k][i], sq);
+      const float c = kLn ? f[i] - mean[k] : f[i];
+      sq = fmaf(c, c, sq);
     }
     rstd[k] = RstdFrom(WarpAllReduce<L::W>(sq, SumOp()) * kInvN, p.epsilon);
-    if constexpr (K == Kind::kLayerNorm && kStats) {
-      // Lane k % W of the row's group stores row k's statistics as soon as they exist (the mean is dead after).
+    if constexpr (kLn && kStats) {
+      // Lane k % W of the row's group stores row k's statistics as soon as they exist.
       if (lane == k % L::W && Stored(k)) {
         (p.mean + first)[k * L::kStep] = mean[k];
         (p.rstd + first)[k * L::kStep] = rstd[k];
@@ -101,19 +131,17 @@ __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, 
   }
   if (!L::kEarlyParams) load_params();
   float gs[P], bs[P];
-#pragma unroll
-  for (int w = 0; w < 4; ++w) {
-    UnpackWord<T>(Word(g, w), gs + w * kPerWord<T>);
-    UnpackWord<T>(Word(b, w), bs + w * kPerWord<T>);
-  }
+  PackValues<T, 0>(g, gs);
+  PackValues<T, 0>(b, bs);
 #pragma unroll
   for (int k = 0; k < R; ++k) {
     if (!Stored(k)) continue;
-    float v[P];
+    float f[P], v[P];
+    PackValues<T, kOutput>(u[k], f);
 #pragma unroll
     for (int i = 0; i < P; ++i) {
-      const float xn = f[k][i] * rstd[k];
-      v[i] = K == Kind::kLayerNorm ? fmaf(xn, gs[i], bs[i]) : xn * gs[i];
+      const float xn = (kLn ? f[i] - mean[k] : f[i]) * rstd[k];
+      v[i] = kLn ? fmaf(xn, gs[i], bs[i]) : xn * gs[i];
     }
     uint32_t o[4];
 #pragma unroll
