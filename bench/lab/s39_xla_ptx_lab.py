@@ -258,6 +258,12 @@ if os.environ.get("S41_CALL3") == "1":
         LAB_KERNELS[f"rms_{d}_32"] = {k: ((768, 1, 1), T128, (49152, EPS)) for k in (f"op_rms{d}_32", f"op_rms{d}_32_hold")}
         LAB_KERNELS[f"ln_{d}_32"] = {k: ((768, 1, 1), T128, (49152, EPS)) for k in (f"op_ln{d}_32", f"op_ln{d}_32_hold")}
     TOKENS = {n: ["JK_NORM_TIER=packed 2 1"] for n in ("rms_bf16_128", "rms_f16_128", "rms_f16_128r")}
+# Session 41 call 4: RMSNorm 16-bit 32 columns, CTA shapes of the 4-lane layout (s40_onepack_lab.cu) against the
+# package's (op_rms*_32: 2 rows a thread, 128 threads, 768 CTAs).
+if os.environ.get("S41_RMS32") == "1":
+    LAB_KERNELS = {f"rms_{d}_32": {f"op_rms{d}_32{v}": ((g, 1, 1), (t, 1, 1), (49152, EPS)) for v, g, t in
+                                   (("", 768, 128), ("_r1", 1536, 128), ("_r4", 384, 128), ("_t256", 384, 256),
+                                    ("_t64", 1536, 64), ("_late", 768, 128))} for d in ("bf16", "f16")}
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).

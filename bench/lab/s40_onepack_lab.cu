@@ -76,3 +76,18 @@ JK_OP_RMS(op_rmsbf16_32, __nv_bfloat16, L32h)
 JK_OP_RMS(op_rmsf16_32, __half, L32h)
 JK_OP_RMS(op_rmsbf16_32_hold, __nv_bfloat16, L32hHold)
 JK_OP_RMS(op_rmsf16_32_hold, __half, L32hHold)
+// Session 41 call 4: RMSNorm 16-bit 32 columns (1.008-1.034x jnp in call 3's benchmark): other CTA shapes of the 4-lane
+// layout (R rows a thread x threads a CTA), and the scale loaded after the statistics.
+using L32r1 = OnePackLayout<4, 1, 128, 1, true>;     // 32 rows a CTA, 1536 CTAs
+using L32r4 = OnePackLayout<4, 4, 128, 1, true>;     // 128 rows a CTA, 384 CTAs
+using L32t256 = OnePackLayout<4, 2, 256, 1, true>;   // 128 rows a CTA, 384 CTAs of 8 warps
+using L32t64 = OnePackLayout<4, 2, 64, 1, true>;     // 32 rows a CTA, 1536 CTAs of 2 warps
+using L32late = OnePackLayout<4, 2, 128, 1, false>;  // the package's shape, scale after the statistics
+#define S41_RMS32(SUFFIX, L)                                \
+  JK_OP_RMS(op_rmsbf16_32_##SUFFIX, __nv_bfloat16, L)       \
+  JK_OP_RMS(op_rmsf16_32_##SUFFIX, __half, L)
+S41_RMS32(r1, L32r1)
+S41_RMS32(r4, L32r4)
+S41_RMS32(t256, L32t256)
+S41_RMS32(t64, L32t64)
+S41_RMS32(late, L32late)
