@@ -139,7 +139,7 @@ cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const
   }
 }
 
-// kPlainOnly: only whole CTAs without statistics (the 16-bit 128-column layout at 80 registers: its ragged and
+// kPlainOnly: only whole CTAs without statistics (LayerNorm's 16-bit 128-column layout at 80 registers: its ragged and
 // statistics instantiations spilled 12-116 bytes; those rows take the tiers below).
 template <typename T, Kind K, typename L, bool kPlainOnly = false>
 cudaError_t LaunchOnePack(const Params<T>& p, cudaStream_t stream) {

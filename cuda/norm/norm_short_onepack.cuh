@@ -29,8 +29,8 @@
 //     not as 64 floats. Holding the floats at 80 registers, ptxas issued 7 row loads, the 8th only once row 0 had
 //     arrived, and no store before all 8 rows' rstd, so every store waited on that late load; held (64-71 registers)
 //     all 8 loads issue first and stores follow the rows: 5.28-5.50 -> 4.61-4.67 us against jnp's 5.15-5.50
-//     (bench/lab/s41_h200.md calls 1-2). LayerNorm's three passes held ran slower (5.44-5.82 against 4.94-5.01):
-//     it keeps the floats, as do the 32-column layouts (16-32 floats a thread).
+//     (bench/lab/s41_h200.md calls 1-2). LayerNorm's three passes held ran slower (5.44-5.82 against 4.94-5.01),
+//     and so did both norms at 16-bit 32 columns (16 floats a thread; +0.04-0.20 us, call 3): they keep the floats.
 //
 // Statistics: LayerNorm takes two exact passes over the register-resident row without the row shift (RowShift): a
 // 16-bit row's 32 values of at most 11 significant bits sum without rounding in float32 whenever they share an
