@@ -371,12 +371,12 @@ def matmuls():
 
 
 def one_pack_rows():
-    """Sessions 39-40: the one-pack lanes (norm_short_onepack.cuh: whole CTAs, a ragged grid's last one moved back over
-    its neighbour's rows and storing only its own): bf16/f16 and float32 rows of 32 columns (CTAs of 64 rows) and
-    bf16/f16 LayerNorm 128 (128 rows, whole grids only); row counts below a CTA, on its edge, one past it, ragged;
-    with and without parameters, with statistics."""
+    """Sessions 39-41: the one-pack lanes (norm_short_onepack.cuh: whole CTAs, a ragged grid's last one moved back over
+    its neighbour's rows and storing only its own): bf16/f16 and float32 rows of 32 columns (CTAs of 64 rows),
+    bf16/f16 LayerNorm 128 (128 rows, whole grids only) and RMSNorm 128 (held words, ragged grids too); row counts
+    below a CTA, on its edge, one past it, ragged; with and without parameters, with statistics."""
     cases = [(dt, 32, rows) for dt in (jnp.float32, jnp.bfloat16, jnp.float16) for rows in (1, 31, 64, 65, 97, 1025)]
-    cases += [(dt, 128, rows) for dt in (jnp.bfloat16, jnp.float16) for rows in (17, 128, 129, 256)]
+    cases += [(dt, 128, rows) for dt in (jnp.bfloat16, jnp.float16) for rows in (17, 128, 129, 256, 1001)]
     for dt, n, rows in cases:
         row_ops(rows, n, dt)
         x, xf = put((rows, n), dt)

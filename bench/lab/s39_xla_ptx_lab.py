@@ -31,7 +31,7 @@ try:  # S39_NO_PACKAGE=1: a call without the package build (jnp, XLA's kernel an
         raise ImportError("S39_NO_PACKAGE")
     import jax_kernels as jk  # noqa: E402
     from jax_kernels import reference as ref  # noqa: E402
-    from jax_kernels._bench.timing import Timer, describe_device  # noqa: E402
+    from jax_kernels._bench.timing import Timer, copy_ceiling, describe_device  # noqa: E402
 except ImportError:  # the package's reference and timer, loaded from the source tree without its extension
     import importlib.util
     _root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jax_kernels")
@@ -45,7 +45,7 @@ except ImportError:  # the package's reference and timer, loaded from the source
     jk = None
     ref = _load("s39_reference", os.path.join(_root, "reference.py"))
     _timing = _load("s39_timing", os.path.join(_root, "_bench", "timing.py"))
-    Timer, describe_device = _timing.Timer, _timing.describe_device
+    Timer, describe_device, copy_ceiling = _timing.Timer, _timing.describe_device, _timing.copy_ceiling
 
 ON_GPU = jax.default_backend() == "gpu"
 TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
@@ -108,6 +108,9 @@ for _k, _p in (("softmax", "sm"), ("log_softmax", "lsm")):
     for _d, _t in (("bf16", jnp.bfloat16), ("f16", jnp.float16), ("f32", jnp.float32)):
         for _c in (32, 128):
             CASES[f"{_p}_{_d}_{_c}"] = (_k, (49152, _c), _t)
+# session 41: LayerNorm rows over 100 MB at the 90%-of-copy line (bf16 2048 89.8-90.5%, float32 2048 90-91%)
+for _d, _t in (("bf16", jnp.bfloat16), ("f16", jnp.float16), ("f32", jnp.float32)):
+    CASES[f"ln_{_d}_2048"] = ("layer_norm", (49152, 2048), _t)
 
 
 def functions(name, kind):
@@ -284,6 +287,15 @@ if os.environ.get("S41_SOFTMAX") == "1":
                                              for v, g in (("f", 384), ("h", 384), ("r4", 768))}
         LAB_KERNELS[f"{_p}_f32_32"] = {f"{_p}_f32_32": ((768, 1, 1), T128, (49152,))}
         LAB_KERNELS[f"{_p}_f32_128"] = {f"{_p}_f32_128{v}": ((g, 1, 1), T256, (49152,)) for v, g in (("r4", 1536), ("r8", 768))}
+# Session 41 call 8: LayerNorm 2048 columns, the package's tiers under JK_NORM_TIER (no lab kernels); with
+# S41_CEILING=1 the copy ceiling is measured first and each line gives GB/s and its share of it.
+if os.environ.get("S41_WIDE") == "1":
+    LAB_KERNELS = {}
+    _half = ["JK_NORM_TIER=pblock 16", "JK_NORM_TIER=pblock 64", "JK_NORM_TIER=block 4 64 1",
+             "JK_NORM_TIER=block 8 32 1", "JK_NORM_TIER=legacy"]
+    S41_WIDE_TOKENS = {"ln_bf16_2048": _half, "ln_f16_2048": _half,
+                       "ln_f32_2048": ["JK_NORM_TIER=block 4 128 1", "JK_NORM_TIER=block 8 64 1",
+                                       "JK_NORM_TIER=block2 8 64", "JK_NORM_TIER=tworeads 256", "JK_NORM_TIER=bulk 0 0 0"]}
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
@@ -304,6 +316,15 @@ if os.environ.get("S40_TOKENS") == "1":
         TOKENS.update({"rms_bf16_128": [_pk("2 1")], "rms_f16_128": [_pk("2 1")]})
 
 
+if os.environ.get("S41_WIDE") == "1":  # after the TOKENS above (call 8's first run lost them to them)
+    TOKENS = S41_WIDE_TOKENS
+    if os.environ.get("S41_WIDE2") == "1":  # call 9: a warp per row with 64 elements a lane (XLA's layout there)
+        _half = ["JK_NORM_TIER=pblock 64", "JK_NORM_TIER=pwarp 64 256", "JK_NORM_TIER=pwarp 64 128",
+                 "JK_NORM_TIER=pwarp 64 512"]
+        TOKENS = {"ln_bf16_2048": _half, "ln_f16_2048": _half,
+                  "ln_f32_2048": ["JK_NORM_TIER=block 8 64 1", "JK_NORM_TIER=block 8 64 2"]}
+
+
 def with_env(tok, f):
     """f() with JK_TRANSPOSE_TIERS=tok, or VAR=value for a token of that form (both re-read by the launchers at every
     launch), or as is for tok None."""
@@ -320,6 +341,9 @@ def with_env(tok, f):
 def main(names):
     print(f"device: {jax.devices()[0].device_kind}; CUPTI median of 10 calls, best of {ROUNDS} rotated rounds; "
           f"dump {DUMP}", flush=True)
+    ceiling = copy_ceiling(TIMER)[0] if os.environ.get("S41_CEILING") == "1" else None
+    if ceiling:
+        print(f"copy ceiling {ceiling:.0f} GB/s", flush=True)
     for name in names:
         kind, shape, dtype = CASES[name]
         args = arrays(kind, shape, dtype)
@@ -328,6 +352,8 @@ def main(names):
         out_struct = jax.ShapeDtypeStruct(want.shape, want.dtype)
         print(f"{name}: {kind} {shape} {jnp.dtype(dtype).name}", flush=True)
         try:
+            if name in os.environ.get("S41_NO_XLA", "").split(","):  # call 8: XLA's float32 2048 kernel faulted
+                raise RuntimeError("S41_NO_XLA")
             k = xla_kernel(name, f"xla_{name}")
         except Exception as e:  # noqa: BLE001 - the other kernels still run (session 41; before: the case skipped)
             print(f"  no xla_ptx: {type(e).__name__}: {e}", flush=True)
@@ -371,7 +397,8 @@ def main(names):
             if not t[n]:  # S39_ROUNDS=0 (a profiler's run): outputs checked, nothing timed
                 print(f"  {n:12s} max |diff| to jnp {oks[n]:.3g}", flush=True)
                 continue
-            print(f"  {n:12s} best {min(t[n]):7.2f} us  max |diff| to jnp {oks[n]:.3g}  rounds " +
+            bw = f"  {nbytes / min(t[n]) / 1e3:.0f} GB/s {nbytes / min(t[n]) / 1e3 / ceiling:.1%}" if ceiling else ""
+            print(f"  {n:12s} best {min(t[n]):7.2f} us{bw}  max |diff| to jnp {oks[n]:.3g}  rounds " +
                   " ".join(f"{v:.2f}" for v in t[n]), flush=True)
 
 

@@ -120,7 +120,7 @@ int64_t NextPow2(int64_t v) {
 // per lane (2-8; 1 only with R > 1) and R rows a lane group (1, 2, 4, 8: norm_short.cu's LaunchRows); "pblock
 // E" sends bf16/f16 rows of 16-byte packs up to 32768 columns to the packed row tier (norm_packed_block.cuh) with
 // E = 16, 32 or 64 elements per thread, a CTA per row, where the row fits 512 threads; "pwarp E B" the same with a
-// warp per row (E = 16 or 32, rows of at most 32 * E, CTAs of B threads, 0 = 256); "legacy" the dispatch before the
+// warp per row (E = 16, 32 or 64, rows of at most 32 * E, CTAs of B threads, 0 = 256); "legacy" the dispatch before the
 // packed tier; "onepack" sends the rows the one-pack lanes fit (64, 128, 256 bytes) to them.
 // Unset in normal use. With JK_NORM_TIER_DYNAMIC=1 (bench/lab/norm_short_lab.py, with XLA's command
 // buffers off) the variable is read again at every launch, so one process times every variant.
@@ -164,7 +164,8 @@ Forced ForcedTier() {
     f = {Forced::kPacked, c, b, 1};  // b: rows a lane group (R), 1 if absent
   } else if (std::string_view(name) == "pblock" && (c == 16 || c == 32 || c == 64)) {
     f = {Forced::kPackedBlock, c, 0, 1};
-  } else if (std::string_view(name) == "pwarp" && (c == 16 || c == 32) && b % 32 == 0 && b >= 0 && b <= 512) {
+  } else if (std::string_view(name) == "pwarp" && (c == 16 || c == 32 || c == 64) && b % 32 == 0 && b >= 0 &&
+             b <= 512) {
     f = {Forced::kPackedWarp, c, b, 1};
   } else if (std::string_view(name) == "onepack") {
     f.tier = Forced::kOnePack;
@@ -474,8 +475,10 @@ norm::PackedConfig PackedDefault(int64_t n) {
 // it (lane groups at 1024, BlockPerRowRegisters at 2048-4096, the bulk tier at 8192-16384, two reads at
 // 32768), bf16 / f16:
 //   LayerNorm  1024: E = 32  63.9 / 55.3 -> 55.3 / 53.1 us   (jnp 67.1 / 66.9)
-//              2048: E = 32  116.7 / 112.8 -> 102.3 / 99.5  (E = 64: 101.6 / 100.0)
-//              4096-32768: E = 64, 81-87% -> 95-97% of the copy ceiling (71-74% -> 91-93% at 32768)
+//              2048-32768: E = 64, 81-87% -> 95-97% of the copy ceiling (71-74% -> 91-93% at 32768); at 2048
+//              116.7 / 112.8 -> 101.6 / 100.0 (E = 32: 102.3 / 99.5, the default until session 41, whose
+//              benchmarks had bf16 at 89.8-91% of copy; bench/lab/s41_h200.md calls 8-9, E = 64 / 32 with the
+//              ceiling measured in the same process: bf16 92.5 / 91.6-91.8%, f16 94.3-94.4 / 94.0-94.4%)
 //   RMSNorm    1024-4096: E = 16 (1.07-1.14x jnp, where the old tiers lost at 2048-4096: 0.93-1.00x);
 //              8192-16384: E = 32 (97%); 32768: E = 64 (76-78% -> 96%)
 // LayerNorm's two reductions favour fewer, fuller threads per row (E = 16 lost to the old tiers at 4096-8192);
@@ -485,7 +488,7 @@ norm::PackedConfig PackedDefault(int64_t n) {
 template <Kind K>
 norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
   if (n <= 512 || n > norm::kPackedBlockMaxColumns) return {0, false, 0};
-  if (K == Kind::kLayerNorm) return {n <= 2048 ? 32 : 64, false, 0};
+  if (K == Kind::kLayerNorm) return {n < 2048 ? 32 : 64, false, 0};
   return {n <= 4096 ? 16 : n <= 16384 ? 32 : 64, false, 0};
 }
 
@@ -596,6 +599,11 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
     const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, threads);
     if (e != cudaErrorNotSupported) return e;  // else (the scalar path) the tiers below
   }
+  // Float32 LayerNorm at 2048 columns: a CTA of 64 threads x 8 packs a row (the register tier uncapped), where the
+  // lane groups ran 90.7% of the copy ceiling and the capped form above lost (bench/lab/s41_h200.md calls 8-9,
+  // ceiling measured in the same process: 205.9-203.9 us, 91.7-92.0%, against 207.0-208.2, 90.7%).
+  if (forced.tier == Forced::kNone && K == Kind::kLayerNorm && sizeof(T) == 4 && p.n == 2048)
+    return LaunchBlockPerRow<T, K, P>(p, stream, 8, 64, 1);
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   // Float32 LayerNorm rows of 6145-8192 columns: one CTA of the cluster tier's row-pairs form (two rows a CTA, the
   // parameters in shared memory; norm_cluster_pairs.cu has the figures: 8192 columns 88.3% -> 91.3% of copy, 7168

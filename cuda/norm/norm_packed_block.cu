@@ -51,6 +51,7 @@ cudaError_t LaunchBlockPerRowPacked(const Params<T>& p, cudaStream_t stream, con
       switch (cfg.elems) {
         case 16: return Launch<T, K, 16, true>(p, stream, threads);
         case 32: return Launch<T, K, 32, true>(p, stream, threads);
+        case 64: return Launch<T, K, 64, true>(p, stream, threads);
         default: return cudaErrorNotSupported;
       }
     }
