@@ -13,7 +13,7 @@
 #   norm_long_tests T             tests/test_softmax_long.py + tests/test_norms.py (-n 16) under a timeout of T s;
 #                                 $OUT/tests_long_norms.log, its summary and failures printed
 #   ncu_base_metrics, ncu_stall_metrics REASON...   Nsight Compute metric lists (see below)
-#   ncu_run SCRIPT METRICS        Nsight Compute over python3 SCRIPT with the benchmark's conditions (no cache flush,
+#   ncu_run SCRIPT METRICS [ARGS...]  Nsight Compute over python3 SCRIPT ARGS with the benchmark's conditions (no cache flush,
 #                                 clocks as the card runs them) into $OUT/ncu.csv, then one line per kernel: its
 #                                 name and every collected metric
 set -uo pipefail
@@ -110,7 +110,7 @@ ncu_run() {
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
   echo "=== ncu ($(left)s left)"
   XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_enable_command_buffer= timeout -k 5 $(( $(left) - 20 )) \
-    "$ncu" --csv --page raw --cache-control none --clock-control none --metrics "$2" python3 "$1" \
+    "$ncu" --csv --page raw --cache-control none --clock-control none --metrics "$2" python3 "$1" "${@:3}" \
     >"$OUT/ncu.csv" 2>"$OUT/ncu.err"
   echo "ncu rc=$? lines $(wc -l <"$OUT/ncu.csv")"
   python3 - "$OUT/ncu.csv" <<'PY'

@@ -1,12 +1,5 @@
 #!/usr/bin/env bash
-# Session 41, call 10 (H200): the final kernels (call 7 + LayerNorm 2048: 16-bit E = 64, float32 block 8 x 64): build, tests/test_norms.py in full (large ones too) with
-# tests/test_softmax_long.py, then the full benchmark (results under $OUT).
-#   bash bench/lab/s41_call7.sh
-. "$(dirname "$0")/norm_gpu_common.sh"
-norm_gpu_start 590
-export XLA_PYTHON_CLIENT_PREALLOCATE=false
-norm_long_tests 170
-echo "=== bench ($(left)s left)"
-OUT=$OUT timeout -k 5 $(( $(left) - 5 )) bash "$REPO/bench/gpu_check.sh" bench 2>&1 | tail -3
-grep -E "MISSED|targets|geomean" "$OUT/bench.log" | cut -c1-300 | head -12
-grep -E "^\| (layer_norm|rms_norm) .* 49152x(32|128|2048) " "$OUT/results.md" | cut -c1-200
+# Session 41, call 10 (H200): call 7's steps (s41_call7.sh) over the final kernels (call 7's + LayerNorm 2048: 16-bit
+# E = 64, float32 block 8 x 64): build, the norm tests in full, the full benchmark.
+#   bash bench/lab/s41_call10.sh
+exec bash "$(dirname "$0")/s41_call7.sh"

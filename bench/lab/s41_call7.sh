@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 41, call 7 (H200): the final kernels: build, tests/test_norms.py in full (large ones too) with
-# tests/test_softmax_long.py, then the full benchmark (results under $OUT).
+# tests/test_softmax_long.py, then the full benchmark (results under $OUT); the 2048-column rows printed since call 10
+# (s41_call10.sh).
 #   bash bench/lab/s41_call7.sh
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 590
@@ -9,4 +10,4 @@ norm_long_tests 170
 echo "=== bench ($(left)s left)"
 OUT=$OUT timeout -k 5 $(( $(left) - 5 )) bash "$REPO/bench/gpu_check.sh" bench 2>&1 | tail -3
 grep -E "MISSED|targets|geomean" "$OUT/bench.log" | cut -c1-300 | head -12
-grep -E "^\| (layer_norm|rms_norm) .* 49152x(32|128) " "$OUT/results.md" | cut -c1-200
+grep -E "^\| (layer_norm|rms_norm) .* 49152x(32|128|2048) " "$OUT/results.md" | cut -c1-200

@@ -13,33 +13,24 @@
 //   hold64:      hold capped at 64 registers (4 CTAs an SM);
 //   pipe:        rows 4-7 loaded only after rows 0-3 are reduced (a dependence ptxas keeps), rows 0-3 stored first.
 //   nvcc -ptx -arch=sm_90a -O3 -std=c++17 --expt-relaxed-constexpr -Icuda bench/lab/s41_rms128_lab.cu -o .dev/s41_rms.ptx
-#include "norm/norm_packed_block.cuh"  // UnpackAgain, and through it UnpackWord / PackWord / WarpAllReduce
+#include "norm/norm_short_onepack.cuh"  // PackValues, and through it PackWord / WarpAllReduce / RstdFrom
 
 namespace {
+using jk::norm::PackValues;
 using jk::norm::PackWord;
 using jk::norm::RstdFrom;
 using jk::SumOp;
-using jk::norm::UnpackAgain;
-using jk::norm::UnpackWord;
-using jk::norm::Word;
 
 constexpr int W = 16, R = 8, kThreads = 256, kStep = kThreads / W, kRowsPerCta = kStep * R;
 
 enum Form { kStream, kHold, kHoldLate, kHoldStream, kPipe };
 
+// A pack's 8 values: Unpack8 the plain conversion, Unpack8Again by other instructions (the package's PackValues forms
+// 0 and 1, which this lab's "hold" became in session 41's call 2).
 template <typename T>
-__device__ __forceinline__ void Unpack8(const uint4& u, float* f) {
-#pragma unroll
-  for (int w = 0; w < 4; ++w) UnpackWord<T>(Word(u, w), f + 2 * w);
-}
+__device__ __forceinline__ void Unpack8(const uint4& u, float* f) { PackValues<T, 0>(u, f); }
 template <typename T>
-__device__ __forceinline__ void Unpack8Again(const uint4& u, float* f) {
-#pragma unroll
-  for (int w = 0; w < 4; ++w) {
-    const float2 v = UnpackAgain<T, 1>(Word(u, w));
-    f[2 * w] = v.x, f[2 * w + 1] = v.y;
-  }
-}
+__device__ __forceinline__ void Unpack8Again(const uint4& u, float* f) { PackValues<T, 1>(u, f); }
 template <typename T>
 __device__ __forceinline__ float SumSq(const uint4& u) {
   float f[8], s = 0.f;

@@ -1,9 +1,9 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsOnePack      bf16/f16 n = 32 and 128 (128: whole CTAs without statistics), float32 n = 32, with one
-//                          scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte pack each, R rows a
-//                          thread, CTAs of 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
+//   kShortRowsOnePack      bf16/f16 n = 32 and 128 (LayerNorm 128: whole CTAs without statistics), float32 n = 32,
+//                          with one scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte pack each,
+//                          R rows a thread, CTAs of 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
 //                          160, 192, 224, 256, 320, 384, 448, 512, 768} (and LayerNorm 112, 1024, 1536), float32 n in
 //                          {16, 24, 32, 48, 80, 96, 112, 128, 160, 192, 224} (and LayerNorm 64, 256, 384, 512, 768,
@@ -13,9 +13,10 @@
 //   kShortRowsPersistent   the other float32 n in [12, 128]: persistent lane groups looping over rows, 2
 //                          rows per group per step plus the next step's rows in flight, scale/bias held in
 //                          registers, the shift broadcast by a shuffle (norm_short.cuh)
-//   kGroupPerRowRegisters  the other float32 n <= 2048 and bf16/f16 n <= 512 (misaligned rows: n <= 32 x the packs-per-lane
-//                          cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per row (2 rows per lane below 32 lanes),
-//                          the row in registers, warp-shuffle reductions (norm_group.cuh)
+//   kGroupPerRowRegisters  the other float32 n <= 2048 (not LayerNorm 2048) and bf16/f16 n <= 512 (misaligned
+//                          rows: n <= 32 x the packs-per-lane cap, kGroupMaxPacksPerLane): a group of 1..32 lanes per
+//                          row (2 rows per lane below 32 lanes), the row in registers, warp-shuffle reductions
+//                          (norm_group.cuh)
 //   kBlockPerRowPacked     bf16/f16 n in (512, 32768]: a CTA per row, the row kept as raw 16-byte packs in
 //                          registers (16-64 elements per thread, 40-64 registers), converted to float32 in
 //                          each pass (norm_packed_block.cuh); 95-98% of the copy ceiling from 2048 columns
@@ -26,7 +27,8 @@
 //   kBlockPerRowRegisters  the rest up to n < 16384 (float32 RMSNorm: n <= 16384): a CTA per row, the row
 //                          in registers, block reductions; float32 LayerNorm rows of 1025-2047, 2049-4095 and
 //                          8193-16383 columns capped at 64 registers (BlockPerRowRegistersTwoPerSm, 8 packs a
-//                          thread), so two or more CTAs share an SM (norm_block.cuh)
+//                          thread), so two or more CTAs share an SM; float32 LayerNorm 2048 uncapped, 64 threads x
+//                          8 packs (norm_block.cuh)
 //   kClusterRowPairs       one parameter row on sm_90+: float32 LayerNorm n in (6144, 8192] (one CTA), float32 n in
 //                          (16384, 131072], 16-bit RMSNorm n in (32768, 262144], 16-bit LayerNorm rows that fill every
 //                          CTA (65536, 131072, 262144): CTAs of two 512-thread halves, each its own row, the rows in a
@@ -582,28 +584,26 @@ cudaError_t LaunchNormalize(const Params<T>& p, cudaStream_t stream, const Works
     const cudaError_t e = norm::LaunchShortRows<T, K>(p, stream, {2, true, 0, false});
     if (e != cudaErrorInvalidConfiguration) return e;  // else no occupancy figure: the group kernel
   }
-  // Float32 LayerNorm rows of 1025-2047, 2049-4095 and 8193-16383 columns (16-byte packs): a CTA per row with 8
-  // packs a thread, capped at 64 registers (BlockPerRowRegistersTwoPerSm). Uncapped, the register tier takes 85
+  // Float32 LayerNorm rows of 1025-4095 and 8193-16383 columns (16-byte packs): a CTA per row with 8 packs a thread,
+  // capped at 64 registers (BlockPerRowRegistersTwoPerSm) but at 2048 columns. Uncapped, the register tier takes 85
   // registers: at 12288 columns (384 threads) one CTA per SM, 59% of the copy ceiling, 0.82x jnp. H200, session 19
   // (bench/lab/s19_h200.md), the benchmark's method, the tiers before -> this one, x jnp (% of copy), two runs:
   //   1536 (lane groups)          0.98-0.99x (83-85%) -> 1.07-1.08x (91-92%)
   //   2560 / 3072 (CTA, 4 packs)  0.95-0.97x (82-83%) -> 1.11-1.13x (94-96%)
   //   8200 / 10240 (CTA, 8 packs) 1.00x (73%) / 1.06x (81%) -> 1.20x (87%) / 1.14x (87%)   (one run)
   //   12288 / 14336               0.82x (59%) / 0.87x (62%) -> 1.13-1.17x (81-84%) / 1.23x (87%)
-  // It lost at 2048 (lane groups 1.03x -> 0.93-0.94x), 5120 (1.01x -> 0.97-0.98x) and 6144 (1.04x -> 1.01-1.02x),
-  // though a standalone lab with cold caches had it ahead at 5120 and 6144 too; and at 4096 / 8192 in session 7
+  // The cap lost at 2048 (lane groups 1.03x -> 0.93-0.94x), where the same CTA uncapped (64 threads) wins since
+  // session 41 (bench/lab/s41_h200.md calls 8-9, ceiling measured in the same process: 203.9-205.9 us, 91.7-92.0%,
+  // against the lane groups' 207.0-208.2, 90.7%). The cap lost at 5120 (1.01x -> 0.97-0.98x) and 6144 (1.04x ->
+  // 1.01-1.02x) too, though a standalone lab with cold caches had it ahead there; and at 4096 / 8192 in session 7
   // (bench/lab/norm_block2_h200.txt: 448 against 410 us, 953 against 857). Those keep their tiers.
-  const bool f32_ln_capped = p.n > 1024 && p.n != 2048 && (p.n < 4096 || (p.n > 8192 && p.n < kTwoReadsMinColumns));
-  if (forced.tier == Forced::kNone && K == Kind::kLayerNorm && sizeof(T) == 4 && f32_ln_capped) {
+  const bool f32_ln_block = p.n > 1024 && (p.n < 4096 || (p.n > 8192 && p.n < kTwoReadsMinColumns));
+  if (forced.tier == Forced::kNone && K == Kind::kLayerNorm && sizeof(T) == 4 && f32_ln_block) {
     const int threads = static_cast<int>(CeilDiv(CeilDiv(packs, 8), 32) * 32);
+    if (p.n == 2048) return LaunchBlockPerRow<T, K, P>(p, stream, 8, threads, 1);
     const cudaError_t e = LaunchBlockPerRowTwoPerSm<T, K, P>(p, stream, threads);
     if (e != cudaErrorNotSupported) return e;  // else (the scalar path) the tiers below
   }
-  // Float32 LayerNorm at 2048 columns: a CTA of 64 threads x 8 packs a row (the register tier uncapped), where the
-  // lane groups ran 90.7% of the copy ceiling and the capped form above lost (bench/lab/s41_h200.md calls 8-9,
-  // ceiling measured in the same process: 205.9-203.9 us, 91.7-92.0%, against 207.0-208.2, 90.7%).
-  if (forced.tier == Forced::kNone && K == Kind::kLayerNorm && sizeof(T) == 4 && p.n == 2048)
-    return LaunchBlockPerRow<T, K, P>(p, stream, 8, 64, 1);
   if (packs <= 32 * kGroupMaxPacksPerLane<T, K>) return LaunchGroupPerRow<T, K, P>(p, stream, packs);
   // Float32 LayerNorm rows of 6145-8192 columns: one CTA of the cluster tier's row-pairs form (two rows a CTA, the
   // parameters in shared memory; norm_cluster_pairs.cu has the figures: 8192 columns 88.3% -> 91.3% of copy, 7168
