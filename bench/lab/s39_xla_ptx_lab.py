@@ -48,7 +48,9 @@ except ImportError:  # the package's reference and timer, loaded from the source
     Timer, describe_device, copy_ceiling = _timing.Timer, _timing.describe_device, _timing.copy_ceiling
 
 ON_GPU = jax.default_backend() == "gpu"
-TIMER = Timer(describe_device(), iterations=10, min_time_s=0.25)
+# S39_ITERS (session 42): calls a median is taken over (the benchmark's 10 by default).
+TIMER = Timer(describe_device(), iterations=int(os.environ.get("S39_ITERS", "10")), min_time_s=0.25,
+              **({"short_factor": 1} if "short_factor" in Timer.__init__.__code__.co_varnames else {}))
 ROUNDS = int(os.environ.get("S39_ROUNDS", "5"))
 key = jax.random.key(0)
 LIB = ctypes.CDLL(sys.argv[1])
@@ -103,6 +105,12 @@ CASES = {
     # session 41: RMSNorm's held words on a ragged grid
     "rms_f16_128r": ("rms_norm", (49087, 128), jnp.float16),
 }
+# session 42: 16-bit rows of 64 columns (the 8-lane one-pack layout's other rows)
+CASES.update({"ln_bf16_64": ("layer_norm", (49152, 64), jnp.bfloat16), "ln_f16_64": ("layer_norm", (49152, 64), jnp.float16),
+              "rms_bf16_64": ("rms_norm", (49152, 64), jnp.bfloat16),
+              # x + 4 (|mean| = 4 std): rows kSumsFirst sends to the second pass
+              "ln_f32_32m": ("layer_norm", (49152, 32), jnp.float32)})
+SHIFTED = {"ln_f32_32m": 4.0}
 # session 41: softmax / log-softmax short rows (sm_ / lsm_ + dtype + columns)
 for _k, _p in (("softmax", "sm"), ("log_softmax", "lsm")):
     for _d, _t in (("bf16", jnp.bfloat16), ("f16", jnp.float16), ("f32", jnp.float32)):
@@ -296,6 +304,66 @@ if os.environ.get("S41_WIDE") == "1":
     S41_WIDE_TOKENS = {"ln_bf16_2048": _half, "ln_f16_2048": _half,
                        "ln_f32_2048": ["JK_NORM_TIER=block 4 128 1", "JK_NORM_TIER=block 8 64 1",
                                        "JK_NORM_TIER=block2 8 64", "JK_NORM_TIER=tworeads 256", "JK_NORM_TIER=bulk 0 0 0"]}
+# Session 42 call 1: float32 LayerNorm 32 columns, bench/lab/s42_ln32_lab.cu's floors, statistics and layouts beside the
+# package's device code (op_lnf32_32, s40_onepack_lab.cu). Grid: 49152 rows / (threads / lanes x rows a thread).
+if os.environ.get("S42_LN32") == "1":
+    LAB_KERNELS = {"ln_f32_32": {k: ((g, 1, 1), (t, 1, 1), (49152, EPS)) for k, g, t in (
+        ("op_lnf32_32", 768, 128), ("s42_copy", 768, 128), ("s42_affine", 768, 128), ("s42_two", 768, 128),
+        ("s42_one", 768, 128), ("s42_chan", 768, 128), ("s42_chan_r2", 1536, 128), ("s42_chan_r8", 384, 128),
+        ("s42_chan_t256", 384, 256), ("s42_chan_t64", 1536, 64), ("s42_chan_w4", 768, 128),
+        ("s42_chan_w4r4", 384, 128), ("s42_two_w4", 768, 128), ("s42_chan_w2", 768, 128),
+        ("s42_chan_w2r2", 384, 128))}}
+# Call 2: the package's device code on other CTA shapes of the 8-lane layout (s40_onepack_lab.cu) and the lab's at 2
+# rows a thread; RMSNorm float32 32 at 4 and 2 rows a thread.
+if os.environ.get("S42_LN32") == "2":
+    LAB_KERNELS = {"ln_f32_32": {k: ((g, 1, 1), (t, 1, 1), (49152, EPS)) for k, g, t in (
+        ("op_lnf32_32", 768, 128), ("op_lnf32_32_r2", 1536, 128), ("op_lnf32_32_r1", 3072, 128),
+        ("op_lnf32_32_r2t256", 768, 256), ("op_lnf32_32_r2t64", 3072, 64), ("op_lnf32_32_r2late", 1536, 128),
+        ("s42_copy_r2", 1536, 128), ("s42_two_r2", 1536, 128), ("s42_one_r2", 1536, 128), ("s42_chan_r2", 1536, 128),
+        ("s42_chan_r1", 3072, 128), ("s42_chan_r2t256", 768, 256), ("s42_chan_r2t64", 3072, 64))},
+        "rms_f32_32": {k: ((g, 1, 1), T128, (49152, EPS)) for k, g in (("op_rmsf32_32", 768), ("op_rmsf32_32_r2", 1536))}}
+# Call 3: the rows reduced two at a time (kPairReduce, s40_onepack_lab.cu's *_p kernels) on every one-pack layout,
+# against the same layouts row by row (the package's, and float32 32 at 2 rows a thread).
+if os.environ.get("S42_LN32") == "3":
+    LAB_KERNELS = {}
+    for _case, _kern, _g, _t in (
+            ("ln_f32_32", "op_lnf32_32", 768, T128), ("ln_f32_32", "op_lnf32_32_r2", 1536, T128),
+            ("rms_f32_32", "op_rmsf32_32", 768, T128), ("rms_f32_32", "op_rmsf32_32_r2", 1536, T128),
+            ("ln_bf16_32", "op_lnbf16_32", 768, T128), ("ln_f16_32", "op_lnf16_32", 768, T128),
+            ("rms_bf16_32", "op_rmsbf16_32", 768, T128), ("rms_f16_32", "op_rmsf16_32", 768, T128),
+            ("ln_bf16_128", "op_lnbf16_128", 384, T256), ("ln_f16_128", "op_lnf16_128", 384, T256),
+            ("rms_bf16_128", "op_rmsbf16_128_hold", 384, T256), ("rms_f16_128", "op_rmsf16_128_hold", 384, T256)):
+        for _v in (_kern, _kern + ("p" if _kern.endswith("_r2") else "_p")):  # row by row, by pairs
+            LAB_KERNELS.setdefault(_case, {})[_v] = ((_g, 1, 1), _t, (49152, EPS))
+# Call 4: float32 LayerNorm 32 columns with the statistics of the row shifted by its first element (Chan's merges, or
+# the sum and sum of squares side by side; s42_ln32_lab.cu) at 2 and 4 rows a thread; 2 rows a thread for RMSNorm
+# float32 32 and for the 16-bit rows of 64 columns.
+if os.environ.get("S42_LN32") == "4":
+    LAB_KERNELS = {"ln_f32_32": {k: ((g, 1, 1), T128, (49152, EPS)) for k, g in (
+        ("op_lnf32_32", 768), ("op_lnf32_32_r2", 1536), ("s42_chan_r2", 1536), ("s42_chanshift_r2", 1536),
+        ("s42_chanshift", 768), ("s42_sums_r2", 1536), ("s42_sums", 768), ("s42_one_r2", 1536))},
+        "rms_f32_32": {k: ((g, 1, 1), T128, (49152, EPS)) for k, g in (("op_rmsf32_32", 768), ("op_rmsf32_32_r2", 1536))}}
+    for _case, _k in (("ln_bf16_64", "op_lnbf16_64"), ("ln_f16_64", "op_lnf16_64"), ("rms_bf16_64", "op_rmsbf16_64")):
+        LAB_KERNELS[_case] = {_k: ((768, 1, 1), T128, (49152, EPS)), _k + "_r2": ((1536, 1, 1), T128, (49152, EPS))}
+# Call 5: LayerNorm's sums of x and x^2 reduced together (kSumsFirst, s40_onepack_lab.cu's *_s kernels) against the
+# two passes, on the 32-column layouts (float32 at 4 and 2 rows a thread) and bf16 64; ln_f32_32m: every warp takes the
+# second pass.
+if os.environ.get("S42_LN32") == "5":
+    LAB_KERNELS = {}
+    for _case, _kern, _g in (("ln_f32_32", "op_lnf32_32", 768), ("ln_f32_32", "op_lnf32_32_s", 768),
+                             ("ln_f32_32", "op_lnf32_32_r2", 1536), ("ln_f32_32", "op_lnf32_32_r2s", 1536),
+                             ("ln_f32_32m", "op_lnf32_32_r2", 1536), ("ln_f32_32m", "op_lnf32_32_r2s", 1536),
+                             ("ln_bf16_32", "op_lnbf16_32", 768), ("ln_bf16_32", "op_lnbf16_32_s", 768),
+                             ("ln_f16_32", "op_lnf16_32", 768), ("ln_f16_32", "op_lnf16_32_s", 768),
+                             ("ln_bf16_64", "op_lnbf16_64_r2", 1536), ("ln_bf16_64", "op_lnbf16_64_r2s", 1536)):
+        LAB_KERNELS.setdefault(_case, {})[_kern] = ((_g, 1, 1), T128, (49152, EPS))
+# Call 6 (Nsight Compute, one launch each): float32 32-column LayerNorm at 4 and 2 rows a thread, its 4-lane form, the
+# copy and one reduction in the same layout; RMSNorm at 2 rows a thread.
+if os.environ.get("S42_LN32") == "6":
+    LAB_KERNELS = {"ln_f32_32": {k: ((g, 1, 1), T128, (49152, EPS)) for k, g in (
+        ("op_lnf32_32", 768), ("op_lnf32_32_r2", 1536), ("s42_copy_r2", 1536), ("s42_one_r2", 1536),
+        ("s42_two_w4", 768), ("s42_two_r2", 1536))},
+        "rms_f32_32": {"op_rmsf32_32_r2": ((1536, 1, 1), T128, (49152, EPS))}}
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).
@@ -314,6 +382,10 @@ if os.environ.get("S40_TOKENS") == "1":
                    "rms_f32_32": [_pk("2 1")], "ln_bf16_128r": [_pk("4 1")]})
     if os.environ.get("S40_RMS128") == "1":  # call 11: RMSNorm 16-bit 128 on the one-pack lanes by default
         TOKENS.update({"rms_bf16_128": [_pk("2 1")], "rms_f16_128": [_pk("2 1")]})
+
+
+if os.environ.get("S42_TOKENS") == "1":  # session 42 call 7: the 16-bit 64-column rows on the one-pack lanes (forced)
+    TOKENS = {n: ["JK_NORM_TIER=onepack"] for n in ("ln_bf16_64", "ln_f16_64", "rms_bf16_64")}
 
 
 if os.environ.get("S41_WIDE") == "1":  # after the TOKENS above (call 8's first run lost them to them)
@@ -347,6 +419,8 @@ def main(names):
     for name in names:
         kind, shape, dtype = CASES[name]
         args = arrays(kind, shape, dtype)
+        if name in SHIFTED:
+            args = (args[0] + jnp.asarray(SHIFTED[name], dtype),) + args[1:]
         xla, ours = functions(name, kind)
         want = jax.block_until_ready(xla(*args))
         out_struct = jax.ShapeDtypeStruct(want.shape, want.dtype)

@@ -91,3 +91,32 @@ S41_RMS32(r4, L32r4)
 S41_RMS32(t256, L32t256)
 S41_RMS32(t64, L32t64)
 S41_RMS32(late, L32late)
+// Session 42 call 2: float32 LayerNorm 32 columns on other CTA shapes of the 8-lane layout (call 1: the lab's kernel at
+// 2 rows a thread ran 2.75 us against 2.88-2.94 at 4, the package's 2.80-2.85, jnp 2.88-2.91).
+using L32fR2 = OnePackLayout<8, 2, 128, 1, true>;      // 32 rows a CTA, 1536 CTAs
+using L32fR1 = OnePackLayout<8, 1, 128, 1, true>;      // 16 rows a CTA, 3072 CTAs
+using L32fR2t256 = OnePackLayout<8, 2, 256, 1, true>;  // 64 rows a CTA, 768 CTAs of 8 warps
+using L32fR2t64 = OnePackLayout<8, 2, 64, 1, true>;    // 16 rows a CTA, 3072 CTAs of 2 warps
+using L32fR2late = OnePackLayout<8, 2, 128, 1, false>;
+JK_OP_LAB(op_lnf32_32_r2, float, L32fR2)
+JK_OP_LAB(op_lnf32_32_r1, float, L32fR1)
+JK_OP_LAB(op_lnf32_32_r2t256, float, L32fR2t256)
+JK_OP_LAB(op_lnf32_32_r2t64, float, L32fR2t64)
+JK_OP_LAB(op_lnf32_32_r2late, float, L32fR2late)
+JK_OP_RMS(op_rmsf32_32, float, L32f)
+JK_OP_RMS(op_rmsf32_32_r2, float, L32fR2)
+// Session 42 call 3 timed the rows reduced two at a time (a pair of rows in log2(W) + 1 shuffles instead of
+// 2 log2(W), every add the butterfly's) on every layout as *_p kernels: lost or tied everywhere (float32 LayerNorm 32
+// 2.82 -> 3.10 us, at 2 rows a thread 2.78 -> 3.04: ptxas issued the scale / bias loads after x's had arrived);
+// bench/lab/s42_h200.md. The layout option was removed.
+// Call 4: 16-bit rows of 64 columns (the 8-lane layout's other rows) at 4 and 2 rows a thread.
+JK_OP_LAB(op_lnbf16_64, __nv_bfloat16, L32f)
+JK_OP_LAB(op_lnbf16_64_r2, __nv_bfloat16, L32fR2)
+JK_OP_LAB(op_lnf16_64, __half, L32f)
+JK_OP_LAB(op_lnf16_64_r2, __half, L32fR2)
+JK_OP_RMS(op_rmsbf16_64, __nv_bfloat16, L32f)
+JK_OP_RMS(op_rmsbf16_64_r2, __nv_bfloat16, L32fR2)
+// Call 5 timed LayerNorm's sums of x and x^2 reduced together (one chain of shuffles where the passes take two; the
+// variance E[x^2] - mean^2 kept for rows with mean^2 <= E[x^2] / 2, the exact second pass for a warp with any other
+// row) as *_s kernels: float32 32 columns 2.78 -> 2.75 us at 2 rows a thread, 2.85 -> 2.82 at 4; 16-bit 32 lost
+// (1.98 -> 2.02-2.08), bf16 64 tied; rows of mean 4 (the second pass) 2.91. Not kept (bench/lab/s42_h200.md).

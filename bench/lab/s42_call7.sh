@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Session 42, call 7 (H200): the package built with float32 32-column rows (and 16-bit 64, off by default) on the
+# one-pack lanes at 2 rows a thread: ours against jnp (medians of 100 calls, best of 7 rotated rounds) at float32 32
+# columns and at 16-bit 64 (the default packed tier and the one-pack lanes forced); then tests/test_norms.py (not large).
+#   bash bench/lab/s42_call7.sh    (needs .dev/s39ptx.so)
+. "$(dirname "$0")/norm_gpu_common.sh"
+norm_gpu_start 590
+echo "=== s39_xla_ptx_lab ($(left)s left)"
+S42_TOKENS=1 S39_ITERS=100 S39_ROUNDS=7 S41_NO_XLA=ln_f32_32 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 150 \
+  python3 "$REPO/bench/lab/s39_xla_ptx_lab.py" "$REPO/.dev/s39ptx.so" ln_f32_32 rms_f32_32 ln_bf16_64 ln_f16_64 \
+  rms_bf16_64 2>&1 | grep -vE "^(WARNING|I0000|W0000)" | grep -vE "^  (PTX|HLO|thunk|launch)" \
+  | tee "$OUT/s39_xla_ptx_lab.txt"
+norm_default_tests
