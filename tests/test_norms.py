@@ -80,10 +80,12 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # past the end. Session 40: every CTA whole (a ragged grid's last CTA moved back over its neighbour's rows, storing
 # only its own), below a CTA's rows the packed tier; float32 at 32 columns (CTAs of 64 rows, 4 rows a thread 16 apart)
 # and 16-bit LayerNorm at 128 (CTAs of 128 rows, 8 rows a thread 16 apart; whole grids without statistics only) too:
-# 7, 45, 128, 129, 256 and 1000 rows of 128.
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (1, 32), (6, 32), (45, 32), (64, 32), (65, 32), (1025, 32),
+# 7, 45, 128, 129, 256 and 1000 rows of 128. Session 42: float32 at 32 columns in CTAs of 32 rows (2 rows a thread 16
+# apart): 31, 32 and 33 rows; 16-bit rows of 64 columns on the same layout: 31, 37, 64 and 97 rows of 64.
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (1, 32), (6, 32), (31, 32), (32, 32), (33, 32), (45, 32),
+             (64, 32), (65, 32), (1025, 32),
              (3, 33), (37, 40), (45, 48), (37, 56),
-             (37, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (128, 128), (129, 128), (256, 128), (1000, 128), (5, 160), (5, 224), (3, 320),
+             (31, 64), (37, 64), (64, 64), (97, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (128, 128), (129, 128), (256, 128), (1000, 128), (5, 160), (5, 224), (3, 320),
              (3, 448),
              (5, 192), (3, 256),
              (5, 384), (3, 512), (3, 513), (3, 520), (5, 768), (4, 1000), (3, 1016), (3, 1024), (3, 1025), (3, 1032),
@@ -191,7 +193,7 @@ def test_large_mean_small_variance(rng):
 
 
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
-@pytest.mark.parametrize("n", [32, 128, 256, 1024])
+@pytest.mark.parametrize("n", [32, 64, 128, 256, 1024])
 def test_large_mean_16bit_rows(rng, dtype, n):
     """16-bit rows near 1000 that differ by a few ulps (bf16 steps of 4, f16 of 0.5: |mean| / std 100-1000) on the
     packed short-row widths: the mean keeps float32 accuracy and y its 16-bit one, whatever form the statistics take
@@ -209,11 +211,11 @@ def test_large_mean_16bit_rows(rng, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("rows,n", [(97, 32), (256, 32), (256, 128)])
+@pytest.mark.parametrize("rows,n", [(97, 32), (256, 32), (97, 64), (256, 128)])
 @pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True), (True, True)])
 def test_one_pack_rows_params_and_stats(rng, dtype, rows, n, with_scale, with_bias):
-    """The one-pack lanes (16-bit rows of 32 and 128 columns, float32 of 32) with each parameter absent or present,
-    statistics returned, and RMSNorm beside it; 97 rows of 32: a ragged grid (the last CTA moved back 31 rows), 256:
+    """The one-pack lanes (16-bit rows of 32, 64 and 128 columns, float32 of 32) with each parameter absent or present,
+    statistics returned, and RMSNorm beside it; 97 rows of 32 or 64: a ragged grid (the last CTA moved back), 256:
     whole CTAs; 256 of 128: two whole CTAs (with statistics: the packed tier; float32 128 columns and RMSNorm at 128
     take other tiers: the same checks)."""
     x, xf = randn(rng, (rows, n), dtype, scale=3.0, loc=-1.0)

@@ -1,9 +1,9 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsOnePack      bf16/f16 n = 32 and 128 (LayerNorm 128: whole CTAs without statistics), float32 n = 32,
+//   kShortRowsOnePack      bf16/f16 n = 32, 64 and 128 (LayerNorm 128: whole CTAs without statistics), float32 n = 32,
 //                          with one scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte pack each,
-//                          R rows a thread, CTAs of 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
+//                          R rows a thread, CTAs of 32 / 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
 //                          160, 192, 224, 256, 320, 384, 448, 512, 768} (and LayerNorm 112, 1024, 1536), float32 n in
 //                          {16, 24, 32, 48, 80, 96, 112, 128, 160, 192, 224} (and LayerNorm 64, 256, 384, 512, 768,
@@ -497,12 +497,15 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
 // Rows the one-pack lanes take by default. H200, 49152 rows, CUPTI best of 5 rotated rounds, one process with jnp
 // (bench/lab/s40_h200.md calls 8, 11), us, one-pack / packed tier / jnp:
 //   bf16/f16 32 columns   LayerNorm 1.97-1.98 / 2.27 / 2.08-2.14, RMSNorm 1.86 / 1.95-1.98 / 1.89
-//   float32 32 columns    LayerNorm 2.85 / 2.99 / 2.96, RMSNorm 2.75 / 2.85 / 3.01
+//   float32 32 columns    LayerNorm 2.85 / 2.99 / 2.96, RMSNorm 2.75 / 2.85 / 3.01 (2 rows a thread since session 42:
+//                         LayerNorm 2.78, RMSNorm 2.56-2.59, jnp 2.88-2.91 / 3.04-3.10, bench/lab/s42_h200.md)
 //   bf16/f16 128 columns  LayerNorm 4.96-5.10 / 5.52-5.68 / 5.39-5.50
 //                         RMSNorm (held words, bench/lab/s41_h200.md call 2) 4.66-4.67 / 5.41-5.50 / 5.31-5.50
+//   bf16/f16 64 columns   (session 42, bench/lab/s42_h200.md call 7) LayerNorm 2.85-2.88 / 3.26-3.55 / 3.78-3.84,
+//                         RMSNorm bf16 2.66 / 2.85 / 3.04
 template <typename T>
 constexpr bool OnePackDefault(int64_t n) {  // both norms alike
-  if constexpr (sizeof(T) == 2) return n == 32 || n == 128;
+  if constexpr (sizeof(T) == 2) return n == 32 || n == 64 || n == 128;
   else return n == 32;
 }
 

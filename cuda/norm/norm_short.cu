@@ -166,8 +166,10 @@ cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
     case 64:  // bf16/f16 32 columns (float32 16): XLA's 128 threads x 4 lanes x 2 rows, scale / bias loaded first
       return LaunchOnePack<T, K, OnePackLayout<4, 2, 128, 1, true>>(p, stream);
-    case 128:  // float32 32 columns (bf16/f16 64): 128 threads x 8 lanes x 4 rows
-      return LaunchOnePack<T, K, OnePackLayout<8, 4, 128, 1, true>>(p, stream);
+    case 128:  // float32 32 columns (bf16/f16 64): 128 threads x 8 lanes x 2 rows (XLA's Triton kernel takes 4 rows;
+               // at 2, 1536 CTAs, bench/lab/s42_h200.md calls 2-4, us: LayerNorm float32 32 2.82-2.85 -> 2.78, bf16 /
+               // f16 64 3.30 / 3.23 -> 2.85; RMSNorm float32 32 2.72-2.75 -> 2.56-2.59, bf16 64 2.75 -> 2.62)
+      return LaunchOnePack<T, K, OnePackLayout<8, 2, 128, 1, true>>(p, stream);
     case 256:  // bf16/f16 128 columns (float32 64): 256 threads x 16 lanes x 8 rows, capped at 80 registers (3 CTAs an
                // SM: 384 CTAs in one wave). RMSNorm holds its rows as loaded words (kHold, 64-71 registers, every
                // form: 5.28-5.47 -> 4.66-4.67 us, bench/lab/s41_h200.md call 2); LayerNorm keeps the floats (held
