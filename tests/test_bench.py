@@ -210,3 +210,18 @@ def test_summary_keeps_ragged_cases_apart():
     assert list(s) == ["transpose", "transpose (ragged)"]
     assert s["transpose"]["min_ratio"] == 1.2 and s["transpose"]["min_frac_ceiling_over_100MB"] == 0.95
     assert s["transpose (ragged)"]["min_ratio"] == 0.5 and s["transpose (ragged)"]["cases"] == 1
+
+
+def test_short_gpu_calls_are_timed_more_often():
+    """GPU timer: `iterations` calls, up to 10x as many for calls short enough (50 ms of host-timed calls), always
+    within half the free device memory (the profiler keeps every output alive)."""
+    gpu = timing.DeviceInfo("gpu", "test", "", None, None)
+    timer = timing.Timer(gpu, 10)  # on a machine without CUPTI this falls back to the host timer: calls_for is the same
+    assert timer.calls_for(0) == 10
+    assert timer.calls_for(0, call_s=30e-6) == 100     # a few-us kernel behind ~30 us of dispatch
+    assert timer.calls_for(0, call_s=2e-3) == 25
+    assert timer.calls_for(0, call_s=20e-3) == 10
+    small = timing.DeviceInfo("gpu", "test", "", 1000 + timing._bytes_in_use(), None)
+    assert timing.Timer(small, 10).calls_for(100, call_s=30e-6) == 5
+    cpu = timing.DeviceInfo("cpu", "test", "", None, None)
+    assert timing.Timer(cpu, 10).calls_for(0, call_s=30e-6) == 10

@@ -19,8 +19,10 @@ import numpy as np
 
 METHOD_GPU = (
     "CUPTI kernel time per call (jax.experimental.mosaic.gpu.profiler.measure: the sum of all kernels one "
-    "jitted call launches, custom calls included), median over N calls after one warm-up call; N bounded "
-    "by device memory (the profiler keeps every output alive). Bytes = inputs read once + outputs written "
+    "jitted call launches, custom calls included), median over N calls after one warm-up call; N = 10, and "
+    "up to 100 for short calls (as many as fit in 50 ms of host-timed calls: a 3 us kernel's median of 10 "
+    "moved by one 0.032 us step of the timer between runs); N bounded by device memory (the profiler keeps "
+    "every output alive). Bytes = inputs read once + outputs written "
     "once; GB/s = bytes / median time (1 GB = 1e9 B). FLOPs = 2*M*N*K. Copy ceiling = x * c over a 1 GiB "
     "float32 array, measured the same way in the same run (max of the measurements at start and end). "
     "Random normal inputs (random ints for int8). Ours and the jnp baseline run back to back per case, "
@@ -94,9 +96,13 @@ def _bytes_in_use() -> int:
 class Timer:
     """`time(f, args, out_bytes)` -> (median ms, calls timed, first output)."""
 
-    def __init__(self, device: DeviceInfo, iterations: int, min_time_s: float = 0.2, max_case_s: float = 2.0):
+    def __init__(self, device: DeviceInfo, iterations: int, min_time_s: float = 0.2, max_case_s: float = 2.0,
+                 short_calls_s: float = 0.05, short_factor: int = 10):
         self.device = device
         self.max_case_s = max_case_s
+        # GPU: calls short enough that iterations * short_factor of them take at most short_calls_s (host-timed,
+        # dispatch included) are timed that many times; longer ones as many as fit, at least `iterations`.
+        self.short_calls_s, self.short_factor = short_calls_s, max(1, short_factor)
         self.last_times: list[float] = []  # per-call ms of the last measurement (spread)
         self.iterations = max(1, iterations)
         self.min_time_s = min_time_s
@@ -114,9 +120,12 @@ class Timer:
         warn(f"{reason}: timing with a host timer, which includes dispatch overhead")
         self._measure, self.name = None, "host"
 
-    def calls_for(self, out_bytes: int) -> int:
-        """GPU: every output stays alive during the measurement; keep them within half the free memory."""
+    def calls_for(self, out_bytes: int, call_s: float | None = None) -> int:
+        """GPU: `iterations` calls, more for short ones (call_s: one call's host time); every output stays alive
+        during the measurement, so they are kept within half the free memory."""
         n = self.iterations
+        if self.device.on_gpu and call_s is not None:
+            n = max(n, min(n * self.short_factor, int(self.short_calls_s / max(call_s, 1e-9))))
         if self.device.on_gpu and self.device.memory_limit and out_bytes > 0:
             free = self.device.memory_limit - _bytes_in_use()
             n = min(n, max(3, int(0.5 * free // out_bytes)))
@@ -124,13 +133,15 @@ class Timer:
 
     def time(self, f, args, out_bytes: int = 0):
         if self._measure is not None:
-            n = self.calls_for(out_bytes)
-            # Compile, then one host-timed call: a case slower than ~0.2 s gets fewer calls, so one slow
-            # kernel cannot eat the run's time budget (the timed calls below are CUPTI's, not this one).
+            # Compile, then one host-timed call: short cases get more calls (calls_for), and a case slower than
+            # ~0.2 s fewer, so one slow kernel cannot eat the run's time budget (the timed calls below are
+            # CUPTI's, not this one).
             jax.block_until_ready(f(*args))
             t0 = time.perf_counter()
             jax.block_until_ready(f(*args))
-            n = min(n, max(3, int(self.max_case_s / max(time.perf_counter() - t0, 1e-9))))
+            call_s = time.perf_counter() - t0
+            n = self.calls_for(out_bytes, call_s)
+            n = min(n, max(3, int(self.max_case_s / max(call_s, 1e-9))))
             out, ts = self._measure(f, iterations=n)(*args)
             if ts is None:
                 raise RuntimeError("no GPU kernel was launched (nothing to time)")
