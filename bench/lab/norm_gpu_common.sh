@@ -12,6 +12,9 @@
 #                                 $OUT/tests_matmul.log
 #   norm_long_tests T             tests/test_softmax_long.py + tests/test_norms.py (-n 16) under a timeout of T s;
 #                                 $OUT/tests_long_norms.log, its summary and failures printed
+#   ptx_lab T CASE...             bench/lab/s39_xla_ptx_lab.py over CASEs (its env from the caller: S39_*, S42_*, ...)
+#                                 under a timeout of T s from /tmp, its launch details dropped; $OUT/$PTX_LAB_LOG
+#                                 (default s39_xla_ptx_lab.txt)
 #   ncu_base_metrics, ncu_stall_metrics REASON...   Nsight Compute metric lists (see below)
 #   ncu_run SCRIPT METRICS [ARGS...]  Nsight Compute over python3 SCRIPT ARGS with the benchmark's conditions (no cache flush,
 #                                 clocks as the card runs them) into $OUT/ncu.csv, then one line per kernel: its
@@ -41,6 +44,13 @@ norm_long_tests() {
   timeout -k 5 "$1" python3 -m pytest -q -p no:cacheprovider -o addopts= -x -n 16 \
     "$REPO/tests/test_softmax_long.py" "$REPO/tests/test_norms.py" >"$OUT/tests_long_norms.log" 2>&1
   echo "tests rc=$?"; tail -1 "$OUT/tests_long_norms.log"; grep -E "^(FAILED|ERROR)" "$OUT/tests_long_norms.log" | head
+}
+
+ptx_lab() {
+  echo "=== s39_xla_ptx_lab ($(left)s left)"
+  (cd /tmp && XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 "$1" python3 "$REPO/bench/lab/s39_xla_ptx_lab.py" \
+    "$REPO/.dev/s39ptx.so" "${@:2}" 2>&1 | grep -vE "^(WARNING|I0000|W0000)" | grep -vE "^  (PTX|HLO|thunk|launch)" \
+    | tee "$OUT/${PTX_LAB_LOG:-s39_xla_ptx_lab.txt}")
 }
 
 # Nsight Compute metric lists (comma-joined) for the labs' profiles: ncu_base_metrics, the kernel's time, DRAM

@@ -5,9 +5,6 @@
 #   bash bench/lab/s42_call7.sh    (needs .dev/s39ptx.so)
 . "$(dirname "$0")/norm_gpu_common.sh"
 norm_gpu_start 590
-echo "=== s39_xla_ptx_lab ($(left)s left)"
-S42_TOKENS=1 S39_ITERS=100 S39_ROUNDS=7 S41_NO_XLA=ln_f32_32 XLA_PYTHON_CLIENT_PREALLOCATE=false timeout -k 5 150 \
-  python3 "$REPO/bench/lab/s39_xla_ptx_lab.py" "$REPO/.dev/s39ptx.so" ln_f32_32 rms_f32_32 ln_bf16_64 ln_f16_64 \
-  rms_bf16_64 2>&1 | grep -vE "^(WARNING|I0000|W0000)" | grep -vE "^  (PTX|HLO|thunk|launch)" \
-  | tee "$OUT/s39_xla_ptx_lab.txt"
+S42_TOKENS=1 S39_ITERS=100 S39_ROUNDS=7 S41_NO_XLA=ln_f32_32 ptx_lab 150 ln_f32_32 rms_f32_32 ln_bf16_64 ln_f16_64 \
+  rms_bf16_64
 norm_default_tests
