@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot-dir", metavar="DIR", help="write PNG figures to DIR (needs matplotlib)")
     p.add_argument("--markdown", metavar="PATH", help="write the README markdown tables to PATH")
     p.add_argument("--from-json", metavar="PATH", help="re-render table/plots/markdown from a saved results file")
-    p.add_argument("--iterations", type=int, help="timed calls per case (default: 10 GPU, up to 10x that for short calls; 20 CPU; 5 --quick)")
+    p.add_argument("--iterations", type=int,
+                   help="timed calls per case (default: 10 GPU, up to 10x that for short calls; 20 CPU; 5 --quick)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--list", action="store_true", help="list the cases that would run, and exit")

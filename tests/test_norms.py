@@ -216,8 +216,8 @@ def test_large_mean_16bit_rows(rng, dtype, n):
 def test_one_pack_rows_params_and_stats(rng, dtype, rows, n, with_scale, with_bias):
     """The one-pack lanes (16-bit rows of 32, 64 and 128 columns, float32 of 32) with each parameter absent or present,
     statistics returned, and RMSNorm beside it; 97 rows of 32 or 64: a ragged grid (the last CTA moved back), 256:
-    whole CTAs; 256 of 128: two whole CTAs (with statistics: the packed tier; float32 128 columns and RMSNorm at 128
-    take other tiers: the same checks)."""
+    whole CTAs; 256 of 128: two whole CTAs (with statistics: the packed tier; float32 64 and 128 columns take other
+    tiers: the same checks)."""
     x, xf = randn(rng, (rows, n), dtype, scale=3.0, loc=-1.0)
     (s, sf), (b, bf) = _params(rng, n, dtype, with_scale, with_bias)
     y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)

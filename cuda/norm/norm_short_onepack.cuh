@@ -2,8 +2,8 @@
 // row is W packs), R rows a thread kThreads / W rows apart, CTAs of kThreads threads and kRowsPerCta = R * kThreads / W
 // rows, no loop, every CTA whole. XLA's Triton fusions use this layout at every short row (bench/lab/s39_xla_ptx:
 // 16-bit 32 columns 128 threads x 4 lanes x 2 rows, float32 32 columns 128 x 8 x 4, 16-bit 128 columns 256 x 16 x 8
-// at 80 registers; ours takes float32 32 columns at 2 rows a thread since session 42). Device code only; the launcher is norm_short.cu (LaunchShortRowsOnePack: which layout for which
-// row, and which rows it takes).
+// at 80 registers; ours takes float32 32 and 16-bit 64 columns at 128 x 8 x 2 since session 42). Device code only;
+// the launcher is norm_short.cu (LaunchShortRowsOnePack: which layout for which row, and which rows it takes).
 //
 // Why: at 49152 rows of 32-128 columns these kernels are one wave of 2-5 us over L2-resident data, bound by the chain
 // of latencies in front of each row's first load and between its two reductions, not by bandwidth. The packed tier
