@@ -108,6 +108,9 @@ CASES = {
 # session 42: 16-bit rows of 64 columns (the 8-lane one-pack layout's other rows)
 CASES.update({"ln_bf16_64": ("layer_norm", (49152, 64), jnp.bfloat16), "ln_f16_64": ("layer_norm", (49152, 64), jnp.float16),
               "rms_bf16_64": ("rms_norm", (49152, 64), jnp.bfloat16),
+              # call 11: float32 rows of 16 and 64 columns (off the sweep, 0.95-0.98x jnp in session 29)
+              "ln_f32_16": ("layer_norm", (49152, 16), jnp.float32), "rms_f32_16": ("rms_norm", (49152, 16), jnp.float32),
+              "ln_f32_64": ("layer_norm", (49152, 64), jnp.float32), "rms_f32_64": ("rms_norm", (49152, 64), jnp.float32),
               # x + 4 (|mean| = 4 std): rows kSumsFirst sends to the second pass
               "ln_f32_32m": ("layer_norm", (49152, 32), jnp.float32)})
 SHIFTED = {"ln_f32_32m": 4.0}
@@ -386,6 +389,8 @@ if os.environ.get("S40_TOKENS") == "1":
 
 if os.environ.get("S42_TOKENS") == "1":  # session 42 call 7: the 16-bit 64-column rows on the one-pack lanes (forced)
     TOKENS = {n: ["JK_NORM_TIER=onepack"] for n in ("ln_bf16_64", "ln_f16_64", "rms_bf16_64")}
+if os.environ.get("S42_TOKENS") == "2":  # call 11: float32 16 and 64 columns on the one-pack lanes (forced)
+    TOKENS = {n: ["JK_NORM_TIER=onepack"] for n in ("ln_f32_16", "rms_f32_16", "ln_f32_64", "rms_f32_64")}
 
 
 if os.environ.get("S41_WIDE") == "1":  # after the TOKENS above (call 8's first run lost them to them)
