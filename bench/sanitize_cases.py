@@ -372,13 +372,14 @@ def matmuls():
 
 def one_pack_rows():
     """Sessions 39-42: the one-pack lanes (norm_short_onepack.cuh: whole CTAs, a ragged grid's last one moved back over
-    its neighbour's rows and storing only its own): bf16/f16 rows of 32 columns (CTAs of 64 rows), float32 32 and (since
-    session 42) bf16/f16 64 (32 rows), bf16/f16 LayerNorm 128 (128 rows, whole grids only) and RMSNorm 128 (held
-    words, ragged grids too); row counts below a CTA, on its edge, one past it, ragged; with and without parameters,
-    with statistics."""
+    its neighbour's rows and storing only its own): bf16/f16 rows of 32 columns and float32 16 (CTAs of 64 rows),
+    float32 32 and 64 and bf16/f16 64 (32 rows; float32 16 / 64 and 16-bit 64 since session 42), bf16/f16 LayerNorm
+    128 (128 rows, whole grids only) and RMSNorm 128 (held words, ragged grids too); row counts below a CTA, on its
+    edge, one past it, ragged; with and without parameters, with statistics."""
     cases = [(dt, 32, rows) for dt in (jnp.float32, jnp.bfloat16, jnp.float16) for rows in (1, 31, 64, 65, 97, 1025)]
     cases += [(jnp.float32, 32, rows) for rows in (32, 33, 47)]
-    cases += [(dt, 64, rows) for dt in (jnp.bfloat16, jnp.float16) for rows in (31, 32, 33, 97)]  # 16-bit 64: session 42
+    cases += [(dt, 64, rows) for dt in (jnp.float32, jnp.bfloat16, jnp.float16) for rows in (31, 32, 33, 97)]
+    cases += [(jnp.float32, 16, rows) for rows in (63, 64, 65, 1025)]  # session 42: float32 16 / 64, 16-bit 64
     cases += [(dt, 128, rows) for dt in (jnp.bfloat16, jnp.float16) for rows in (17, 128, 129, 256, 1001)]
     for dt, n, rows in cases:
         row_ops(rows, n, dt)

@@ -81,8 +81,9 @@ def _params(rng, n, dtype, with_scale, with_bias):
 # only its own), below a CTA's rows the packed tier; float32 at 32 columns (CTAs of 64 rows, 4 rows a thread 16 apart)
 # and 16-bit LayerNorm at 128 (CTAs of 128 rows, 8 rows a thread 16 apart; whole grids without statistics only) too:
 # 7, 45, 128, 129, 256 and 1000 rows of 128. Session 42: float32 at 32 columns in CTAs of 32 rows (2 rows a thread 16
-# apart): 31, 32 and 33 rows; 16-bit rows of 64 columns on the same layout: 31, 37, 64 and 97 rows of 64.
-ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (37, 24), (1, 32), (6, 32), (31, 32), (32, 32), (33, 32), (45, 32),
+# apart): 31, 32 and 33 rows; 16-bit rows of 64 columns on the same layout: 31, 37, 64 and 97 rows of 64 (float32 64:
+# 16 lanes x 4 rows, CTAs of 32 rows); float32 16 on the 4-lane layout (CTAs of 64 rows): 63, 65 and 1025 rows of 16.
+ROW_CASES = [(7, 1), (5, 3), (9, 8), (5, 12), (63, 16), (65, 16), (1025, 16), (37, 24), (1, 32), (6, 32), (31, 32), (32, 32), (33, 32), (45, 32),
              (64, 32), (65, 32), (1025, 32),
              (3, 33), (37, 40), (45, 48), (37, 56),
              (31, 64), (37, 64), (64, 64), (97, 64), (45, 80), (45, 96), (5, 100), (37, 112), (7, 128), (45, 128), (128, 128), (129, 128), (256, 128), (1000, 128), (5, 160), (5, 224), (3, 320),
@@ -211,13 +212,13 @@ def test_large_mean_16bit_rows(rng, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("rows,n", [(97, 32), (256, 32), (97, 64), (256, 128)])
+@pytest.mark.parametrize("rows,n", [(97, 16), (97, 32), (256, 32), (97, 64), (256, 128)])
 @pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True), (True, True)])
 def test_one_pack_rows_params_and_stats(rng, dtype, rows, n, with_scale, with_bias):
-    """The one-pack lanes (16-bit rows of 32, 64 and 128 columns, float32 of 32) with each parameter absent or present,
-    statistics returned, and RMSNorm beside it; 97 rows of 32 or 64: a ragged grid (the last CTA moved back), 256:
-    whole CTAs; 256 of 128: two whole CTAs (with statistics: the packed tier; float32 64 and 128 columns take other
-    tiers: the same checks)."""
+    """The one-pack lanes (16-bit rows of 32, 64 and 128 columns, float32 of 16, 32 and 64) with each parameter absent
+    or present, statistics returned, and RMSNorm beside it; 97 rows of 16, 32 or 64: a ragged grid (the last CTA moved
+    back), 256: whole CTAs; 256 of 128: two whole CTAs (with statistics: the packed tier; float32 128 columns and
+    16-bit 16 take other tiers: the same checks)."""
     x, xf = randn(rng, (rows, n), dtype, scale=3.0, loc=-1.0)
     (s, sf), (b, bf) = _params(rng, n, dtype, with_scale, with_bias)
     y, mean, rstd = jax.jit(lambda x, s, b: jk.layer_norm(x, s, b, return_stats=True))(x, s, b)

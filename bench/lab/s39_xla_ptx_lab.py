@@ -367,6 +367,17 @@ if os.environ.get("S42_LN32") == "6":
         ("op_lnf32_32", 768), ("op_lnf32_32_r2", 1536), ("s42_copy_r2", 1536), ("s42_one_r2", 1536),
         ("s42_two_w4", 768), ("s42_two_r2", 1536))},
         "rms_f32_32": {"op_rmsf32_32_r2": ((1536, 1, 1), T128, (49152, EPS))}}
+# Call 12: the 16-lane layout (float32 64, 16-bit 128 columns) at 2 and 4 rows a thread against the package's 8 rows
+# x 256 threads (s40_onepack_lab.cu's S42_W16 kernels).
+if os.environ.get("S42_LN32") == "12":
+    LAB_KERNELS = {}
+    for _case, _base, _pkg in (("ln_f32_64", "op_lnf32_64", "op_lnf32_64"), ("rms_f32_64", "op_rmsf32_64", "op_rmsf32_64"),
+                               ("ln_bf16_128", "op_lnbf16_128", "op_lnbf16_128"), ("ln_f16_128", "op_lnf16_128", "op_lnf16_128"),
+                               ("rms_bf16_128", "op_rmsbf16_128", "op_rmsbf16_128_hold"),
+                               ("rms_f16_128", "op_rmsf16_128", "op_rmsf16_128_hold")):
+        LAB_KERNELS[_case] = {_pkg: ((384, 1, 1), T256, (49152, EPS))}
+        for _v, _g, _t in (("r2t128", 3072, T128), ("r2t256", 1536, T256), ("r4t128", 1536, T128), ("r4t256", 768, T256)):
+            LAB_KERNELS[_case][f"{_base}_{_v}"] = ((_g, 1, 1), _t, (49152, EPS))
 LAB_POINTERS = {k: 6 for k in ("lnbf16_e_clamp", "lnbf16_e_stats", "lnbf16_e_sel", "lnbf16_e_wide")}
 # Call 2: {"t_f32_2048x512": ["xla32"]} (2.50 us against 2.21: lost). Call 5: the register blocks ("nolean") against
 # the lean tile (the default since it).

@@ -120,3 +120,20 @@ JK_OP_RMS(op_rmsbf16_64_r2, __nv_bfloat16, L32fR2)
 // variance E[x^2] - mean^2 kept for rows with mean^2 <= E[x^2] / 2, the exact second pass for a warp with any other
 // row) as *_s kernels: float32 32 columns 2.78 -> 2.75 us at 2 rows a thread, 2.85 -> 2.82 at 4; 16-bit 32 lost
 // (1.98 -> 2.02-2.08), bf16 64 tied; rows of mean 4 (the second pass) 2.91. Not kept (bench/lab/s42_h200.md).
+// Session 42 call 12: the 16-lane layout (rows of 256 bytes: float32 64, 16-bit 128 columns) at 2 and 4 rows a thread
+// (the package's: 8 rows x 256 threads at 80 registers), as call 2 found 2 rows better than 4 at 8 lanes.
+#define S42_W16(SUFFIX, R, T)                                                          \
+  using L16_##SUFFIX = OnePackLayout<16, R, T, 1, true>;                               \
+  using L16h_##SUFFIX = OnePackLayout<16, R, T, 1, true, true>;                        \
+  JK_OP_LAB(op_lnf32_64_##SUFFIX, float, L16_##SUFFIX)                                 \
+  JK_OP_RMS(op_rmsf32_64_##SUFFIX, float, L16_##SUFFIX)                                \
+  JK_OP_LAB(op_lnbf16_128_##SUFFIX, __nv_bfloat16, L16_##SUFFIX)                       \
+  JK_OP_LAB(op_lnf16_128_##SUFFIX, __half, L16_##SUFFIX)                               \
+  JK_OP_RMS(op_rmsbf16_128_##SUFFIX, __nv_bfloat16, L16h_##SUFFIX)                     \
+  JK_OP_RMS(op_rmsf16_128_##SUFFIX, __half, L16h_##SUFFIX)
+S42_W16(r2t128, 2, 128)  // 16 rows a CTA, 3072 CTAs
+S42_W16(r2t256, 2, 256)  // 32 rows, 1536
+S42_W16(r4t128, 4, 128)  // 32 rows, 1536
+S42_W16(r4t256, 4, 256)  // 64 rows, 768
+JK_OP_LAB(op_lnf32_64, float, L128h)        // the package's 16-lane layouts for float32 64 (one-pack forced there)
+JK_OP_RMS(op_rmsf32_64, float, L128hHold)

@@ -1,7 +1,8 @@
 // Tier selection and launches for LayerNorm / RMSNorm. The tiers, by row length (in 16-byte packs of
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
-//   kShortRowsOnePack      bf16/f16 n = 32, 64 and 128 (LayerNorm 128: whole CTAs without statistics), float32 n = 32,
+//   kShortRowsOnePack      bf16/f16 n = 32, 64 and 128 (LayerNorm 128: whole CTAs without statistics), float32 n = 16,
+//                          32 and 64,
 //                          with one scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte pack each,
 //                          R rows a thread, CTAs of 32 / 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
@@ -503,10 +504,12 @@ norm::PackedBlockConfig PackedBlockDefault(int64_t n) {
 //                         RMSNorm (held words, bench/lab/s41_h200.md call 2) 4.66-4.67 / 5.41-5.50 / 5.31-5.50
 //   bf16/f16 64 columns   (session 42, bench/lab/s42_h200.md call 7) LayerNorm 2.85-2.88 / 3.26-3.55 / 3.78-3.84,
 //                         RMSNorm bf16 2.66 / 2.85 / 3.04
+//   float32 16 / 64       (session 42, calls 11-12) LayerNorm 1.86 / 2.05 / 1.98 and 5.38 / 5.63 / 5.36-5.47,
+//                         RMSNorm 1.82 / 1.98 / 2.02 and 4.59 / 4.77 / 4.99-5.02
 template <typename T>
 constexpr bool OnePackDefault(int64_t n) {  // both norms alike
   if constexpr (sizeof(T) == 2) return n == 32 || n == 64 || n == 128;
-  else return n == 32;
+  else return n == 16 || n == 32 || n == 64;
 }
 
 // Chooses the tier for a full normalisation.

@@ -165,17 +165,25 @@ cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream) {
   if (!PackedRowsFit(p)) return cudaErrorNotSupported;
   switch (p.n * static_cast<int64_t>(sizeof(T))) {
     case 64:  // bf16/f16 32 columns (float32 16): XLA's 128 threads x 4 lanes x 2 rows, scale / bias loaded first
+              // (float32 16 since session 42: LayerNorm 2.05 on the packed tier -> 1.86 us, jnp 1.98; RMSNorm 1.98 ->
+              // 1.82, jnp 2.02)
       return LaunchOnePack<T, K, OnePackLayout<4, 2, 128, 1, true>>(p, stream);
     case 128:  // float32 32 columns (bf16/f16 64): 128 threads x 8 lanes x 2 rows (XLA's Triton kernel takes 4 rows;
                // at 2, 1536 CTAs, bench/lab/s42_h200.md calls 2-4, us: LayerNorm float32 32 2.82-2.85 -> 2.78, bf16 /
                // f16 64 3.30 / 3.23 -> 2.85; RMSNorm float32 32 2.72-2.75 -> 2.56-2.59, bf16 64 2.75 -> 2.62)
       return LaunchOnePack<T, K, OnePackLayout<8, 2, 128, 1, true>>(p, stream);
-    case 256:  // bf16/f16 128 columns (float32 64): 256 threads x 16 lanes x 8 rows, capped at 80 registers (3 CTAs an
-               // SM: 384 CTAs in one wave). RMSNorm holds its rows as loaded words (kHold, 64-71 registers, every
-               // form: 5.28-5.47 -> 4.66-4.67 us, bench/lab/s41_h200.md call 2); LayerNorm keeps the floats (held
-               // words 5.44-5.82 against 4.94-5.01), scale / bias loaded after the statistics, whole CTAs without
-               // statistics only (the rest spill: the packed tier, bench/lab/s40_h200.md call 9)
-      if constexpr (K == Kind::kRmsNorm) return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, true, true>>(p, stream);
+    case 256:
+      // float32 64 columns: 128 threads x 16 lanes x 4 rows, both norms, every form (40 registers; session 42,
+      // bench/lab/s42_h200.md calls 11-12, us: LayerNorm 5.63 on the packed tier -> 5.38, jnp 5.36-5.47; RMSNorm
+      // 4.77 -> 4.59, jnp 4.99-5.02; the 16-bit layout below ran 5.66-5.70 / 4.64-4.66, and at 16-bit 128 columns
+      // this one lost: 5.62-6.18 against 4.67-5.05).
+      // bf16/f16 128 columns: 256 threads x 16 lanes x 8 rows, capped at 80 registers (3 CTAs an SM: 384 CTAs in
+      // one wave). RMSNorm holds its rows as loaded words (kHold, 64-71 registers, every form: 5.28-5.47 -> 4.66-4.67
+      // us, bench/lab/s41_h200.md call 2); LayerNorm keeps the floats (held words 5.44-5.82 against 4.94-5.01), scale
+      // / bias loaded after the statistics, whole CTAs without statistics only (the rest spill: the packed tier,
+      // bench/lab/s40_h200.md call 9)
+      if constexpr (sizeof(T) == 4) return LaunchOnePack<T, K, OnePackLayout<16, 4, 128, 1, true>>(p, stream);
+      else if constexpr (K == Kind::kRmsNorm) return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, true, true>>(p, stream);
       else return LaunchOnePack<T, K, OnePackLayout<16, 8, 256, 3, false>, true>(p, stream);
     default:
       return cudaErrorNotSupported;
