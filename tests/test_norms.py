@@ -211,6 +211,34 @@ def test_large_mean_16bit_rows(rng, dtype, n):
     assert_close(y, ey, dtype, scale=2.0)
 
 
+@pytest.mark.parametrize("dtype,n", [(jnp.float32, 16), (jnp.float32, 32), (jnp.float32, 64), (jnp.bfloat16, 32),
+                                     (jnp.float16, 32), (jnp.bfloat16, 64), (jnp.float16, 64), (jnp.bfloat16, 128),
+                                     (jnp.float16, 128)])
+@pytest.mark.parametrize("rows", [256, 257])
+def test_large_mean_one_pack_rows(rng, dtype, n, rows):
+    """Rows of a large mean on the one-pack lanes' widths, in grids they take (test_large_mean_small_variance's 2 rows
+    and test_large_mean_16bit_rows' 37 are below a CTA there, CTAs of 32-128 rows): 256 rows (whole CTAs) and 257 (a
+    ragged grid; 16-bit LayerNorm 128 then takes the packed tier). Their two passes run without the row shift: float32
+    rows at |mean| / std = 1e5, 16-bit rows near 1000 a few ulps apart, the mean to float32 accuracy. y is checked from
+    the call without statistics too (16-bit LayerNorm 128 with statistics takes the packed tier)."""
+    if dtype == jnp.float32:
+        xf = (1e4 + rng.standard_normal((rows, n)) * 1e-1).astype(np.float32)
+    else:
+        step = 4.0 if dtype == jnp.bfloat16 else 0.5  # one ulp at 1000
+        xf = (1000.0 + step * rng.integers(-3, 4, (rows, n))).astype(np.float32)
+    x = jnp.asarray(xf, dtype)
+    assert np.array_equal(np.asarray(x, np.float32), xf)  # exactly representable
+    y, mean, rstd = jax.jit(lambda x: jk.layer_norm(x, return_stats=True))(x)
+    ey, em, er = np_layer_norm(xf.astype(np.float64))
+    assert_close(np.ravel(mean), np.ravel(em), rtol=2e-7, atol=0)  # within ~1 float32 ulp
+    assert_close(rstd, er, rtol=1e-3 if dtype == jnp.float32 else 1e-4, atol=0)
+    for out in (y, jax.jit(jk.layer_norm)(x)):
+        if dtype == jnp.float32:
+            assert_close(out, ey, rtol=1e-2, atol=1e-2)
+        else:
+            assert_close(out, ey, dtype, scale=2.0)
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("rows,n", [(97, 16), (97, 32), (256, 32), (97, 64), (256, 128)])
 @pytest.mark.parametrize("with_scale,with_bias", [(False, False), (True, False), (False, True), (True, True)])

@@ -2,9 +2,9 @@
 // P = 16 / sizeof(T) elements; a scalar path with P = 1 where x, y, scale or bias is misaligned or n % P
 // != 0):
 //   kShortRowsOnePack      bf16/f16 n = 32, 64 and 128 (LayerNorm 128: whole CTAs without statistics), float32 n = 16,
-//                          32 and 64,
-//                          with one scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte pack each,
-//                          R rows a thread, CTAs of 32 / 64 / 128 rows, every CTA whole (norm_short_onepack.cuh)
+//                          32 and 64, with one scale/bias row and at least a CTA's rows: W lanes a row with one 16-byte
+//                          pack each, R rows a thread, CTAs of 32 / 64 / 128 rows, every CTA whole
+//                          (norm_short_onepack.cuh)
 //   kShortRowsPacked       rows of 64 B - 4 KB with one scale/bias row: bf16/f16 n in {32, 48, 64, 80, 96, 128,
 //                          160, 192, 224, 256, 320, 384, 448, 512, 768} (and LayerNorm 112, 1024, 1536), float32 n in
 //                          {16, 24, 32, 48, 80, 96, 112, 128, 160, 192, 224} (and LayerNorm 64, 256, 384, 512, 768,

@@ -36,9 +36,9 @@ template <typename T, Kind K>
 cudaError_t LaunchShortRowsPacked(const Params<T>& p, cudaStream_t stream, const PackedConfig& cfg);
 
 // One-pack lanes (norm_short_onepack.cuh): rows of exactly 64, 128 or 256 bytes (bf16/f16 32, 64, 128 columns; float32
-// 16, 32, 64), at least one CTA's rows (64 or 128), vectorised (the caller checks alignment), one parameter row for
-// every row, outer * n < 2^30; rows of 256 bytes only in whole CTAs of 128 rows and without statistics. Anything
-// else: cudaErrorNotSupported.
+// 16, 32, 64), at least one CTA's rows (32, 64 or 128), vectorised (the caller checks alignment), one parameter row for
+// every row, outer * n < 2^30; 16-bit LayerNorm rows of 128 columns only in whole CTAs and without statistics.
+// Anything else: cudaErrorNotSupported.
 template <typename T, Kind K>
 cudaError_t LaunchShortRowsOnePack(const Params<T>& p, cudaStream_t stream);
 

@@ -32,11 +32,12 @@
 //     (bench/lab/s41_h200.md calls 1-2). LayerNorm's three passes held ran slower (5.44-5.82 against 4.94-5.01),
 //     and so did both norms at 16-bit 32 columns (16 floats a thread; +0.04-0.20 us, call 3): they keep the floats.
 //
-// Statistics: LayerNorm takes two exact passes over the register-resident row without the row shift (RowShift): a
-// 16-bit row's 32 values of at most 11 significant bits sum without rounding in float32 whenever they share an
-// exponent range narrow enough for |mean| >> std (the case the shift guards), so the mean keeps float32 accuracy
-// there; tests/test_norms.py's large-mean rows check it (16-bit 32 and 128 columns, float32 32: mean to 2e-7 at
-// |mean| / std = 1e5, as the float32 sum's rounding allows).
+// Statistics: LayerNorm takes two exact passes over the register-resident row. 16-bit rows go without the row shift
+// (RowShift): their 32-128 values of at most 11 significant bits sum without rounding in float32 whenever they share
+// an exponent range narrow enough for |mean| >> std (the case the shift guards), so the mean keeps float32 accuracy
+// there. float32 rows do not (the sum of 32 values near 1e4 rounds at 0.03, the mean at 1e-3 where std is 0.1: y off
+// by 1%, session 42's test_large_mean_one_pack_rows); they are shifted by their first element, which lane 0 of the
+// group hands the others by one shuffle, and x - shift - mean is formed from the shifted mean, as the other tiers do.
 #pragma once
 #include "norm/norm_packed_block.cuh"  // UnpackAgain; through it UnpackWord, PackWord, Word, OnesRow, kZeros
 
@@ -99,6 +100,13 @@ __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, 
 #pragma unroll
   for (int k = 0; k < R; ++k) u[k] = __ldg(reinterpret_cast<const uint4*>(p.x + offset) + k * L::kStep * L::W);
   constexpr float kInvN = 1.f / N;
+  // float32 LayerNorm: the row shifted by its first element, taken from the group's lane 0 by one shuffle (the header
+  // says why); mean[k] is then the shifted row's mean.
+  constexpr bool kShift = kLn && sizeof(T) == 4;
+  float shift[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) shift[k] = kShift ? __shfl_sync(0xffffffffu, __uint_as_float(u[k].x), 0, L::W) : 0.f;
+  auto Shifted = [&](float v, int k) { return kShift ? v - shift[k] : v; };
   float mean[R], rstd[R];
 #pragma unroll
   for (int k = 0; k < R; ++k) {
@@ -107,7 +115,7 @@ __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, 
       float f[P], s = 0.f;
       PackValues<T, 0>(u[k], f);
 #pragma unroll
-      for (int i = 0; i < P; ++i) s += f[i];
+      for (int i = 0; i < P; ++i) s += Shifted(f[i], k);
       mean[k] = WarpAllReduce<L::W>(s, SumOp()) * kInvN;
     }
   }
@@ -117,14 +125,14 @@ __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, 
     PackValues<T, kSquares>(u[k], f);
 #pragma unroll
     for (int i = 0; i < P; ++i) {
-      const float c = kLn ? f[i] - mean[k] : f[i];
+      const float c = kLn ? Shifted(f[i], k) - mean[k] : f[i];
       sq = fmaf(c, c, sq);
     }
     rstd[k] = RstdFrom(WarpAllReduce<L::W>(sq, SumOp()) * kInvN, p.epsilon);
     if constexpr (kLn && kStats) {
       // Lane k % W of the row's group stores row k's statistics as soon as they exist.
       if (lane == k % L::W && Stored(k)) {
-        (p.mean + first)[k * L::kStep] = mean[k];
+        (p.mean + first)[k * L::kStep] = kShift ? shift[k] + mean[k] : mean[k];
         (p.rstd + first)[k * L::kStep] = rstd[k];
       }
     }
@@ -140,7 +148,7 @@ __device__ __forceinline__ void OnePackRows(const Params<T>& p, unsigned first, 
     PackValues<T, kOutput>(u[k], f);
 #pragma unroll
     for (int i = 0; i < P; ++i) {
-      const float xn = (kLn ? f[i] - mean[k] : f[i]) * rstd[k];
+      const float xn = (kLn ? Shifted(f[i], k) - mean[k] : f[i]) * rstd[k];
       v[i] = kLn ? fmaf(xn, gs[i], bs[i]) : xn * gs[i];
     }
     uint32_t o[4];
